@@ -1,0 +1,258 @@
+#pragma once
+// The validated, immutable catalog: everything the gateway may dispatch to, as declared in
+// services/ai/*.yaml and services/access-control/rules.yaml.
+//
+// A Catalog is only ever built by compileCatalog() (catalog/compiler.h) and is shared as
+// std::shared_ptr<const Catalog>; nothing mutates it after compilation, so any number of threads
+// may read one concurrently. Every cross-reference has been resolved at compile time: a lookup on
+// an id that came from the catalog itself never returns nullptr.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sluice::catalog {
+
+enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini };
+std::string_view toString(Wire wire);
+std::optional<Wire> parseWire(std::string_view text);
+
+// Client families decide which models GET /v1/models advertises.
+enum class ClientFamily { Claude, OpenCode, Codex, OpenAI };
+std::string_view toString(ClientFamily family);
+std::optional<ClientFamily> parseClientFamily(std::string_view text);
+
+enum class CredentialKind { Platform, Personal };
+std::string_view toString(CredentialKind kind);
+
+enum class Strategy { Ordered, Weighted, LeastBusy };
+std::string_view toString(Strategy strategy);
+
+// Implicit: the route every declared model gets (id = model id). Alias: a new id clients may ask
+// for, resolving to one declared model. Scoped: applies only under `when: {scope: ...}`.
+// Pinned: narrows the deployments of the models it names. Policy: strategy/requires/fallbacks only.
+enum class RouteKind { Implicit, Alias, Scoped, Pinned, Policy };
+std::string_view toString(RouteKind kind);
+
+enum class QuotaMode { Warn, Enforce };
+enum class QuotaScope { User, Project, ApiKey, Organisation };
+std::string_view toString(QuotaScope scope);
+
+enum class AccessDefault { Open, Closed };
+
+// 1-based position in a source file, as printed in diagnostics.
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+struct Credential {
+  std::string id;
+  CredentialKind kind = CredentialKind::Platform;
+  std::string description;
+  std::string secret_ref;              // "env:NAME" or "file:PATH" after interpolation; empty for personal
+  std::optional<std::string> secret;   // the platform secret; nullopt when it could not be read
+  Location where;
+
+  // Personal credentials are bound per request from the member's stored key.
+  bool configured() const { return kind == CredentialKind::Personal || secret.has_value(); }
+};
+
+struct Governance {
+  bool european = false;
+  bool no_retain = false;
+};
+
+struct GovernanceOverride {
+  std::optional<bool> european;
+  std::optional<bool> no_retain;
+};
+
+struct RetryPolicy {
+  int attempts = 1;     // extra tries on the same endpoint for 429/503 before failover
+  int backoff_ms = 200;
+};
+
+struct BreakerPolicy {
+  int failures = 5;     // consecutive failures that open the breaker
+  int cooldown_s = 30;  // first cooldown; doubles up to 10 minutes
+};
+
+struct Timeouts {
+  int connect_ms = 5000;
+  int first_byte_ms = 60000;
+  int idle_ms = 120000;
+};
+
+struct Endpoint {
+  std::string key;          // "provider/endpoint"
+  std::string provider_id;
+  std::string id;
+  Wire wire = Wire::Anthropic;
+  std::string url;          // base URL after interpolation, no trailing slash
+  Location where;
+};
+
+struct Provider {
+  std::string id;
+  std::string display_name;
+  std::string credential_id;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string user_agent;
+  Governance governance;
+  RetryPolicy retry;
+  BreakerPolicy breaker;
+  Timeouts timeouts;
+  std::vector<Endpoint> endpoints;
+  Location where;
+};
+
+// Prices are integer microdollars per million tokens: USD 2.00 per million is 2'000'000.
+struct LongContextPricing {
+  int64_t above_input_tokens = 0;
+  int64_t input_per_million = 0;
+  int64_t output_per_million = 0;
+  std::optional<int64_t> cache_read_per_million;
+  std::optional<int64_t> cache_write_per_million;
+};
+
+struct Pricing {
+  int64_t input_per_million = 0;
+  int64_t output_per_million = 0;
+  int64_t cache_read_per_million = 0;
+  int64_t cache_write_per_million = 0;
+  std::optional<LongContextPricing> long_context;
+};
+
+struct Limits {
+  std::optional<int64_t> context_window;  // absent: never refused for size
+  std::optional<int64_t> max_output;
+};
+
+struct Model {
+  std::string id;
+  std::string display_name;
+  std::string upstream_model;
+  std::vector<ClientFamily> clients;  // empty: served, never advertised
+  std::vector<std::string> capabilities;
+  Limits limits;
+  Pricing pricing;
+  GovernanceOverride governance;
+  std::vector<std::string> retired;
+  Location where;
+
+  bool hasCapability(std::string_view capability) const;
+  bool advertisedTo(ClientFamily family) const;
+};
+
+// One entry of a model's failover chain, with per-deployment overrides already merged.
+struct Deployment {
+  std::string model_id;
+  std::string endpoint_key;
+  std::string provider_id;
+  std::string endpoint_id;
+  std::string upstream_model;
+  Pricing pricing;
+  Location where;
+};
+
+struct RouteDeployment {
+  std::string endpoint_key;
+  int weight = 1;
+};
+
+struct Requirements {
+  bool european = false;
+  bool no_retain = false;
+  bool any() const { return european || no_retain; }
+};
+
+struct Route {
+  std::string id;
+  std::string label;
+  RouteKind kind = RouteKind::Implicit;
+  std::vector<std::string> models;            // declared model ids served (alias: exactly one)
+  std::optional<std::string> scope_project;   // when: {scope: {project: ...}}
+  std::vector<RouteDeployment> deployments;   // empty: each model's own deployments, in order
+  Strategy strategy = Strategy::Ordered;
+  std::vector<std::string> context_fallbacks;
+  Requirements requirements;
+  Location where;
+};
+
+struct QuotaWindow {
+  std::string id;
+  QuotaScope per = QuotaScope::User;
+  int64_t seconds = 0;
+  std::optional<int64_t> max_requests;
+  std::optional<int64_t> max_input_tokens;
+  std::optional<int64_t> max_output_tokens;
+  std::optional<int64_t> max_cost_microdollars;
+  Location where;
+};
+
+struct Quotas {
+  QuotaMode mode = QuotaMode::Warn;
+  std::vector<QuotaWindow> windows;
+};
+
+struct AccessBands {
+  std::vector<std::string> person;
+  std::vector<std::string> project;
+  std::vector<std::string> group;
+  std::vector<std::string> role;
+};
+
+struct AccessRule {
+  std::string entity;  // "gateway_route/<id>" or "gateway_route/*"
+  AccessDefault default_access = AccessDefault::Open;
+  std::string why;
+  AccessBands allow;
+  AccessBands deny;
+  Location where;
+};
+
+// What a requested model id resolves to, before any route is chosen.
+struct Resolution {
+  enum class Kind { Model, Alias, Retired, Unknown } kind = Kind::Unknown;
+  std::string model_id;     // Model/Alias: the declared model; Retired: the model that replaces it
+  std::string alias_route;  // Alias: the route id
+};
+
+class Catalog {
+ public:
+  std::vector<Credential> credentials;
+  std::vector<Provider> providers;
+  std::vector<Model> models;                                     // file order
+  std::map<std::string, std::vector<Deployment>, std::less<>> deployments;  // by model id, failover order
+  std::vector<Route> routes;  // explicit routes in file order, then one implicit route per model
+  std::string default_model;
+  Quotas quotas;
+  std::vector<AccessRule> access_rules;
+  std::string version;  // short content hash of the source texts
+
+  const Credential* credential(std::string_view id) const;
+  const Provider* provider(std::string_view id) const;
+  const Endpoint* endpoint(std::string_view key) const;
+  const Model* model(std::string_view id) const;
+  const Route* route(std::string_view id) const;
+  const std::vector<Deployment>& deploymentsOf(std::string_view model_id) const;  // empty if none
+  const Deployment* deployment(std::string_view model_id, std::string_view endpoint_key) const;
+
+  // Strips Claude Code's "[1m]" marker, then looks the id up among models, alias routes and
+  // retired ids. Pure; never throws.
+  Resolution resolve(std::string_view requested) const;
+
+  // The effective governance of a deployment: the provider's flags, overridden by the model's.
+  Governance governanceOf(const Deployment& deployment) const;
+};
+
+// Removes a trailing "[1m]" (any case) that Claude Code appends to 1M-context models.
+std::string_view stripContextMarker(std::string_view requested);
+
+}  // namespace sluice::catalog

@@ -1,0 +1,49 @@
+#pragma once
+// Compiles the catalog's source texts into an immutable Catalog.
+//
+// Pure: a function of the texts, the environment map and the secret files' contents passed in.
+// No file, environment or clock reads happen here (server/config/catalog_loader.h does the I/O).
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/diagnostic.h"
+
+namespace sluice::catalog {
+
+struct SourceText {
+  std::string path;  // displayed in diagnostics, e.g. "services/ai/models.yaml"
+  std::string text;
+};
+
+struct CatalogSources {
+  // nullopt: the file does not exist (an error for the five ai/ files; rules.yaml is optional,
+  // its absence means every route is open).
+  std::optional<SourceText> credentials;
+  std::optional<SourceText> providers;
+  std::optional<SourceText> models;
+  std::optional<SourceText> deployments;
+  std::optional<SourceText> gateway;
+  std::optional<SourceText> access_rules;
+  std::map<std::string, std::string> env;           // for ${VAR}, ${VAR:-default} and env:NAME
+  std::map<std::string, std::string> secret_files;  // path -> content, for file:PATH secrets
+};
+
+struct CompileResult {
+  std::shared_ptr<const Catalog> catalog;  // null when any Error diagnostic was produced
+  std::vector<Diagnostic> diagnostics;     // every problem found, errors and warnings, in file order
+  bool ok() const { return catalog != nullptr; }
+};
+
+// Never throws on bad input: every problem becomes a Diagnostic.
+CompileResult compileCatalog(const CatalogSources& sources);
+
+// The PATHs of `secret: file:PATH` references (after interpolation), so the loader can read them
+// before calling compileCatalog(). Unparseable input yields an empty list.
+std::vector<std::string> secretFilesReferenced(const CatalogSources& sources);
+
+}  // namespace sluice::catalog
