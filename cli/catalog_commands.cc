@@ -1,0 +1,150 @@
+#include "cli/catalog_commands.h"
+
+#include <iomanip>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "server/config/catalog_loader.h"
+#include "server/dispatch/planner.h"
+#include "server/dispatch/pricing.h"
+
+namespace sluice::cli {
+
+namespace {
+
+nlohmann::json diagnosticJson(const catalog::Diagnostic& diagnostic) {
+  return {{"severity", diagnostic.severity == catalog::Severity::Error ? "error" : "warning"},
+          {"file", diagnostic.file},
+          {"line", diagnostic.line},
+          {"column", diagnostic.column},
+          {"message", diagnostic.message}};
+}
+
+std::string priceLine(const catalog::Pricing& pricing) {
+  using dispatch::formatPerMillion;
+  std::string line = "in " + formatPerMillion(pricing.input_per_million) + " out " +
+                     formatPerMillion(pricing.output_per_million) + " cache-read " +
+                     formatPerMillion(pricing.cache_read_per_million) + " cache-write " +
+                     formatPerMillion(pricing.cache_write_per_million) + " per 1M";
+  if (pricing.long_context) {
+    line += "; above " + std::to_string(pricing.long_context->above_input_tokens) + " input tokens: in " +
+            formatPerMillion(pricing.long_context->input_per_million) + " out " +
+            formatPerMillion(pricing.long_context->output_per_million);
+  }
+  return line;
+}
+
+nlohmann::json priceJson(const catalog::Pricing& pricing) {
+  nlohmann::json out = {{"input_per_million_microdollars", pricing.input_per_million},
+                        {"output_per_million_microdollars", pricing.output_per_million},
+                        {"cache_read_per_million_microdollars", pricing.cache_read_per_million},
+                        {"cache_write_per_million_microdollars", pricing.cache_write_per_million}};
+  if (pricing.long_context) {
+    out["long_context"] = {{"above_input_tokens", pricing.long_context->above_input_tokens},
+                           {"input_per_million_microdollars", pricing.long_context->input_per_million},
+                           {"output_per_million_microdollars", pricing.long_context->output_per_million}};
+  }
+  return out;
+}
+
+}  // namespace
+
+int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, std::ostream& err) {
+  const auto result = config::loadCatalog(services_dir, config::processEnvironment());
+  if (json) {
+    nlohmann::json report = {{"valid", result.ok()}, {"diagnostics", nlohmann::json::array()}};
+    if (result.ok()) report["version"] = result.catalog->version;
+    for (const auto& diagnostic : result.diagnostics) report["diagnostics"].push_back(diagnosticJson(diagnostic));
+    out << report.dump(2) << "\n";
+    return result.ok() ? 0 : 2;
+  }
+  for (const auto& diagnostic : result.diagnostics) err << diagnostic.format() << "\n";
+  if (!result.ok()) {
+    size_t errors = 0;
+    for (const auto& diagnostic : result.diagnostics) errors += diagnostic.severity == catalog::Severity::Error;
+    err << services_dir << ": " << errors << (errors == 1 ? " error" : " errors") << "\n";
+    return 2;
+  }
+  const auto& catalog = *result.catalog;
+  size_t explicit_routes = 0;
+  for (const auto& route : catalog.routes) explicit_routes += route.kind != catalog::RouteKind::Implicit;
+  out << services_dir << ": ok (version " << catalog.version << "): " << catalog.models.size() << " models, "
+      << catalog.providers.size() << " providers, " << explicit_routes << " routes\n";
+  return 0;
+}
+
+int catalogExplain(const std::string& services_dir, const std::string& model, const std::optional<std::string>& project,
+                   bool json, std::ostream& out, std::ostream& err) {
+  const auto result = config::loadCatalog(services_dir, config::processEnvironment());
+  if (!result.ok()) {
+    for (const auto& diagnostic : result.diagnostics) err << diagnostic.format() << "\n";
+    err << services_dir << ": the catalog is invalid\n";
+    return 2;
+  }
+  const auto& catalog = *result.catalog;
+  const auto plan = dispatch::planDispatch(catalog, {model, project});
+  if (!plan) {
+    if (json) {
+      out << nlohmann::json{{"requested_model", model}, {"refused", {{"status", plan.error().status},
+                                                                     {"error_key", plan.error().key},
+                                                                     {"message", plan.error().message}}}}
+                 .dump(2)
+          << "\n";
+    } else {
+      err << "refused (" << plan.error().status << " " << plan.error().key << "): " << plan.error().message << "\n";
+    }
+    return 2;
+  }
+  const auto& route = *plan->route;
+  if (json) {
+    nlohmann::json report = {{"requested_model", plan->requested_model},
+                             {"model", plan->model_id},
+                             {"route", {{"id", route.id},
+                                        {"kind", std::string(catalog::toString(route.kind))},
+                                        {"strategy", std::string(catalog::toString(route.strategy))}}},
+                             {"route_match", dispatch::joinRouteMatch(plan->route_match)},
+                             {"deployments", nlohmann::json::array()}};
+    if (project) report["project"] = *project;
+    if (!route.context_fallbacks.empty()) report["route"]["context_fallbacks"] = route.context_fallbacks;
+    for (const auto& attempt : plan->attempts) {
+      report["deployments"].push_back({{"endpoint", attempt.endpoint->key},
+                                       {"provider", attempt.provider->id},
+                                       {"wire", std::string(catalog::toString(attempt.endpoint->wire))},
+                                       {"url", attempt.endpoint->url},
+                                       {"credential", attempt.credential->id},
+                                       {"credential_kind", std::string(catalog::toString(attempt.credential->kind))},
+                                       {"configured", attempt.credential->configured()},
+                                       {"upstream_model", attempt.deployment->upstream_model},
+                                       {"weight", attempt.weight},
+                                       {"pricing", priceJson(attempt.deployment->pricing)}});
+    }
+    out << report.dump(2) << "\n";
+    return 0;
+  }
+  out << "requested    " << plan->requested_model << "\n";
+  out << "model        " << plan->model_id << " (" << plan->model->display_name << ")\n";
+  out << "route        " << route.id << " (" << catalog::toString(route.kind) << ", strategy "
+      << catalog::toString(route.strategy) << ")\n";
+  if (project) out << "project      " << *project << "\n";
+  out << "route_match  " << dispatch::joinRouteMatch(plan->route_match) << "\n";
+  if (!route.context_fallbacks.empty()) {
+    out << "fallbacks    ";
+    for (size_t i = 0; i < route.context_fallbacks.size(); ++i) out << (i ? ", " : "") << route.context_fallbacks[i];
+    out << "\n";
+  }
+  out << "deployments, in failover order:\n";
+  int position = 1;
+  for (const auto& attempt : plan->attempts) {
+    out << "  " << position++ << ". " << attempt.endpoint->key << "\n"
+        << "       wire " << catalog::toString(attempt.endpoint->wire) << ", url " << attempt.endpoint->url << "\n"
+        << "       credential " << attempt.credential->id << " (" << catalog::toString(attempt.credential->kind)
+        << (attempt.credential->configured() ? "" : ", NOT CONFIGURED: skipped") << ")\n"
+        << "       upstream model " << attempt.deployment->upstream_model
+        << (route.strategy == catalog::Strategy::Weighted ? ", weight " + std::to_string(attempt.weight) : "") << "\n"
+        << "       price " << priceLine(attempt.deployment->pricing) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace sluice::cli

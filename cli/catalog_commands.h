@@ -1,0 +1,18 @@
+#pragma once
+// `sluicectl catalog check` and `sluicectl catalog explain`.
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace sluice::cli {
+
+// Prints every diagnostic (file:line:col) to `err`; returns 0 when the catalog is valid, 2 when not.
+int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, std::ostream& err);
+
+// Prints the dispatch plan the server would use for MODEL; returns 0, or 2 when the model or the
+// catalog is invalid.
+int catalogExplain(const std::string& services_dir, const std::string& model, const std::optional<std::string>& project,
+                   bool json, std::ostream& out, std::ostream& err);
+
+}  // namespace sluice::cli

@@ -1,0 +1,43 @@
+#pragma once
+// One client connection: reads requests one after another (keep-alive) and hands each to the
+// router. Unlike Poco's stock connection it answers oversized headers with 431 and a JSON body,
+// stamps x-sluice-request-id on every response, and stops reusing the connection once the
+// gateway is draining.
+
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/TCPServerConnection.h>
+#include <Poco/Net/TCPServerConnectionFactory.h>
+
+#include "server/http/gateway.h"
+
+namespace sluice::http {
+
+class Connection : public Poco::Net::TCPServerConnection {
+ public:
+  Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
+             Poco::Net::HTTPRequestHandlerFactory::Ptr router, Gateway& gateway);
+  void run() override;
+
+ private:
+  Poco::Net::HTTPServerParams::Ptr params_;
+  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  Gateway& gateway_;
+};
+
+class ConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
+ public:
+  ConnectionFactory(Poco::Net::HTTPServerParams::Ptr params, Poco::Net::HTTPRequestHandlerFactory::Ptr router,
+                    Gateway& gateway)
+      : params_(std::move(params)), router_(std::move(router)), gateway_(gateway) {}
+  Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override {
+    return new Connection(socket, params_, router_, gateway_);
+  }
+
+ private:
+  Poco::Net::HTTPServerParams::Ptr params_;
+  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  Gateway& gateway_;
+};
+
+}  // namespace sluice::http

@@ -1,0 +1,56 @@
+#pragma once
+// The gateway's HTTP handlers. Each answers in the caller's wire format and never throws past
+// handleRequest(): an unexpected failure is logged and answered with 500.
+
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include "catalog/catalog.h"
+#include "server/http/gateway.h"
+
+namespace sluice::http {
+
+// GET /healthz (process alive) and GET /readyz (catalog loaded; database reachable when configured).
+class HealthHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  HealthHandler(Gateway& gateway, bool readiness) : gateway_(gateway), readiness_(readiness) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+  bool readiness_;
+};
+
+// GET /v1/models: the models and alias routes advertised to the caller's client family.
+class ModelsHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit ModelsHandler(Gateway& gateway) : gateway_(gateway) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+};
+
+// POST /v1/messages, /v1/chat/completions, /v1/responses (and their unversioned aliases).
+class InferenceHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  InferenceHandler(Gateway& gateway, catalog::Wire client_wire) : gateway_(gateway), client_wire_(client_wire) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+  catalog::Wire client_wire_;
+};
+
+// Anything else: 404 (or 405 for a known path with the wrong method) as JSON.
+class NotFoundHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit NotFoundHandler(bool wrong_method) : wrong_method_(wrong_method) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  bool wrong_method_;
+};
+
+}  // namespace sluice::http

@@ -1,0 +1,28 @@
+#include "server/http/router.h"
+
+#include <Poco/URI.h>
+
+#include "server/http/handlers.h"
+#include "server/wire/client.h"
+
+namespace sluice::http {
+
+Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTTPServerRequest& request) {
+  const std::string path = Poco::URI(request.getURI()).getPath();
+  const std::string& method = request.getMethod();
+  const bool get = method == "GET" || method == "HEAD";
+  if (auto wire = wire::clientWireForPath(path)) {
+    if (method == "POST") return new InferenceHandler(gateway_, *wire);
+    return new NotFoundHandler(true);
+  }
+  if (path == "/healthz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, false))
+                                     : new NotFoundHandler(true);
+  if (path == "/readyz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, true))
+                                    : new NotFoundHandler(true);
+  if (path == "/v1/models" || path == "/models") {
+    return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new ModelsHandler(gateway_)) : new NotFoundHandler(true);
+  }
+  return new NotFoundHandler(false);
+}
+
+}  // namespace sluice::http

@@ -1,0 +1,198 @@
+#include "server/upstream/client.h"
+
+#include <istream>
+
+#include <Poco/Net/Context.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/HTTPSClientSession.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SSLException.h>
+#include <Poco/Net/SSLManager.h>
+#include <Poco/Timespan.h>
+#include <Poco/URI.h>
+
+namespace sluice::upstream {
+
+std::string_view toString(TransportFailure failure) {
+  switch (failure) {
+    case TransportFailure::Connect: return "connect";
+    case TransportFailure::Timeout: return "timeout";
+    case TransportFailure::Reset: return "reset";
+    case TransportFailure::Tls: return "tls";
+    case TransportFailure::Protocol: return "protocol";
+  }
+  return "transport";
+}
+
+// Idle keep-alive sessions per origin ("https://host:port").
+class Pool {
+ public:
+  explicit Pool(int max_idle) : max_idle_(max_idle) {}
+
+  std::unique_ptr<Poco::Net::HTTPClientSession> take(const std::string& origin) {
+    std::lock_guard lock(mutex_);
+    auto& idle = idle_[origin];
+    if (idle.empty()) return nullptr;
+    auto session = std::move(idle.back());
+    idle.pop_back();
+    return session;
+  }
+
+  void give(const std::string& origin, std::unique_ptr<Poco::Net::HTTPClientSession> session) {
+    std::lock_guard lock(mutex_);
+    auto& idle = idle_[origin];
+    if (static_cast<int>(idle.size()) < max_idle_) idle.push_back(std::move(session));
+  }
+
+ private:
+  std::mutex mutex_;
+  int max_idle_;
+  std::map<std::string, std::vector<std::unique_ptr<Poco::Net::HTTPClientSession>>> idle_;
+};
+
+namespace {
+
+Poco::Net::Context::Ptr tlsContext() {
+  static Poco::Net::Context::Ptr context = [] {
+    Poco::Net::initializeSSL();
+    return Poco::Net::Context::Ptr(new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, "", "", "",
+                                                          Poco::Net::Context::VERIFY_RELAXED, 9, true));
+  }();
+  return context;
+}
+
+std::unique_ptr<Poco::Net::HTTPClientSession> openSession(const Poco::URI& uri) {
+  if (uri.getScheme() == "https") {
+    return std::make_unique<Poco::Net::HTTPSClientSession>(uri.getHost(), uri.getPort(), tlsContext());
+  }
+  return std::make_unique<Poco::Net::HTTPClientSession>(uri.getHost(), uri.getPort());
+}
+
+Poco::Timespan millis(int ms) { return Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(ms) * 1000); }
+
+[[noreturn]] void translate(const Poco::Exception& error, bool connected) {
+  if (dynamic_cast<const Poco::TimeoutException*>(&error)) {
+    throw TransportError(connected ? TransportFailure::Timeout : TransportFailure::Connect,
+                         connected ? "timed out waiting for the provider" : "timed out connecting to the provider");
+  }
+  if (dynamic_cast<const Poco::Net::SSLException*>(&error)) throw TransportError(TransportFailure::Tls, error.displayText());
+  if (dynamic_cast<const Poco::Net::ConnectionRefusedException*>(&error) ||
+      dynamic_cast<const Poco::Net::HostNotFoundException*>(&error) ||
+      dynamic_cast<const Poco::Net::NoAddressFoundException*>(&error) ||
+      dynamic_cast<const Poco::Net::DNSException*>(&error)) {
+    throw TransportError(TransportFailure::Connect, error.displayText());
+  }
+  if (dynamic_cast<const Poco::Net::MessageException*>(&error) ||
+      dynamic_cast<const Poco::Net::NoMessageException*>(&error)) {
+    throw TransportError(TransportFailure::Protocol, error.displayText());
+  }
+  throw TransportError(connected ? TransportFailure::Reset : TransportFailure::Connect, error.displayText());
+}
+
+}  // namespace
+
+Response::Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Poco::Net::HTTPClientSession> session,
+                   std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms)
+    : pool_(std::move(pool)), origin_(std::move(origin)), session_(std::move(session)), head_(std::move(head)), body_(body) {
+  session_->setTimeout(session_->getTimeout(), session_->getTimeout(), millis(idle_ms));
+  body_->exceptions(std::ios::badbit);
+}
+
+Response::~Response() {
+  if (finished_ && !aborted_ && head_->getKeepAlive()) {
+    pool_->give(origin_, std::move(session_));
+  } else if (session_) {
+    try {
+      session_->abort();
+    } catch (const Poco::Exception&) {
+      // NOTE: the socket is being discarded; a failure to close it cleanly changes nothing.
+    }
+  }
+}
+
+int Response::status() const { return static_cast<int>(head_->getStatus()); }
+
+std::string Response::header(const std::string& name) const { return head_->get(name, ""); }
+
+std::vector<std::pair<std::string, std::string>> Response::headers() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : *head_) out.emplace_back(name, value);
+  return out;
+}
+
+bool Response::readSome(std::string& out) {
+  if (finished_ || aborted_) return false;
+  try {
+    // peek() makes the stream read once from the socket; readsome() drains what arrived.
+    if (body_->peek() == std::char_traits<char>::eof()) {
+      finished_ = true;
+      return false;
+    }
+    char buffer[16384];
+    const std::streamsize n = body_->readsome(buffer, sizeof buffer);
+    out.append(buffer, static_cast<size_t>(n));
+    return true;
+  } catch (const Poco::Exception& error) {
+    aborted_ = true;
+    translate(error, true);
+  }
+}
+
+std::string Response::readAll() {
+  std::string out;
+  while (readSome(out)) {
+  }
+  return out;
+}
+
+void Response::abort() {
+  if (aborted_) return;
+  aborted_ = true;
+  try {
+    session_->abort();
+  } catch (const Poco::Exception&) {
+    // NOTE: the connection is gone either way.
+  }
+}
+
+Client::Client(int max_idle_per_origin) : pool_(std::make_shared<Pool>(max_idle_per_origin)) {}
+Client::~Client() = default;
+
+std::unique_ptr<Response> Client::send(const Request& request) {
+  const Poco::URI uri(request.url);
+  const std::string origin = uri.getScheme() + "://" + uri.getHost() + ":" + std::to_string(uri.getPort());
+  // A pooled connection the provider already closed fails before any answer: retry once on a fresh one.
+  for (int round = 0; round < 2; ++round) {
+    auto session = round == 0 ? pool_->take(origin) : nullptr;
+    const bool reused = session != nullptr;
+    if (!session) session = openSession(uri);
+    session->setKeepAlive(true);
+    session->setTimeout(millis(request.timeouts.connect_ms), millis(request.timeouts.first_byte_ms),
+                        millis(request.timeouts.first_byte_ms));
+    bool sent = false;
+    try {
+      Poco::Net::HTTPRequest head(request.method, uri.getPathAndQuery(), Poco::Net::HTTPMessage::HTTP_1_1);
+      head.setKeepAlive(true);
+      for (const auto& [name, value] : request.headers) head.add(name, value);
+      head.setContentLength(static_cast<std::streamsize>(request.body.size()));
+      std::ostream& out = session->sendRequest(head);
+      out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
+      out.flush();
+      sent = true;
+      auto response = std::make_unique<Poco::Net::HTTPResponse>();
+      std::istream& body = session->receiveResponse(*response);
+      return std::make_unique<Response>(pool_, origin, std::move(session), std::move(response), &body,
+                                        request.timeouts.idle_ms);
+    } catch (const Poco::TimeoutException& error) {
+      translate(error, sent);
+    } catch (const Poco::Exception& error) {
+      if (reused && round == 0 && !dynamic_cast<const Poco::TimeoutException*>(&error)) continue;
+      translate(error, sent || reused);
+    }
+  }
+  throw TransportError(TransportFailure::Connect, "could not reach " + origin);
+}
+
+}  // namespace sluice::upstream

@@ -1,0 +1,89 @@
+#include "server/wire/api_error.h"
+
+#include <nlohmann/json.hpp>
+
+namespace sluice::wire {
+
+using catalog::Wire;
+using nlohmann::json;
+
+std::string errorTypeFor(Wire wire, int status) {
+  switch (wire) {
+    case Wire::Anthropic:
+      switch (status) {
+        case 400: return "invalid_request_error";
+        case 401: return "authentication_error";
+        case 402: return "billing_error";
+        case 403: return "permission_error";
+        case 404: return "not_found_error";
+        case 409: return "conflict_error";
+        case 413: return "request_too_large";
+        case 429: return "rate_limit_error";
+        case 503:
+        case 529: return "overloaded_error";
+        case 504: return "timeout_error";
+        default: return status >= 500 ? "api_error" : "invalid_request_error";
+      }
+    case Wire::OpenAIChat:
+    case Wire::OpenAIResponses:
+      switch (status) {
+        case 401: return "authentication_error";
+        case 403: return "permission_error";
+        case 404: return "not_found_error";
+        case 413: return "invalid_request_error";
+        case 429: return "rate_limit_error";
+        case 503:
+        case 529: return "service_unavailable_error";
+        default: return status >= 500 ? "server_error" : "invalid_request_error";
+      }
+    case Wire::Gemini:
+      switch (status) {
+        case 400: return "INVALID_ARGUMENT";
+        case 401: return "UNAUTHENTICATED";
+        case 403: return "PERMISSION_DENIED";
+        case 404: return "NOT_FOUND";
+        case 409: return "ABORTED";
+        case 413: return "INVALID_ARGUMENT";
+        case 429: return "RESOURCE_EXHAUSTED";
+        case 503:
+        case 529: return "UNAVAILABLE";
+        case 504: return "DEADLINE_EXCEEDED";
+        default: return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
+      }
+  }
+  return "api_error";
+}
+
+int clientStatusFor(Wire client_wire, int upstream_status) {
+  if (client_wire == Wire::Anthropic && upstream_status == 503) return 529;
+  if (client_wire != Wire::Anthropic && upstream_status == 529) return 503;
+  return upstream_status;
+}
+
+std::string renderError(Wire wire, const ApiError& error, const std::string& request_id) {
+  const int status = clientStatusFor(wire, error.status);
+  json body;
+  switch (wire) {
+    case Wire::Anthropic: {
+      json inner = {{"type", errorTypeFor(wire, status)}, {"message", error.message}};
+      if (!error.key.empty()) inner["error_key"] = error.key;
+      body = {{"type", "error"}, {"error", inner}};
+      if (!request_id.empty()) body["request_id"] = request_id;
+      break;
+    }
+    case Wire::OpenAIChat:
+    case Wire::OpenAIResponses:
+      body = {{"error",
+               {{"message", error.message},
+                {"type", errorTypeFor(wire, status)},
+                {"param", error.param ? json(*error.param) : json(nullptr)},
+                {"code", error.key.empty() ? json(nullptr) : json(error.key)}}}};
+      break;
+    case Wire::Gemini:
+      body = {{"error", {{"code", status}, {"message", error.message}, {"status", errorTypeFor(wire, status)}}}};
+      break;
+  }
+  return body.dump();
+}
+
+}  // namespace sluice::wire

@@ -1,0 +1,28 @@
+#include "server/wire/endpoint.h"
+
+namespace sluice::wire {
+
+using catalog::Wire;
+
+std::string upstreamPath(Wire wire, const std::string& upstream_model, bool stream) {
+  switch (wire) {
+    case Wire::Anthropic: return "/v1/messages";
+    case Wire::OpenAIChat: return "/chat/completions";
+    case Wire::OpenAIResponses: return "/responses";
+    case Wire::Gemini:
+      return "/v1beta/models/" + upstream_model + (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+  }
+  return "/";
+}
+
+std::pair<std::string, std::string> credentialHeader(Wire wire, const std::string& secret) {
+  switch (wire) {
+    case Wire::Anthropic: return {"x-api-key", secret};
+    case Wire::OpenAIChat:
+    case Wire::OpenAIResponses: return {"Authorization", "Bearer " + secret};
+    case Wire::Gemini: return {"x-goog-api-key", secret};
+  }
+  return {"Authorization", "Bearer " + secret};
+}
+
+}  // namespace sluice::wire
