@@ -1,0 +1,57 @@
+#include "server/wire/codec.h"
+
+#include "server/wire/anthropic/codec.h"
+#include "server/wire/gemini/codec.h"
+#include "server/wire/openai_chat/codec.h"
+#include "server/wire/openai_responses/codec.h"
+
+namespace sluice::wire {
+
+using catalog::Wire;
+
+#define SLUICE_WIRE_DISPATCH(wire, call)            \
+  switch (wire) {                                   \
+    case Wire::Anthropic: return anthropic::call;   \
+    case Wire::OpenAIChat: return openai_chat::call; \
+    case Wire::OpenAIResponses: return openai_responses::call; \
+    case Wire::Gemini: return gemini::call;         \
+  }
+
+std::expected<Request, ApiError> decodeRequest(Wire wire, std::string_view body) {
+  SLUICE_WIRE_DISPATCH(wire, decodeRequest(body))
+  return std::unexpected(ApiError{400, "invalid_request", "unknown wire", {}, {}});
+}
+
+std::expected<std::string, ApiError> encodeRequest(Wire wire, const Request& request, const EncodeOptions& options) {
+  SLUICE_WIRE_DISPATCH(wire, encodeRequest(request, options))
+  return std::unexpected(ApiError{400, "invalid_request", "unknown wire", {}, {}});
+}
+
+std::expected<Response, ApiError> decodeResponse(Wire wire, std::string_view body) {
+  SLUICE_WIRE_DISPATCH(wire, decodeResponse(body))
+  return std::unexpected(ApiError{502, "upstream_invalid_response", "unknown wire", {}, {}});
+}
+
+std::string encodeResponse(Wire wire, const Response& response, const ResponseContext& context) {
+  SLUICE_WIRE_DISPATCH(wire, encodeResponse(response, context))
+  return {};
+}
+
+std::unique_ptr<StreamDecoder> makeStreamDecoder(Wire wire) {
+  SLUICE_WIRE_DISPATCH(wire, makeStreamDecoder())
+  return nullptr;
+}
+
+std::unique_ptr<StreamEncoder> makeStreamEncoder(Wire wire, const ResponseContext& context) {
+  SLUICE_WIRE_DISPATCH(wire, makeStreamEncoder(context))
+  return nullptr;
+}
+
+ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header) {
+  SLUICE_WIRE_DISPATCH(wire, decodeError(status, body, retry_after_header))
+  return ApiError{status, "upstream_error", std::string(body), {}, {}};
+}
+
+#undef SLUICE_WIRE_DISPATCH
+
+}  // namespace sluice::wire
