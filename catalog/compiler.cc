@@ -1,9 +1,115 @@
 #include "catalog/compiler.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "catalog/content_hash.h"
+#include "catalog/linker.h"
+#include "catalog/parsers.h"
+
 namespace sluice::catalog {
 
-CompileResult compileCatalog(const CatalogSources&) { return {}; }
+namespace {
 
-std::vector<std::string> secretFilesReferenced(const CatalogSources&) { return {}; }
+using Parser = void (*)(const SourceText&, const ParseContext&, Draft&);
+
+struct FileSpec {
+  const std::optional<SourceText> CatalogSources::* source;
+  std::string_view default_path;
+  Parser parse;
+  bool required;
+};
+
+// In the order files are parsed and diagnostics are listed.
+constexpr std::array<FileSpec, 6> kFiles = {{
+    {&CatalogSources::credentials, "services/ai/credentials.yaml", parseCredentials, true},
+    {&CatalogSources::providers, "services/ai/providers.yaml", parseProviders, true},
+    {&CatalogSources::models, "services/ai/models.yaml", parseModels, true},
+    {&CatalogSources::deployments, "services/ai/deployments.yaml", parseDeployments, true},
+    {&CatalogSources::gateway, "services/ai/gateway.yaml", parseGateway, true},
+    {&CatalogSources::access_rules, "services/access-control/rules.yaml", parseAccessRules, false},
+}};
+
+void parseOne(const FileSpec& spec, const CatalogSources& sources, const ParseContext& context,
+              Draft& draft) {
+  const std::optional<SourceText>& source = sources.*spec.source;
+  if (!source) {
+    if (spec.required) {
+      context.sink.error({std::string(spec.default_path), 0, 0}, "missing file: the catalog needs it");
+    }
+    return;
+  }
+  try {
+    spec.parse(*source, context, draft);
+  } catch (const YAML::Exception& e) {
+    // NOTE: reads go through YamlReader, which never throws; this guards against yaml-cpp
+    // surprises so that one file's problem is still reported beside the others.
+    context.sink.error({source->path, e.mark.line + 1, e.mark.column + 1}, "could not read: " + e.msg);
+  }
+}
+
+void sortInFileOrder(const CatalogSources& sources, std::vector<Diagnostic>& diagnostics) {
+  auto rank = [&](const std::string& file) {
+    for (size_t i = 0; i < kFiles.size(); ++i) {
+      const std::optional<SourceText>& source = sources.*kFiles[i].source;
+      if (file == (source ? std::string_view(source->path) : kFiles[i].default_path)) return i;
+    }
+    return kFiles.size();
+  };
+  std::ranges::stable_sort(diagnostics, [&](const Diagnostic& a, const Diagnostic& b) {
+    return std::tuple(rank(a.file), a.line, a.column) < std::tuple(rank(b.file), b.line, b.column);
+  });
+}
+
+std::string versionOf(const CatalogSources& sources) {
+  std::vector<std::string_view> parts;
+  for (const FileSpec& spec : kFiles) {
+    const std::optional<SourceText>& source = sources.*spec.source;
+    parts.push_back(source ? std::string_view(source->text) : std::string_view());
+    parts.push_back(source ? "present" : "absent");
+  }
+  return contentHash(parts);
+}
+
+}  // namespace
+
+CompileResult compileCatalog(const CatalogSources& sources) {
+  DiagnosticSink sink;
+  Draft draft;
+  ParseContext context{sources.env, sources.secret_files, sink};
+  for (const FileSpec& spec : kFiles) parseOne(spec, sources, context, draft);
+  Catalog catalog = link(draft, sink);
+  catalog.version = versionOf(sources);
+
+  CompileResult result;
+  if (!sink.hasErrors()) result.catalog = std::make_shared<const Catalog>(std::move(catalog));
+  result.diagnostics = sink.take();
+  sortInFileOrder(sources, result.diagnostics);
+  return result;
+}
+
+std::vector<std::string> secretFilesReferenced(const CatalogSources& sources) {
+  std::vector<std::string> paths;
+  if (!sources.credentials) return paths;
+  DiagnosticSink ignored;
+  Draft draft;
+  ParseContext context{sources.env, sources.secret_files, ignored};
+  try {
+    parseCredentials(*sources.credentials, context, draft);
+  } catch (const YAML::Exception&) {
+    return paths;  // compileCatalog() reports it
+  }
+  for (const Credential& credential : draft.credentials) {
+    constexpr std::string_view kPrefix = "file:";
+    if (credential.secret_ref.starts_with(kPrefix) && credential.secret_ref.size() > kPrefix.size()) {
+      std::string path = credential.secret_ref.substr(kPrefix.size());
+      if (std::ranges::find(paths, path) == paths.end()) paths.push_back(std::move(path));
+    }
+  }
+  return paths;
+}
 
 }  // namespace sluice::catalog

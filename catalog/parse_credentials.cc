@@ -1,0 +1,124 @@
+#include <string>
+
+#include "catalog/parsers.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+std::string trimTrailingWhitespace(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' ||
+                           text.back() == '\t')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+// Reads the secret a platform credential points at. A missing source is not an error: the
+// credential stays unconfigured (its deployments are skipped) and boot goes on with a warning.
+// NOTE: messages name the variable or path, never the secret itself.
+void resolveSecret(YamlReader& reader, const ParseContext& context, const Location& where,
+                   Credential& credential) {
+  const std::string& ref = credential.secret_ref;
+  std::string unconfigured = "credential '" + credential.id + "' is unconfigured: ";
+  std::string consequence = "; its deployments are skipped";
+  if (ref.starts_with("env:")) {
+    std::string name = ref.substr(4);
+    if (name.empty()) {
+      reader.error(where, "secret of credential '" + credential.id + "' names no variable after 'env:'");
+      return;
+    }
+    auto found = context.env.find(name);
+    if (found == context.env.end()) {
+      reader.warning(where, unconfigured + "environment variable " + name + " is not set" + consequence);
+      return;
+    }
+    std::string value = trimTrailingWhitespace(found->second);
+    if (value.empty()) {
+      reader.warning(where, unconfigured + "environment variable " + name + " is empty" + consequence);
+      return;
+    }
+    credential.secret = std::move(value);
+  } else if (ref.starts_with("file:")) {
+    std::string path = ref.substr(5);
+    if (path.empty()) {
+      reader.error(where, "secret of credential '" + credential.id + "' names no path after 'file:'");
+      return;
+    }
+    auto found = context.secret_files.find(path);
+    if (found == context.secret_files.end()) {
+      reader.warning(where, unconfigured + "file " + path + " could not be read" + consequence);
+      return;
+    }
+    std::string value = trimTrailingWhitespace(found->second);
+    if (value.empty()) {
+      reader.warning(where, unconfigured + "file " + path + " is empty" + consequence);
+      return;
+    }
+    credential.secret = std::move(value);
+  } else {
+    reader.error(where, "secret of credential '" + credential.id +
+                            "' must be env:NAME or file:PATH; secrets are never written in the catalog");
+  }
+}
+
+Credential readCredential(YamlReader& reader, const ParseContext& context, const Entry& entry) {
+  Credential credential;
+  credential.id = entry.key;
+  credential.where = entry.key_at;
+  std::string what = "credential '" + entry.key + "'";
+  Fields fields = reader.fields(entry, what, {"kind", "secret", "description"});
+  if (!fields.ok()) return credential;
+
+  const Entry* kind = fields.find("kind");
+  std::optional<CredentialKind> parsed_kind;
+  if (kind == nullptr) {
+    reader.error(entry.key_at, what + " needs kind: platform or personal");
+  } else {
+    parsed_kind = reader.choice<CredentialKind>(
+        *kind, "kind of " + what,
+        {{"platform", CredentialKind::Platform}, {"personal", CredentialKind::Personal}});
+  }
+  if (parsed_kind) credential.kind = *parsed_kind;
+
+  if (const Entry* description = fields.find("description")) {
+    credential.description = reader.string(*description, "description of " + what).value_or("");
+  }
+
+  const Entry* secret = fields.find("secret");
+  if (!parsed_kind) return credential;
+  if (credential.kind == CredentialKind::Personal) {
+    if (secret != nullptr) {
+      reader.error(secret->key_at, "personal " + what +
+                                       " must not have a secret: each member stores their own key");
+    }
+    return credential;
+  }
+  if (secret == nullptr) {
+    reader.error(entry.key_at,
+                 "platform " + what + " needs secret: env:NAME or secret: file:PATH");
+    return credential;
+  }
+  if (std::optional<std::string> ref = reader.string(*secret, "secret of " + what)) {
+    credential.secret_ref = *ref;
+    resolveSecret(reader, context, secret->value_at, credential);
+  }
+  return credential;
+}
+
+}  // namespace
+
+void parseCredentials(const SourceText& source, const ParseContext& context, Draft& draft) {
+  YamlReader reader(source.path, context.env, context.sink);
+  std::optional<Entry> body = readTopLevel(reader, source.text, "credentials");
+  if (!body) return;
+  Fields credentials = reader.fields(*body, "credentials");
+  if (!credentials.ok()) return;
+  draft.credentials_loaded = true;
+  for (const Entry& entry : credentials.entries()) {
+    checkName(reader, {entry.key, entry.key_at}, "credential");
+    draft.credentials.push_back(readCredential(reader, context, entry));
+  }
+}
+
+}  // namespace sluice::catalog

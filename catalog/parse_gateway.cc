@@ -1,0 +1,245 @@
+#include <set>
+#include <string>
+
+#include "catalog/parsers.h"
+
+namespace sluice::catalog {
+
+namespace {
+
+constexpr int64_t kMinWindowSeconds = 60;
+constexpr int64_t kMaxWindowSeconds = 31 * 24 * 3600;
+constexpr int64_t kMaxWeight = 1'000'000;
+
+// How messages name a list item: by its id when it has one, else by its position.
+std::string ownerName(const YAML::Node& node, std::string_view kind, size_t index) {
+  if (node.IsMap()) {
+    const YAML::Node id = node["id"];
+    if (id && id.IsScalar() && !id.Scalar().empty()) return std::string(kind) + " '" + id.Scalar() + "'";
+  }
+  return std::string(kind) + " #" + std::to_string(index + 1);
+}
+
+void readRouteDeployments(YamlReader& reader, const Entry& entry, const std::string& owner,
+                          RouteDraft& route) {
+  std::string what = "deployments of " + owner;
+  if (!entry.value.IsSequence()) {
+    reader.error(entry.value_at, what + " must be a list of endpoints, got " + describeNode(entry.value));
+    return;
+  }
+  for (const YAML::Node& item : entry.value) {
+    Location at = reader.at(item, entry.value_at);
+    if (item.IsScalar()) {
+      if (auto key = reader.string(item, at, what)) route.deployments.push_back({{*key, at}, 1});
+      continue;
+    }
+    if (!item.IsMap()) {
+      reader.error(at, "each item of " + what +
+                           " must be 'provider/endpoint' or a mapping with endpoint: and weight:, got " +
+                           describeNode(item));
+      continue;
+    }
+    Fields fields = reader.fields(item, at, "a deployment of " + owner, {"endpoint", "weight"});
+    const Entry* endpoint = fields.find("endpoint");
+    if (endpoint == nullptr) {
+      reader.error(at, "a deployment of " + owner + " needs endpoint: provider/endpoint");
+      continue;
+    }
+    auto key = reader.string(*endpoint, "endpoint in " + what);
+    if (!key) continue;
+    RouteDeploymentDraft deployment{{*key, endpoint->value_at}, 1};
+    if (const Entry* weight = fields.find("weight")) {
+      deployment.weight = static_cast<int>(
+          reader.integer(*weight, "weight of '" + *key + "' in " + owner, 1, kMaxWeight).value_or(1));
+    }
+    route.deployments.push_back(std::move(deployment));
+  }
+}
+
+void readWhen(YamlReader& reader, const Entry& entry, const std::string& owner, RouteDraft& route) {
+  Fields when = reader.fields(entry, "when of " + owner, {"scope"});
+  const Entry* scope = when.find("scope");
+  if (scope == nullptr) {
+    if (when.ok()) reader.error(entry.key_at, "when of " + owner + " needs scope: {project: ...}");
+    return;
+  }
+  Fields fields = reader.fields(*scope, "scope of " + owner, {"project"});
+  const Entry* project = fields.find("project");
+  if (project == nullptr) {
+    if (fields.ok()) reader.error(scope->key_at, "scope of " + owner + " needs project");
+    return;
+  }
+  auto id = reader.string(*project, "project in scope of " + owner);
+  if (id && id->empty()) {
+    reader.error(project->value_at, "project in scope of " + owner + " must not be empty");
+  } else if (id) {
+    route.route.scope_project = *id;
+  }
+}
+
+RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location& at, size_t index) {
+  RouteDraft draft;
+  Route& route = draft.route;
+  route.where = at;
+  draft.requires_at = at;
+  std::string owner = ownerName(node, "route", index);
+  Fields fields = reader.fields(node, at, owner,
+                                {"id", "label", "alias", "models", "when", "deployments",
+                                 "strategy", "context_fallbacks", "requires"});
+  if (!fields.ok()) return draft;
+  if (const Entry* id = fields.find("id")) {
+    if (auto text = reader.string(*id, "id of " + owner)) {
+      route.id = *text;
+      route.where = id->key_at;
+      checkModelId(reader, {*text, id->value_at}, "route");
+    }
+  } else {
+    reader.error(at, owner + " needs id");
+  }
+  route.label = route.id;
+  if (const Entry* e = fields.find("label")) route.label = reader.string(*e, "label of " + owner).value_or(route.id);
+  if (const Entry* e = fields.find("alias")) {
+    if (auto text = reader.string(*e, "alias of " + owner)) draft.alias = Located<std::string>{*text, e->value_at};
+  }
+  if (const Entry* e = fields.find("models")) {
+    draft.models = reader.stringList(*e, "models of " + owner, true);
+    if (draft.models && draft.models->empty() && e->value.IsSequence()) {
+      reader.error(e->value_at, "models of " + owner + " must name at least one model or pattern");
+    }
+  }
+  if (const Entry* e = fields.find("when")) readWhen(reader, *e, owner, draft);
+  if (const Entry* e = fields.find("deployments")) readRouteDeployments(reader, *e, owner, draft);
+  if (const Entry* e = fields.find("strategy")) {
+    route.strategy = reader.choice<Strategy>(*e, "strategy of " + owner,
+                                             {{"ordered", Strategy::Ordered},
+                                              {"weighted", Strategy::Weighted},
+                                              {"least_busy", Strategy::LeastBusy}})
+                         .value_or(Strategy::Ordered);
+  }
+  if (const Entry* e = fields.find("context_fallbacks")) {
+    draft.context_fallbacks =
+        reader.stringList(*e, "context_fallbacks of " + owner, true).value_or(std::vector<Located<std::string>>{});
+  }
+  if (const Entry* e = fields.find("requires")) {
+    draft.requires_at = e->key_at;
+    Fields flags = reader.fields(*e, "requires of " + owner, {"european", "no_retain"});
+    for (const Entry& flag : flags.entries()) {
+      bool value = reader.boolean(flag, flag.key + " in requires of " + owner).value_or(false);
+      (flag.key == "european" ? route.requirements.european : route.requirements.no_retain) = value;
+    }
+  }
+  return draft;
+}
+
+QuotaWindow readWindow(YamlReader& reader, const YAML::Node& node, const Location& at,
+                       size_t index) {
+  QuotaWindow window;
+  window.where = at;
+  std::string owner = ownerName(node, "quota window", index);
+  Fields fields = reader.fields(node, at, owner,
+                                {"id", "per", "seconds", "max_requests", "max_input_tokens",
+                                 "max_output_tokens", "max_cost_usd"});
+  if (!fields.ok()) return window;
+  if (const Entry* id = fields.find("id")) {
+    window.id = reader.string(*id, "id of " + owner).value_or("");
+    window.where = id->key_at;
+    checkName(reader, {window.id, id->value_at}, "quota window");
+  } else {
+    reader.error(at, owner + " needs id");
+  }
+  if (const Entry* per = fields.find("per")) {
+    window.per = reader.choice<QuotaScope>(*per, "per of " + owner,
+                                           {{"user", QuotaScope::User},
+                                            {"project", QuotaScope::Project},
+                                            {"api_key", QuotaScope::ApiKey},
+                                            {"organisation", QuotaScope::Organisation}})
+                     .value_or(QuotaScope::User);
+  } else {
+    reader.error(at, owner + " needs per: user, project, api_key or organisation");
+  }
+  if (const Entry* seconds = fields.find("seconds")) {
+    window.seconds = reader.integer(*seconds, "seconds of " + owner, kMinWindowSeconds, kMaxWindowSeconds)
+                         .value_or(0);
+  } else {
+    reader.error(at, owner + " needs seconds");
+  }
+  bool any_limit = false;
+  for (const Entry& e : fields.entries()) {
+    if (!e.key.starts_with("max_")) continue;
+    any_limit = true;
+    std::string what = e.key + " of " + owner;
+    if (e.key == "max_cost_usd") {
+      window.max_cost_microdollars = reader.usdMicros(e, what);
+      if (window.max_cost_microdollars == 0) {
+        reader.error(e.value_at, what + " must be a positive number of US dollars, got '0'");
+      }
+    } else {
+      auto value = reader.integer(e, what, 1);
+      (e.key == "max_requests"       ? window.max_requests
+       : e.key == "max_input_tokens" ? window.max_input_tokens
+                                     : window.max_output_tokens) = value;
+    }
+  }
+  if (!any_limit) {
+    reader.error(at, owner + " needs at least one of max_requests, max_input_tokens, "
+                             "max_output_tokens, max_cost_usd");
+  }
+  return window;
+}
+
+void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas) {
+  Fields fields = reader.fields(entry, "quotas", {"mode", "windows"});
+  if (const Entry* mode = fields.find("mode")) {
+    quotas.mode = reader.choice<QuotaMode>(*mode, "mode of quotas",
+                                           {{"warn", QuotaMode::Warn}, {"enforce", QuotaMode::Enforce}})
+                      .value_or(QuotaMode::Warn);
+  }
+  const Entry* windows = fields.find("windows");
+  if (windows == nullptr || windows->value.IsNull()) return;
+  if (!windows->value.IsSequence()) {
+    reader.error(windows->value_at, "windows of quotas must be a list, got " + describeNode(windows->value));
+    return;
+  }
+  std::map<std::string, int, std::less<>> seen;
+  size_t index = 0;
+  for (const YAML::Node& item : windows->value) {
+    QuotaWindow window = readWindow(reader, item, reader.at(item, windows->value_at), index++);
+    if (!window.id.empty()) {
+      auto [it, inserted] = seen.emplace(window.id, window.where.line);
+      if (!inserted) {
+        reader.error(window.where, "duplicate quota window id '" + window.id +
+                                       "'; first defined at line " + std::to_string(it->second));
+      }
+    }
+    quotas.windows.push_back(std::move(window));
+  }
+}
+
+}  // namespace
+
+void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft) {
+  YamlReader reader(source.path, context.env, context.sink);
+  std::optional<Entry> body = readTopLevel(reader, source.text, "gateway");
+  if (!body) return;
+  Fields gateway = reader.fields(*body, "gateway", {"default_model", "routes", "quotas"});
+  if (!gateway.ok()) return;
+  draft.gateway_loaded = true;
+  if (const Entry* e = gateway.find("default_model")) {
+    if (auto id = reader.string(*e, "default_model")) draft.default_model = Located<std::string>{*id, e->value_at};
+  } else {
+    reader.error(body->key_at, "gateway needs default_model");
+  }
+  if (const Entry* routes = gateway.find("routes"); routes != nullptr && !routes->value.IsNull()) {
+    if (!routes->value.IsSequence()) {
+      reader.error(routes->value_at, "routes must be a list, got " + describeNode(routes->value));
+    } else {
+      size_t index = 0;
+      for (const YAML::Node& item : routes->value) {
+        draft.routes.push_back(readRoute(reader, item, reader.at(item, routes->value_at), index++));
+      }
+    }
+  }
+  if (const Entry* quotas = gateway.find("quotas")) readQuotas(reader, *quotas, draft.quotas);
+}
+
+}  // namespace sluice::catalog

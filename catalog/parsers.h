@@ -1,0 +1,42 @@
+#pragma once
+// One parser per catalog file. Each reads its file's text into its part of the Draft, reporting
+// every local problem (syntax, shape, unknown keys, types, values that make no sense on their
+// own). References to other files are recorded with their location and checked by the linker.
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "catalog/compiler.h"
+#include "catalog/diagnostic_sink.h"
+#include "catalog/draft.h"
+#include "catalog/interpolate.h"
+
+namespace sluice::catalog {
+
+struct ParseContext {
+  const Environment& env;
+  const std::map<std::string, std::string>& secret_files;
+  DiagnosticSink& sink;
+};
+
+void parseCredentials(const SourceText& source, const ParseContext& context, Draft& draft);
+void parseProviders(const SourceText& source, const ParseContext& context, Draft& draft);
+void parseModels(const SourceText& source, const ParseContext& context, Draft& draft);
+void parseDeployments(const SourceText& source, const ParseContext& context, Draft& draft);
+void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft);
+void parseAccessRules(const SourceText& source, const ParseContext& context, Draft& draft);
+
+// The body under a file's single top-level key (`credentials:`, `models:`, ...). Reports a syntax
+// error, an empty file, a missing top-level key and any other top-level key; nullopt when the
+// file cannot be read further.
+std::optional<Entry> readTopLevel(YamlReader& reader, std::string_view text,
+                                  std::string_view key);
+
+// Ids are what routes, access rules and other files refer to. Names (credential, provider,
+// endpoint) are [A-Za-z0-9._-]+; model-like ids (models, routes) may also hold ':', '/', '@' and
+// '+'. Reports "<kind> id 'x' ..." at the key and returns false when the id is not valid.
+bool checkName(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
+bool checkModelId(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
+
+}  // namespace sluice::catalog
