@@ -54,3 +54,18 @@ class NotFoundHandler : public Poco::Net::HTTPRequestHandler {
 };
 
 }  // namespace sluice::http
+
+namespace sluice::http {
+
+// POST /v1/messages/count_tokens: asked of the first Anthropic-wire deployment that can be called,
+// else estimated locally ({"input_tokens": N}).
+class CountTokensHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit CountTokensHandler(Gateway& gateway) : gateway_(gateway) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+};
+
+}  // namespace sluice::http

@@ -8,55 +8,19 @@
 #include <nlohmann/json.hpp>
 
 #include "server/dispatch/planner.h"
+#include "server/dispatch/pricing.h"
+#include "server/http/relay.h"
+#include "server/http/upstream_call.h"
 #include "server/http/handlers.h"
 #include "server/http/respond.h"
 #include "server/log/json_log.h"
-#include "server/wire/endpoint.h"
+#include "server/wire/codec.h"
 
 namespace sluice::http {
 
 namespace {
 
 using nlohmann::ordered_json;
-
-struct BodyTooLarge {};
-
-// Reads at most `limit` bytes; more is a 413.
-std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit) {
-  if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-    return std::unexpected(BodyTooLarge{});
-  }
-  std::string body;
-  std::istream& in = request.stream();
-  char buffer[65536];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    body.append(buffer, static_cast<size_t>(in.gcount()));
-    if (body.size() > limit) return std::unexpected(BodyTooLarge{});
-  }
-  return body;
-}
-
-// Headers a client may send that mean something to a provider of the same wire.
-const std::vector<std::string>& forwardedClientHeaders(catalog::Wire wire) {
-  static const std::vector<std::string> anthropic = {"anthropic-beta", "anthropic-version"};
-  static const std::vector<std::string> openai = {"openai-beta"};
-  static const std::vector<std::string> none;
-  switch (wire) {
-    case catalog::Wire::Anthropic: return anthropic;
-    case catalog::Wire::OpenAIChat:
-    case catalog::Wire::OpenAIResponses: return openai;
-    case catalog::Wire::Gemini: return none;
-  }
-  return none;
-}
-
-bool hasHeader(const std::vector<std::pair<std::string, std::string>>& headers, const std::string& name) {
-  for (const auto& [key, value] : headers) {
-    if (Poco::icompare(key, name) == 0) return true;
-  }
-  return false;
-}
 
 class Exchange {
  public:
@@ -72,7 +36,8 @@ class Exchange {
       return fail({413, "request_too_large",
                    "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) + " bytes", {}, {}});
     }
-    ordered_json parsed = ordered_json::parse(*body, nullptr, false);
+    raw_body_ = std::move(*body);
+    ordered_json parsed = ordered_json::parse(raw_body_, nullptr, false);
     if (parsed.is_discarded()) return fail({400, "invalid_json", "request body is not valid JSON", {}, {}});
     if (!parsed.is_object()) return fail({400, "invalid_request", "request body must be a JSON object", {}, {}});
     std::string requested;
@@ -106,24 +71,27 @@ class Exchange {
         skipped.push_back(where + ": needs the caller's own '" + attempt.credential->id + "' key");
         continue;
       }
-      if (attempt.endpoint->wire != client_wire_) {
-        skipped.push_back(where + ": speaks " + std::string(catalog::toString(attempt.endpoint->wire)) +
-                          ", and this request arrived as " + std::string(catalog::toString(client_wire_)));
-        continue;
+      const catalog::Wire provider_wire = attempt.endpoint->wire;
+      const bool passthrough = provider_wire == client_wire_;
+      std::string upstream_body;
+      if (passthrough) {
+        body["model"] = attempt.deployment->upstream_model;
+        upstream_body = body.dump();
+      } else {
+        if (!ir_) {
+          auto decoded = wire::decodeRequest(client_wire_, raw_body_);
+          if (!decoded) return fail(decoded.error());
+          ir_ = std::move(*decoded);
+        }
+        wire::EncodeOptions options;
+        options.upstream_model = attempt.deployment->upstream_model;
+        options.max_output = plan.model->limits.max_output;
+        options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
+        auto encoded = wire::encodeRequest(provider_wire, *ir_, options);
+        if (!encoded) return fail(encoded.error());
+        upstream_body = std::move(*encoded);
       }
-      body["model"] = attempt.deployment->upstream_model;
-      upstream::Request call;
-      call.url = attempt.endpoint->url + wire::upstreamPath(attempt.endpoint->wire, attempt.deployment->upstream_model, stream_);
-      call.body = body.dump();
-      call.timeouts = attempt.provider->timeouts;
-      call.headers.emplace_back("Content-Type", "application/json");
-      call.headers.emplace_back("Accept", stream_ ? "text/event-stream" : "application/json");
-      for (const auto& [name, value] : attempt.provider->headers) call.headers.emplace_back(name, value);
-      for (const auto& name : forwardedClientHeaders(client_wire_)) {
-        if (request_.has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, request_.get(name));
-      }
-      if (!attempt.provider->user_agent.empty()) call.headers.emplace_back("User-Agent", attempt.provider->user_agent);
-      call.headers.push_back(wire::credentialHeader(attempt.endpoint->wire, *attempt.credential->secret));
+      const upstream::Request call = buildUpstreamCall(attempt, request_, client_wire_, std::move(upstream_body), stream_);
 
       std::unique_ptr<upstream::Response> answer;
       try {
@@ -139,60 +107,27 @@ class Exchange {
       }
       const int status = answer->status();
       if ((status == 429 || status >= 500) && !last) {
+        const std::string error_body = answer->readAll();
+        last_error = wire::decodeError(provider_wire, status, error_body, answer->header("Retry-After"));
         log::warn("upstream failed, trying the next deployment",
                   {{"request_id", request_id_}, {"endpoint", where}, {"status", status}});
-        answer->readAll();
         continue;
       }
       served_ = where;
-      relay(*answer);
-      return;
+      wire::ResponseContext context{plan.requested_model, request_id_,
+                                    std::chrono::duration_cast<std::chrono::seconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count()};
+      const RelayResult result = passthrough ? relayPassthrough(*answer, response_, client_wire_, context)
+                                             : relayTranslated(*answer, response_, provider_wire, client_wire_, context);
+      cost_ = dispatch::costMicrodollars(attempt.deployment->pricing, result.usage);
+      usage_ = result.usage;
+      return finish(result.client_gone ? 499 : result.status, result.error_key);
     }
     if (last_error) return fail(*last_error);
     std::string reasons;
     for (const auto& reason : skipped) reasons += (reasons.empty() ? "" : "; ") + reason;
     fail({503, "no_deployment_available", "no deployment of '" + model_ + "' can serve this request: " + reasons, {}, {}});
-  }
-
-  // Sends the provider's answer to the client as it arrives, flushing after every read.
-  void relay(upstream::Response& answer) {
-    const int status = answer.status();
-    response_.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-    const std::string content_type = answer.header("Content-Type");
-    response_.setContentType(content_type.empty() ? "application/json" : content_type);
-    for (const char* name : {"retry-after", "request-id", "x-request-id"}) {
-      const std::string value = answer.header(name);
-      if (!value.empty()) response_.set(name, value);
-    }
-    const bool event_stream = content_type.find("text/event-stream") != std::string::npos;
-    if (!event_stream) {
-      const std::string text = answer.readAll();
-      response_.setContentLength(static_cast<std::streamsize>(text.size()));
-      response_.sendBuffer(text.data(), text.size());
-      finish(status);
-      return;
-    }
-    response_.setChunkedTransferEncoding(true);
-    response_.set("Cache-Control", "no-cache");
-    std::ostream& out = response_.send();
-    std::string chunk;
-    try {
-      while (answer.readSome(chunk)) {
-        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-        out.flush();
-        chunk.clear();
-        if (!out.good()) {
-          // The client hung up: closing the upstream socket is what stops generation and billing.
-          answer.abort();
-          finish(499);
-          return;
-        }
-      }
-    } catch (const upstream::TransportError& failure) {
-      log::warn("upstream stream broke", {{"request_id", request_id_}, {"endpoint", served_}, {"error", failure.what()}});
-      answer.abort();
-    }
-    finish(status);
   }
 
   void fail(const wire::ApiError& error) {
@@ -209,6 +144,12 @@ class Exchange {
                              {"route_match", route_match_},
                              {"served", served_},
                              {"stream", stream_},
+                             {"input_tokens", usage_.input_tokens},
+                             {"output_tokens", usage_.output_tokens},
+                             {"cache_read_tokens", usage_.cache_read_tokens},
+                             {"cache_write_tokens", usage_.cache_write_tokens},
+                             {"reasoning_tokens", usage_.reasoning_tokens},
+                             {"cost_microdollars", cost_},
                              {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}};
     if (!error_key.empty()) fields["error_key"] = error_key;
     log::info("request", fields);
@@ -225,6 +166,10 @@ class Exchange {
   std::string model_;
   std::string route_match_;
   std::string served_;
+  std::string raw_body_;
+  std::optional<wire::Request> ir_;
+  wire::Usage usage_;
+  int64_t cost_ = 0;
 };
 
 }  // namespace

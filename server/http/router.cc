@@ -11,6 +11,10 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
   const std::string path = Poco::URI(request.getURI()).getPath();
   const std::string& method = request.getMethod();
   const bool get = method == "GET" || method == "HEAD";
+  if (path == "/v1/messages/count_tokens") {
+    return method == "POST" ? static_cast<Poco::Net::HTTPRequestHandler*>(new CountTokensHandler(gateway_))
+                            : new NotFoundHandler(true);
+  }
   if (auto wire = wire::clientWireForPath(path)) {
     if (method == "POST") return new InferenceHandler(gateway_, *wire);
     return new NotFoundHandler(true);

@@ -1,0 +1,76 @@
+// Anthropic error answers -> neutral ApiError.
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "server/wire/anthropic/codec.h"
+#include "server/wire/anthropic/error_body.h"
+#include "server/wire/anthropic/json_util.h"
+
+namespace sluice::wire::anthropic {
+
+namespace {
+
+constexpr size_t kMaxQuotedBody = 512;  // a non-JSON error page is quoted, not copied whole
+
+// Retry-After as delta-seconds (a fraction is rounded up). NOTE: the HTTP-date form would need
+// the clock, which the pure core does not read; it is ignored.
+std::optional<int> parseRetryAfter(std::string_view header) {
+  while (!header.empty() && (header.front() == ' ' || header.front() == '\t')) header.remove_prefix(1);
+  while (!header.empty() && (header.back() == ' ' || header.back() == '\t')) header.remove_suffix(1);
+  if (header.empty()) return std::nullopt;
+  const std::string text(header);
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0 || seconds > 86400.0 * 365) {
+    return std::nullopt;
+  }
+  return static_cast<int>(std::ceil(seconds));
+}
+
+}  // namespace
+
+int statusForErrorType(std::string_view type) {
+  if (type == "invalid_request_error") return 400;
+  if (type == "authentication_error") return 401;
+  if (type == "billing_error") return 402;
+  if (type == "permission_error") return 403;
+  if (type == "not_found_error") return 404;
+  if (type == "conflict_error") return 409;
+  if (type == "request_too_large") return 413;
+  if (type == "rate_limit_error") return 429;
+  if (type == "timeout_error") return 504;
+  if (type == "overloaded_error") return 529;
+  return 500;  // "api_error" and types added later
+}
+
+ApiError errorFromBody(const Json& body, int status, std::string_view fallback_key) {
+  ApiError error;
+  error.status = status;
+  const Json* inner = member(body, "error");
+  const std::string type = inner ? stringMember(*inner, "type") : "";
+  const std::string message = inner ? stringMember(*inner, "message") : "";
+  error.key = type.empty() ? std::string(fallback_key) : type;
+  error.message = message.empty() ? "the provider answered HTTP " + std::to_string(status) : message;
+  return error;
+}
+
+ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+  const Json parsed = Json::parse(body, nullptr, false);
+  ApiError error;
+  if (!parsed.is_discarded() && member(parsed, "error") != nullptr) {
+    error = errorFromBody(parsed, status, errorTypeFor(catalog::Wire::Anthropic, status));
+  } else {
+    error.status = status;
+    error.key = errorTypeFor(catalog::Wire::Anthropic, status);
+    std::string quoted = validUtf8(body.substr(0, kMaxQuotedBody));
+    while (!quoted.empty() && (quoted.back() == '\n' || quoted.back() == '\r' || quoted.back() == ' ')) quoted.pop_back();
+    error.message = quoted.empty() ? "the provider answered HTTP " + std::to_string(status)
+                                   : "the provider answered HTTP " + std::to_string(status) + ": " + quoted;
+  }
+  error.retry_after_seconds = parseRetryAfter(retry_after_header);
+  return error;
+}
+
+}  // namespace sluice::wire::anthropic

@@ -1,0 +1,63 @@
+#include "server/wire/anthropic/json_util.h"
+
+#include <cmath>
+#include <limits>
+
+namespace sluice::wire::anthropic {
+
+const Json* member(const Json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto found = object.find(key);
+  return found == object.end() ? nullptr : &*found;
+}
+
+std::string stringMember(const Json& object, std::string_view key, std::string_view fallback) {
+  const Json* value = member(object, key);
+  if (value == nullptr || !value->is_string()) return std::string(fallback);
+  return value->get_ref<const Json::string_t&>();
+}
+
+std::optional<int64_t> asInteger(const Json& value) {
+  if (value.is_number_integer()) return value.get<int64_t>();
+  if (value.is_number_unsigned()) {
+    const auto unsigned_value = value.get<uint64_t>();
+    if (unsigned_value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(unsigned_value);
+  }
+  if (value.is_number_float()) {
+    const double number = value.get<double>();
+    // NOTE: bounds are checked before the cast, which would be undefined out of range.
+    if (!std::isfinite(number) || number != std::floor(number) || std::fabs(number) > 9.0e18) return std::nullopt;
+    return static_cast<int64_t>(number);
+  }
+  return std::nullopt;
+}
+
+int64_t integerMember(const Json& object, std::string_view key) {
+  const Json* value = member(object, key);
+  if (value == nullptr) return 0;
+  return asInteger(*value).value_or(0);
+}
+
+std::string dumpJson(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string validUtf8(std::string_view text) {
+  const Json quoted = Json::parse(dumpJson(Json(std::string(text))), nullptr, false);
+  return quoted.is_string() ? quoted.get<std::string>() : std::string();
+}
+
+ApiError invalidField(std::string param, std::string message) {
+  return ApiError{400, "invalid_request", std::move(message), std::move(param), std::nullopt};
+}
+
+ApiError unsupportedField(std::string param, std::string message) {
+  return ApiError{400, "unsupported_field", std::move(message), std::move(param), std::nullopt};
+}
+
+ApiError invalidResponse(std::string message) {
+  return ApiError{502, "upstream_invalid_response", std::move(message), std::nullopt, std::nullopt};
+}
+
+}  // namespace sluice::wire::anthropic

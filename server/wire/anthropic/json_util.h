@@ -1,0 +1,44 @@
+#pragma once
+// Small, non-throwing accessors over parsed JSON shared by the anthropic codec's files, and the
+// ApiError values the codec answers with. Every accessor checks the type before reading, so
+// codec code never throws on a value of an unexpected shape.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/wire/api_error.h"
+#include "server/wire/ir.h"
+
+namespace sluice::wire::anthropic {
+
+// The member `key` of `object`, or nullptr when `object` is not an object or lacks the key.
+const Json* member(const Json& object, std::string_view key);
+
+// The member as a string; `fallback` when absent or not a string.
+std::string stringMember(const Json& object, std::string_view key, std::string_view fallback = "");
+
+// A JSON number holding a whole value (4096 or 4096.0) as an integer; nullopt otherwise.
+std::optional<int64_t> asInteger(const Json& value);
+
+// The member as a whole number; 0 when absent, null or of another type.
+int64_t integerMember(const Json& object, std::string_view key);
+
+// Serializes without ever throwing: invalid UTF-8 is replaced, not reported.
+std::string dumpJson(const Json& value);
+
+// `text` with every byte sequence that is not valid UTF-8 replaced by U+FFFD, so it can be
+// serialized later (an error message quoting a provider's page, a body cut at a byte limit).
+std::string validUtf8(std::string_view text);
+
+// 400 "invalid_request" naming the field at fault.
+ApiError invalidField(std::string param, std::string message);
+
+// 400 "unsupported_field": the request cannot be expressed on this wire at all.
+ApiError unsupportedField(std::string param, std::string message);
+
+// 502 "upstream_invalid_response": the provider answered with something that is not its format.
+ApiError invalidResponse(std::string message);
+
+}  // namespace sluice::wire::anthropic

@@ -1,0 +1,262 @@
+#include "server/wire/gemini/chunk_translator.h"
+
+#include <utility>
+
+#include "server/wire/gemini/google_error.h"
+#include "server/wire/gemini/json_access.h"
+#include "server/wire/gemini/stop_reason.h"
+#include "server/wire/gemini/tool_ids.h"
+
+namespace sluice::wire::gemini {
+namespace {
+
+constexpr int kUpstreamInvalid = 502;
+
+StreamEvent errorEvent(ApiError error) {
+  StreamEvent event;
+  event.type = StreamEvent::Type::Error;
+  event.error = std::move(error);
+  return event;
+}
+
+std::string signatureOf(const Json& part) {
+  std::string signature = stringMember(part, "thoughtSignature");
+  if (signature.empty()) signature = stringMember(part, "thought_signature");
+  return signature;
+}
+
+// Members that describe a part rather than being its content.
+bool isPartDecoration(const std::string& key) {
+  return key == "thought" || key == "thoughtSignature" || key == "thought_signature" || key == "partMetadata";
+}
+
+}  // namespace
+
+void ChunkTranslator::fail(const std::string& message, std::vector<StreamEvent>& out) {
+  if (failed_) return;
+  failed_ = true;
+  out.push_back(errorEvent(ApiError{kUpstreamInvalid, "upstream_invalid_response", message, {}, {}}));
+}
+
+void ChunkTranslator::take(const Json& chunk, std::vector<StreamEvent>& out) {
+  if (failed_) return;
+  if (!chunk.is_object()) {
+    fail("gemini answered with something other than a JSON object", out);
+    return;
+  }
+  if (const Json* error = objectMember(chunk, "error")) {
+    failed_ = true;
+    out.push_back(errorEvent(apiErrorFromGoogle(0, *error, {})));
+    return;
+  }
+  if (response_id_.empty()) response_id_ = stringMember(chunk, "responseId");
+  if (model_.empty()) model_ = stringMember(chunk, "modelVersion");
+  if (const Json* usage = objectMember(chunk, "usageMetadata")) usage_.merge(*usage);
+
+  if (!started_) {
+    started_ = true;
+    StreamEvent start;
+    start.type = StreamEvent::Type::MessageStart;
+    start.id = response_id_;
+    start.model = model_;
+    if (usage_.hasInput()) {
+      start.usage = usage_.inputUsage();
+      start.usage_reported = true;
+    }
+    out.push_back(std::move(start));
+  }
+
+  const Json* candidates = arrayMember(chunk, "candidates");
+  if (candidates != nullptr && !candidates->empty()) {
+    // Only the first candidate is translated: the gateway never asks for candidateCount > 1.
+    takeCandidate(candidates->front(), out);
+    return;
+  }
+  if (const Json* feedback = objectMember(chunk, "promptFeedback")) {
+    if (!stringMember(*feedback, "blockReason").empty()) {
+      closeOpen(out);
+      prompt_blocked_ = true;
+    }
+  }
+}
+
+void ChunkTranslator::takeCandidate(const Json& candidate, std::vector<StreamEvent>& out) {
+  if (!candidate.is_object()) return;
+  const int64_t candidate_index = intMember(candidate, "index").value_or(0);
+  if (const Json* content = objectMember(candidate, "content")) {
+    if (const Json* parts = arrayMember(*content, "parts")) {
+      for (const Json& part : *parts) takePart(part, candidate_index, out);
+    }
+  }
+  if (const std::string reason = stringMember(candidate, "finishReason"); !reason.empty()) {
+    finish_reason_ = reason;
+    closeOpen(out);
+  }
+}
+
+void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::vector<StreamEvent>& out) {
+  if (!part.is_object()) return;
+  const Json* call = objectMember(part, "functionCall");
+  if (open_ == Open::Call) {
+    if (call != nullptr && member(*call, "name") == nullptr) {
+      // NOTE: a signature on a continuation piece (never observed) cannot precede the call any
+      // more; it is emitted right after it.
+      if (const std::string signature = signatureOf(part); !signature.empty()) deferred_signature_ = signature;
+      continueCall(*call, out);
+      return;
+    }
+    closeOpen(out);  // the streamed call ended without its closing piece
+  }
+
+  if (const std::string signature = signatureOf(part); !signature.empty()) emitSignature(signature, out);
+
+  if (call != nullptr) {
+    takeFunctionCall(*call, candidate_index, out);
+    return;
+  }
+  if (const Json* text = member(part, "text"); text != nullptr && text->is_string()) {
+    const std::string& value = text->get_ref<const std::string&>();
+    const bool thought = trueMember(part, "thought");
+    const Open kind = thought ? Open::Thought : Open::Text;
+    if (value.empty()) return;
+    if (open_ != kind) {
+      closeOpen(out);
+      ContentBlock block;
+      block.type = thought ? ContentBlock::Type::Thinking : ContentBlock::Type::Text;
+      if (thought) block.signature_wire = catalog::Wire::Gemini;
+      startBlock(block, out);
+      open_ = kind;
+    }
+    delta(thought ? StreamEvent::DeltaKind::Thinking : StreamEvent::DeltaKind::Text, value, out);
+    return;
+  }
+  // Anything else with content (inlineData, executableCode, codeExecutionResult, ...) is kept
+  // verbatim for a later Gemini request; the signature already went out as its own block.
+  Json raw = Json::object();
+  for (auto it = part.begin(); it != part.end(); ++it) {
+    if (!isPartDecoration(it.key())) raw[it.key()] = it.value();
+  }
+  if (raw.empty()) return;
+  closeOpen(out);
+  ContentBlock block;
+  block.type = ContentBlock::Type::Opaque;
+  block.raw = std::move(raw);
+  block.raw_wire = catalog::Wire::Gemini;
+  startBlock(block, out);
+  stopBlock(out);
+}
+
+void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index, std::vector<StreamEvent>& out) {
+  const std::string name = stringMember(call, "name");
+  if (name.empty()) return;  // a stray continuation piece with no call open
+  closeOpen(out);
+  saw_function_call_ = true;
+  ContentBlock block;
+  block.type = ContentBlock::Type::ToolUse;
+  block.tool_name = name;
+  block.tool_id = stringMember(call, "id");
+  if (block.tool_id.empty()) block.tool_id = mintToolCallId(response_id_, candidate_index, call_count_, name);
+  ++call_count_;
+
+  const Json* args = objectMember(call, "args");
+  if (trueMember(call, "willContinue") && args == nullptr) {
+    startBlock(block, out);
+    open_ = Open::Call;
+    call_args_ = PartialArgsWriter();
+    if (const Json* partial = arrayMember(call, "partialArgs")) {
+      if (std::string text = call_args_.apply(*partial); !text.empty()) {
+        delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+      }
+    }
+    return;
+  }
+  startBlock(block, out);
+  delta(StreamEvent::DeltaKind::ToolInputJson, args != nullptr ? dumpCompact(*args) : std::string("{}"), out);
+  stopBlock(out);
+}
+
+void ChunkTranslator::continueCall(const Json& call, std::vector<StreamEvent>& out) {
+  if (const Json* partial = arrayMember(call, "partialArgs")) {
+    if (std::string text = call_args_.apply(*partial); !text.empty()) {
+      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+    }
+  }
+  if (!trueMember(call, "willContinue")) closeOpen(out);
+}
+
+void ChunkTranslator::emitSignature(const std::string& signature, std::vector<StreamEvent>& out) {
+  closeOpen(out);
+  ContentBlock block;
+  block.type = ContentBlock::Type::Thinking;
+  block.signature_wire = catalog::Wire::Gemini;
+  startBlock(block, out);
+  delta(StreamEvent::DeltaKind::Signature, signature, out);
+  stopBlock(out);
+}
+
+int ChunkTranslator::startBlock(const ContentBlock& block, std::vector<StreamEvent>& out) {
+  StreamEvent event;
+  event.type = StreamEvent::Type::BlockStart;
+  event.index = next_index_++;
+  event.block = block;
+  open_index_ = event.index;
+  out.push_back(std::move(event));
+  return open_index_;
+}
+
+void ChunkTranslator::delta(StreamEvent::DeltaKind kind, std::string text, std::vector<StreamEvent>& out) {
+  StreamEvent event;
+  event.type = StreamEvent::Type::BlockDelta;
+  event.index = open_index_;
+  event.delta_kind = kind;
+  event.delta = std::move(text);
+  out.push_back(std::move(event));
+}
+
+void ChunkTranslator::stopBlock(std::vector<StreamEvent>& out) {
+  StreamEvent event;
+  event.type = StreamEvent::Type::BlockStop;
+  event.index = open_index_;
+  out.push_back(std::move(event));
+  open_ = Open::None;
+  open_index_ = -1;
+}
+
+void ChunkTranslator::closeOpen(std::vector<StreamEvent>& out) {
+  if (open_ == Open::None) return;
+  if (open_ == Open::Call) {
+    if (std::string text = call_args_.close(); !text.empty()) {
+      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+    }
+  }
+  stopBlock(out);
+  if (!deferred_signature_.empty()) {
+    const std::string signature = std::exchange(deferred_signature_, std::string());
+    emitSignature(signature, out);
+  }
+}
+
+void ChunkTranslator::finish(bool require_finish_reason, std::vector<StreamEvent>& out) {
+  if (failed_ || ended_) return;
+  if (require_finish_reason && !finish_reason_ && !prompt_blocked_) {
+    failed_ = true;
+    out.push_back(errorEvent(ApiError{502, "upstream_stream_truncated",
+                                      "the gemini stream ended before its finishReason", {}, {}}));
+    return;
+  }
+  ended_ = true;
+  closeOpen(out);
+  StreamEvent delta_event;
+  delta_event.type = StreamEvent::Type::MessageDelta;
+  delta_event.stop_reason =
+      prompt_blocked_ && !finish_reason_ ? StopReason::Refusal
+                                         : stopReasonFor(finish_reason_.value_or(""), saw_function_call_);
+  delta_event.usage = usage_.usage();
+  delta_event.usage_reported = usage_.reported();
+  out.push_back(std::move(delta_event));
+  StreamEvent stop;
+  stop.type = StreamEvent::Type::MessageStop;
+  out.push_back(std::move(stop));
+}
+
+}  // namespace sluice::wire::gemini

@@ -1,0 +1,436 @@
+// Client body (POST /v1/chat/completions) -> neutral Request.
+//
+// Shape decisions:
+// - system/developer messages are hoisted, in order, into Request.system wherever they appear.
+// - Consecutive `tool` messages become ToolResult blocks of ONE user message, and a user message
+//   right after them joins that message (results first, then the text), which is the shape
+//   Anthropic requires and the one request_encode.cc writes back as tool + user messages.
+// - assistant `reasoning_content` (DeepSeek style) becomes a Thinking block without signature,
+//   placed before the text and the tool calls.
+// - Parts this IR does not model (input_audio, file, ...) are kept as Opaque blocks of this wire.
+#include "server/wire/openai_chat/codec.h"
+
+#include <string>
+
+#include "server/wire/openai_chat/errors.h"
+#include "server/wire/openai_chat/image_url.h"
+#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/openai_chat/tool_arguments.h"
+
+namespace sluice::wire::openai_chat {
+
+namespace {
+
+using Status = std::expected<void, ApiError>;
+
+std::string at(const std::string& param, size_t index) { return param + "[" + std::to_string(index) + "]"; }
+
+ContentBlock textBlock(std::string text) {
+  ContentBlock block;
+  block.type = ContentBlock::Type::Text;
+  block.text = std::move(text);
+  return block;
+}
+
+ContentBlock opaqueBlock(const Json& raw) {
+  ContentBlock block;
+  block.type = ContentBlock::Type::Opaque;
+  block.raw = raw;
+  block.raw_wire = catalog::Wire::OpenAIChat;
+  return block;
+}
+
+// Text of a {"type":"text","text":...} part; an error naming `param` when it is not a string.
+std::expected<std::string, ApiError> partText(const Json& part, const std::string& param) {
+  const Json* text = findField(part, "text");
+  if (text == nullptr || !text->is_string()) return std::unexpected(invalidRequest(param + ".text", "text must be a string"));
+  return text->get<std::string>();
+}
+
+std::expected<ContentBlock, ApiError> imageBlock(const Json& part, const std::string& param) {
+  const Json* image_url = findField(part, "image_url");
+  std::optional<std::string> url;
+  if (image_url != nullptr && image_url->is_string()) {
+    url = image_url->get<std::string>();
+  } else if (image_url != nullptr) {
+    url = readString(*image_url, "url");
+  }
+  if (!url) return std::unexpected(invalidRequest(param + ".image_url.url", "image_url.url must be a string"));
+  auto image = imageFromUrl(*url);
+  if (!image) {
+    return std::unexpected(
+        invalidRequest(param + ".image_url.url", "image_url.url must be an http(s) URL or a base64 data URL"));
+  }
+  ContentBlock block;
+  block.type = ContentBlock::Type::Image;
+  block.image = std::move(*image);
+  return block;
+}
+
+// Content that may only hold text: a string, or an array of text parts (system, developer, tool).
+// `allow_images` also accepts image_url parts (tool results may carry images).
+Status appendTextContent(const Json& content, const std::string& param, bool allow_images,
+                         std::vector<ContentBlock>& out) {
+  if (content.is_null()) return {};
+  if (content.is_string()) {
+    if (!content.get_ref<const std::string&>().empty()) out.push_back(textBlock(content.get<std::string>()));
+    return {};
+  }
+  if (!content.is_array()) return std::unexpected(invalidRequest(param, "content must be a string or an array of parts"));
+  for (size_t j = 0; j < content.size(); ++j) {
+    const Json& part = content[j];
+    const std::string part_param = at(param, j);
+    const auto type = readString(part, "type");
+    if (type == "text") {
+      auto text = partText(part, part_param);
+      if (!text) return std::unexpected(text.error());
+      if (!text->empty()) out.push_back(textBlock(std::move(*text)));
+    } else if (allow_images && type == "image_url") {
+      auto image = imageBlock(part, part_param);
+      if (!image) return std::unexpected(image.error());
+      out.push_back(std::move(*image));
+    } else {
+      return std::unexpected(unsupportedField(part_param, "only text parts are accepted here"));
+    }
+  }
+  return {};
+}
+
+// User content: a string or parts (text, image_url; anything else kept as Opaque).
+Status appendUserContent(const Json& content, const std::string& param, std::vector<ContentBlock>& out) {
+  if (content.is_null() || content.is_string()) return appendTextContent(content, param, false, out);
+  if (!content.is_array()) return std::unexpected(invalidRequest(param, "content must be a string or an array of parts"));
+  for (size_t j = 0; j < content.size(); ++j) {
+    const Json& part = content[j];
+    const std::string part_param = at(param, j);
+    if (!part.is_object()) return std::unexpected(invalidRequest(part_param, "a content part must be an object"));
+    const auto type = readString(part, "type");
+    if (type == "text") {
+      auto text = partText(part, part_param);
+      if (!text) return std::unexpected(text.error());
+      if (!text->empty()) out.push_back(textBlock(std::move(*text)));
+    } else if (type == "image_url") {
+      auto image = imageBlock(part, part_param);
+      if (!image) return std::unexpected(image.error());
+      out.push_back(std::move(*image));
+    } else {
+      out.push_back(opaqueBlock(part));
+    }
+  }
+  return {};
+}
+
+Status appendAssistant(const Json& message, const std::string& param, Message& out) {
+  if (const auto reasoning = readString(message, "reasoning_content"); reasoning && !reasoning->empty()) {
+    ContentBlock thinking;
+    thinking.type = ContentBlock::Type::Thinking;
+    thinking.text = *reasoning;
+    out.content.push_back(std::move(thinking));
+  }
+  const Json* content = findField(message, "content");
+  if (content != nullptr && content->is_array()) {
+    for (size_t j = 0; j < content->size(); ++j) {
+      const Json& part = (*content)[j];
+      const std::string part_param = at(param + ".content", j);
+      const auto type = readString(part, "type");
+      if (type == "text" || type == "refusal") {
+        const auto text = readString(part, *type);
+        if (!text) return std::unexpected(invalidRequest(part_param + "." + *type, *type + " must be a string"));
+        if (!text->empty()) out.content.push_back(textBlock(*text));
+      } else {
+        out.content.push_back(opaqueBlock(part));
+      }
+    }
+  } else if (content != nullptr) {
+    if (!content->is_string()) return std::unexpected(invalidRequest(param + ".content", "content must be a string, null or parts"));
+    if (!content->get_ref<const std::string&>().empty()) out.content.push_back(textBlock(content->get<std::string>()));
+  }
+  const Json* tool_calls = findField(message, "tool_calls");
+  if (tool_calls == nullptr) return {};
+  if (!tool_calls->is_array()) return std::unexpected(invalidRequest(param + ".tool_calls", "tool_calls must be an array"));
+  for (size_t j = 0; j < tool_calls->size(); ++j) {
+    const Json& call = (*tool_calls)[j];
+    const std::string call_param = at(param + ".tool_calls", j);
+    const auto type = readString(call, "type").value_or("function");
+    if (type != "function") {
+      out.content.push_back(opaqueBlock(call));
+      continue;
+    }
+    const auto id = readString(call, "id");
+    if (!id) return std::unexpected(invalidRequest(call_param + ".id", "a tool call needs a string id"));
+    const Json* function = findField(call, "function");
+    const auto name = function ? readString(*function, "name") : std::nullopt;
+    if (!name) return std::unexpected(invalidRequest(call_param + ".function.name", "a tool call needs a function name"));
+    std::optional<Json> input = Json::object();
+    if (const Json* arguments = function ? findField(*function, "arguments") : nullptr) {
+      if (!arguments->is_string()) {
+        return std::unexpected(invalidRequest(call_param + ".function.arguments", "arguments must be a JSON string"));
+      }
+      input = parseToolArguments(arguments->get_ref<const std::string&>());
+      if (!input) {
+        return std::unexpected(
+            invalidRequest(call_param + ".function.arguments", "arguments must hold a JSON object"));
+      }
+    }
+    ContentBlock block;
+    block.type = ContentBlock::Type::ToolUse;
+    block.tool_id = *id;
+    block.tool_name = *name;
+    block.tool_input = std::move(*input);
+    out.content.push_back(std::move(block));
+  }
+  return {};
+}
+
+std::expected<ContentBlock, ApiError> toolResult(const Json& message, const std::string& param) {
+  const auto id = readString(message, "tool_call_id");
+  if (!id) return std::unexpected(invalidRequest(param + ".tool_call_id", "a tool message needs a string tool_call_id"));
+  ContentBlock block;
+  block.type = ContentBlock::Type::ToolResult;
+  block.tool_use_id = *id;
+  if (const Json* content = findField(message, "content")) {
+    if (auto status = appendTextContent(*content, param + ".content", true, block.result); !status) {
+      return std::unexpected(status.error());
+    }
+  }
+  return block;
+}
+
+Status decodeMessages(const Json& messages, Request& request) {
+  bool after_tool = false;  // the previous chat message was a `tool` message
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const Json& message = messages[i];
+    const std::string param = at("messages", i);
+    if (!message.is_object()) return std::unexpected(invalidRequest(param, "a message must be an object"));
+    const auto role = readString(message, "role");
+    if (!role) return std::unexpected(invalidRequest(param + ".role", "a message needs a string role"));
+    const Json* content = findField(message, "content");
+    const bool was_after_tool = after_tool;
+    after_tool = false;
+    if (*role == "system" || *role == "developer") {
+      if (content != nullptr) {
+        if (auto status = appendTextContent(*content, param + ".content", false, request.system); !status) return status;
+      }
+    } else if (*role == "user") {
+      if (!was_after_tool) request.messages.push_back(Message{Role::User, {}});
+      if (content != nullptr) {
+        if (auto status = appendUserContent(*content, param + ".content", request.messages.back().content); !status) {
+          return status;
+        }
+      }
+    } else if (*role == "assistant") {
+      request.messages.push_back(Message{Role::Assistant, {}});
+      if (auto status = appendAssistant(message, param, request.messages.back()); !status) return status;
+    } else if (*role == "tool") {
+      auto block = toolResult(message, param);
+      if (!block) return std::unexpected(block.error());
+      if (!was_after_tool) request.messages.push_back(Message{Role::User, {}});
+      request.messages.back().content.push_back(std::move(*block));
+      after_tool = true;
+    } else if (*role == "function") {
+      return std::unexpected(unsupportedField(param + ".role", "the deprecated function role is not supported; use tool"));
+    } else {
+      return std::unexpected(invalidRequest(param + ".role", "unknown role '" + *role + "'"));
+    }
+  }
+  return {};
+}
+
+Status decodeTools(const Json& tools, Request& request) {
+  if (!tools.is_array()) return std::unexpected(invalidRequest("tools", "tools must be an array"));
+  for (size_t i = 0; i < tools.size(); ++i) {
+    const Json& entry = tools[i];
+    const std::string param = at("tools", i);
+    if (!entry.is_object()) return std::unexpected(invalidRequest(param, "a tool must be an object"));
+    Tool tool;
+    if (readString(entry, "type").value_or("function") != "function") {
+      // Custom and hosted tools: kept verbatim for this wire only.
+      const auto type = readString(entry, "type").value_or("");
+      const Json* custom = findField(entry, type);
+      tool.name = readString(entry, "name").value_or(custom ? readString(*custom, "name").value_or(type) : type);
+      tool.raw = entry;
+      tool.raw_wire = catalog::Wire::OpenAIChat;
+      request.tools.push_back(std::move(tool));
+      continue;
+    }
+    const Json* function = findField(entry, "function");
+    if (function == nullptr || !function->is_object()) {
+      return std::unexpected(invalidRequest(param + ".function", "a function tool needs a function object"));
+    }
+    const auto name = readString(*function, "name");
+    if (!name || name->empty()) return std::unexpected(invalidRequest(param + ".function.name", "a function tool needs a name"));
+    tool.name = *name;
+    tool.description = readString(*function, "description").value_or("");
+    if (const Json* parameters = findField(*function, "parameters")) {
+      if (!parameters->is_object()) {
+        return std::unexpected(invalidRequest(param + ".function.parameters", "parameters must be a JSON Schema object"));
+      }
+      tool.input_schema = *parameters;
+    }
+    tool.strict = readBool(*function, "strict");
+    request.tools.push_back(std::move(tool));
+  }
+  return {};
+}
+
+std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
+  ToolChoice choice;
+  if (value.is_string()) {
+    const auto& mode = value.get_ref<const std::string&>();
+    if (mode == "auto") return choice;
+    if (mode == "none") choice.mode = ToolChoice::Mode::None;
+    else if (mode == "required") choice.mode = ToolChoice::Mode::Any;
+    else return std::unexpected(invalidRequest("tool_choice", "tool_choice must be none, auto, required or a function"));
+    return choice;
+  }
+  const auto type = readString(value, "type");
+  if (type == "function" || type == "custom") {
+    const Json* named = findField(value, *type);
+    const auto name = named ? readString(*named, "name") : std::nullopt;
+    if (!name) return std::unexpected(invalidRequest("tool_choice." + *type + ".name", "a forced tool needs a name"));
+    choice.mode = ToolChoice::Mode::Tool;
+    choice.name = *name;
+    return choice;
+  }
+  if (type == "allowed_tools") {
+    // NOTE: the subset of allowed tools cannot be expressed by the other wires; only its mode is kept.
+    const Json* allowed = findField(value, "allowed_tools");
+    const auto mode = allowed ? readString(*allowed, "mode") : std::nullopt;
+    if (mode == "required") choice.mode = ToolChoice::Mode::Any;
+    return choice;
+  }
+  return std::unexpected(invalidRequest("tool_choice", "tool_choice must be none, auto, required or a function"));
+}
+
+std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) {
+  ResponseFormat format;
+  const auto type = readString(value, "type");
+  if (type == "text") return format;
+  if (type == "json_object") {
+    format.kind = ResponseFormat::Kind::JsonObject;
+    return format;
+  }
+  if (type == "json_schema") {
+    const Json* schema = findField(value, "json_schema");
+    if (schema == nullptr || !schema->is_object()) {
+      return std::unexpected(invalidRequest("response_format.json_schema", "json_schema must be an object"));
+    }
+    format.kind = ResponseFormat::Kind::JsonSchema;
+    format.name = readString(*schema, "name").value_or("");
+    if (const Json* body = findField(*schema, "schema")) format.schema = *body;
+    format.strict = readBool(*schema, "strict");
+    return format;
+  }
+  return std::unexpected(invalidRequest("response_format.type", "response_format.type must be text, json_object or json_schema"));
+}
+
+// A field that must be a number when present.
+std::expected<std::optional<double>, ApiError> numberField(const Json& body, const char* key) {
+  const Json* value = findField(body, key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number()) return std::unexpected(invalidRequest(key, std::string(key) + " must be a number"));
+  return value->get<double>();
+}
+
+std::expected<std::optional<int64_t>, ApiError> integerField(const Json& body, const char* key) {
+  const Json* value = findField(body, key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number_integer()) return std::unexpected(invalidRequest(key, std::string(key) + " must be an integer"));
+  return value->get<int64_t>();
+}
+
+Status decodeSampling(const Json& body, Request& request) {
+  auto max_completion = integerField(body, "max_completion_tokens");
+  if (!max_completion) return std::unexpected(max_completion.error());
+  auto max_tokens = integerField(body, "max_tokens");
+  if (!max_tokens) return std::unexpected(max_tokens.error());
+  request.max_tokens = *max_completion ? *max_completion : *max_tokens;
+
+  auto temperature = numberField(body, "temperature");
+  if (!temperature) return std::unexpected(temperature.error());
+  request.temperature = *temperature;  // the client's value; encoders clamp to their range
+  auto top_p = numberField(body, "top_p");
+  if (!top_p) return std::unexpected(top_p.error());
+  request.top_p = *top_p;
+
+  auto n = integerField(body, "n");
+  if (!n) return std::unexpected(n.error());
+  if (*n && **n > 1) return std::unexpected(unsupportedField("n", "only one choice (n = 1) can be requested"));
+
+  if (const Json* stop = findField(body, "stop")) {
+    if (stop->is_string()) {
+      request.stop_sequences.push_back(stop->get<std::string>());
+    } else if (stop->is_array()) {
+      for (size_t i = 0; i < stop->size(); ++i) {
+        if (!(*stop)[i].is_string()) return std::unexpected(invalidRequest(at("stop", i), "stop must hold strings"));
+        request.stop_sequences.push_back((*stop)[i].get<std::string>());
+      }
+    } else {
+      return std::unexpected(invalidRequest("stop", "stop must be a string or an array of strings"));
+    }
+  }
+  return {};
+}
+
+Status decodeOptions(const Json& body, Request& request) {
+  if (const Json* stream = findField(body, "stream")) {
+    if (!stream->is_boolean()) return std::unexpected(invalidRequest("stream", "stream must be a boolean"));
+    request.stream = stream->get<bool>();
+  }
+  if (const Json* tools = findField(body, "tools")) {
+    if (auto status = decodeTools(*tools, request); !status) return status;
+  }
+  if (const Json* tool_choice = findField(body, "tool_choice")) {
+    auto choice = decodeToolChoice(*tool_choice);
+    if (!choice) return std::unexpected(choice.error());
+    request.tool_choice = *choice;
+  }
+  if (const Json* parallel = findField(body, "parallel_tool_calls")) {
+    if (!parallel->is_boolean()) return std::unexpected(invalidRequest("parallel_tool_calls", "parallel_tool_calls must be a boolean"));
+    request.parallel_tool_calls = parallel->get<bool>();
+  }
+  if (findField(body, "functions") != nullptr || findField(body, "function_call") != nullptr) {
+    const char* field = findField(body, "functions") != nullptr ? "functions" : "function_call";
+    return std::unexpected(unsupportedField(field, "the deprecated functions API is not supported; use tools"));
+  }
+  if (const Json* format = findField(body, "response_format")) {
+    auto decoded = decodeResponseFormat(*format);
+    if (!decoded) return std::unexpected(decoded.error());
+    request.response_format = std::move(*decoded);
+  }
+  if (const Json* effort = findField(body, "reasoning_effort")) {
+    if (!effort->is_string()) return std::unexpected(invalidRequest("reasoning_effort", "reasoning_effort must be a string"));
+    Reasoning reasoning;
+    reasoning.effort = effort->get<std::string>();
+    reasoning.enabled = reasoning.effort != "none";
+    request.reasoning = std::move(reasoning);
+  }
+  if (const Json* user = findField(body, "user")) {
+    if (!user->is_string()) return std::unexpected(invalidRequest("user", "user must be a string"));
+    request.user = user->get<std::string>();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::expected<Request, ApiError> decodeRequest(std::string_view body) {
+  const Json parsed = parseJson(body);
+  if (parsed.is_discarded()) return std::unexpected(invalidRequest("body", "the request body is not valid JSON"));
+  if (!parsed.is_object()) return std::unexpected(invalidRequest("body", "the request body must be a JSON object"));
+
+  Request request;
+  const Json* model = findField(parsed, "model");
+  if (model == nullptr || !model->is_string()) return std::unexpected(invalidRequest("model", "model must be a string"));
+  request.model = model->get<std::string>();
+
+  const Json* messages = findField(parsed, "messages");
+  if (messages == nullptr) return std::unexpected(invalidRequest("messages", "messages is required"));
+  if (!messages->is_array()) return std::unexpected(invalidRequest("messages", "messages must be an array"));
+  if (auto status = decodeMessages(*messages, request); !status) return std::unexpected(status.error());
+  if (auto status = decodeSampling(parsed, request); !status) return std::unexpected(status.error());
+  if (auto status = decodeOptions(parsed, request); !status) return std::unexpected(status.error());
+  return request;
+}
+
+}  // namespace sluice::wire::openai_chat
