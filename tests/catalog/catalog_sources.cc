@@ -147,6 +147,14 @@ size_t countOf(std::string_view text, std::string_view needle) {
   return count;
 }
 
+Location locate(const SourceText& file, size_t pos) {
+  std::string_view before = std::string_view(file.text).substr(0, pos);
+  int line = static_cast<int>(countOf(before, "\n")) + 1;
+  size_t line_start = before.rfind('\n');
+  int column = static_cast<int>(line_start == std::string_view::npos ? pos + 1 : pos - line_start);
+  return {file.path, line, column};
+}
+
 }  // namespace
 
 CatalogSources baselineSources() {
@@ -181,11 +189,16 @@ Location at(const std::optional<SourceText>& file, std::string_view needle, int 
     pos = file->text.find(needle, pos == std::string::npos ? 0 : pos + 1);
     BOOST_REQUIRE_MESSAGE(pos != std::string::npos, "'" << needle << "' not in " << file->path);
   }
-  std::string_view before = std::string_view(file->text).substr(0, pos);
-  int line = static_cast<int>(countOf(before, "\n")) + 1;
-  size_t line_start = before.rfind('\n');
-  int column = static_cast<int>(line_start == std::string_view::npos ? pos + 1 : pos - line_start);
-  return {file->path, line, column};
+  return locate(*file, pos);
+}
+
+Location atIn(const std::optional<SourceText>& file, std::string_view context, std::string_view needle) {
+  BOOST_REQUIRE(file.has_value());
+  size_t start = file->text.find(context);
+  BOOST_REQUIRE_MESSAGE(start != std::string::npos, "'" << context << "' not in " << file->path);
+  size_t pos = file->text.find(needle, start);
+  BOOST_REQUIRE_MESSAGE(pos != std::string::npos, "'" << needle << "' not after '" << context << "'");
+  return locate(*file, pos);
 }
 
 std::string dump(const CompileResult& result) {

@@ -52,6 +52,9 @@ void append(std::optional<SourceText>& file, std::string_view text);
 // The 1-based position of the `occurrence`-th `needle` in the file.
 Location at(const std::optional<SourceText>& file, std::string_view needle, int occurrence = 1);
 
+// The position of the first `needle` at or after the first `context`.
+Location atIn(const std::optional<SourceText>& file, std::string_view context, std::string_view needle);
+
 // Every diagnostic formatted, one a line: printed when an expectation fails.
 std::string dump(const CompileResult& result);
 

@@ -1,0 +1,173 @@
+#include <boost/test/unit_test.hpp>
+
+#include "catalog/compiler.h"
+#include "tests/catalog/catalog_sources.h"
+
+namespace sluice::catalog {
+namespace {
+
+using testing::append;
+using testing::at;
+using testing::baselineSources;
+using testing::compileClean;
+using testing::edit;
+using testing::expectError;
+
+BOOST_AUTO_TEST_SUITE(parse_providers)
+
+BOOST_AUTO_TEST_CASE(every_provider_field_is_read) {
+  auto catalog = compileClean(baselineSources());
+  const Provider* p = catalog->provider("anthropic");
+  BOOST_TEST(p->display_name == "Anthropic");
+  BOOST_TEST(p->credential_id == "anthropic");
+  BOOST_REQUIRE(p->headers.size() == 1u);
+  BOOST_TEST(p->headers[0].first == "anthropic-version");
+  BOOST_TEST(p->headers[0].second == "2023-06-01");
+  BOOST_TEST(p->user_agent == "sluice/1");
+  BOOST_TEST(!p->governance.european);
+  BOOST_TEST(p->governance.no_retain);
+  BOOST_TEST(p->retry.attempts == 2);
+  BOOST_TEST(p->retry.backoff_ms == 200);
+  BOOST_TEST(p->breaker.failures == 5);
+  BOOST_TEST(p->breaker.cooldown_s == 30);
+  BOOST_TEST(p->timeouts.connect_ms == 5000);
+  BOOST_TEST(p->timeouts.first_byte_ms == 60000);
+  BOOST_TEST(p->timeouts.idle_ms == 120000);
+  BOOST_REQUIRE(p->endpoints.size() == 1u);
+  BOOST_TEST(p->endpoints[0].wire == Wire::Anthropic);
+  BOOST_TEST(p->endpoints[0].url == "https://api.anthropic.com");
+  BOOST_TEST(p->where.line == 2);
+}
+
+BOOST_AUTO_TEST_CASE(omitted_fields_take_their_defaults) {
+  auto catalog = compileClean(baselineSources());
+  const Provider* p = catalog->provider("deepseek-eu");
+  BOOST_TEST(p->display_name == "deepseek-eu");
+  BOOST_TEST(p->headers.empty());
+  BOOST_TEST(p->user_agent.empty());
+  BOOST_TEST(p->retry.attempts == 1);
+  BOOST_TEST(p->retry.backoff_ms == 200);
+  BOOST_TEST(p->breaker.failures == 5);
+  BOOST_TEST(p->timeouts.first_byte_ms == 60000);
+  BOOST_TEST(p->governance.european);
+}
+
+BOOST_AUTO_TEST_CASE(endpoints_keep_file_order_and_lose_trailing_slashes) {
+  auto catalog = compileClean(baselineSources());
+  BOOST_TEST(catalog->endpoint("deepseek/api")->url == "https://api.deepseek.com/v1");
+  const Provider* go = catalog->provider("opencode-go");
+  BOOST_REQUIRE(go->endpoints.size() == 2u);
+  BOOST_TEST(go->endpoints[0].id == "chat");
+  BOOST_TEST(go->endpoints[1].key == "opencode-go/responses");
+}
+
+BOOST_AUTO_TEST_CASE(url_reads_the_environment_first) {
+  CatalogSources sources = baselineSources();
+  sources.env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9000/anthropic/";
+  BOOST_TEST(compileClean(sources)->endpoint("anthropic/api")->url == "http://127.0.0.1:9000/anthropic");
+}
+
+BOOST_AUTO_TEST_CASE(auth_headers_are_refused_whatever_their_case) {
+  for (std::string_view header : {"Authorization", "x-api-key", "X-Goog-Api-Key"}) {
+    CatalogSources sources = baselineSources();
+    edit(sources.providers, "headers: { anthropic-version: \"2023-06-01\" }",
+         "headers: { anthropic-version: \"2023-06-01\", " + std::string(header) + ": abc }");
+    expectError(compileCatalog(sources), at(sources.providers, header),
+                "header '" + std::string(header) +
+                    "' of provider 'anthropic' is not allowed: the gateway sends the credential itself");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(header_values_must_be_strings) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "anthropic-version: \"2023-06-01\"", "anthropic-version: [a]");
+  expectError(compileCatalog(sources), at(sources.providers, "[a]"),
+              "header 'anthropic-version' of provider 'anthropic' must be a string, got a list");
+}
+
+BOOST_AUTO_TEST_CASE(wire_must_be_one_of_the_four) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "responses: { wire: openai-responses", "responses: { wire: openai");
+  expectError(compileCatalog(sources), at(sources.providers, "openai,"),
+              "wire of endpoint 'opencode-go/responses' must be one of: anthropic, openai-chat, "
+              "openai-responses, gemini; got 'openai'");
+}
+
+BOOST_AUTO_TEST_CASE(endpoint_needs_wire_and_url) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "chat: { wire: openai-chat, url: https://opencode.ai/zen/go/v1 }", "chat: {}");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "chat:"), "endpoint 'opencode-go/chat' needs wire");
+  expectError(result, at(sources.providers, "chat:"), "endpoint 'opencode-go/chat' needs url");
+}
+
+BOOST_AUTO_TEST_CASE(url_must_be_http_or_https) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "url: https://eu.deepseek.example/v1", "url: ftp://eu.deepseek.example");
+  expectError(compileCatalog(sources), at(sources.providers, "ftp://"),
+              "url of endpoint 'deepseek-eu/api' must start with http:// or https://, got 'ftp://eu.deepseek.example'");
+}
+
+BOOST_AUTO_TEST_CASE(url_must_have_a_host_and_no_query) {
+  for (std::string_view url : {"https:///v1", "https://a.example/v1?x=1", "http://"}) {
+    CatalogSources sources = baselineSources();
+    std::string quoted = "\"" + std::string(url) + "\"";
+    edit(sources.providers, "https://eu.deepseek.example/v1", quoted);
+    expectError(compileCatalog(sources), at(sources.providers, quoted), "url of endpoint 'deepseek-eu/api' must be a base URL");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(provider_needs_credential_and_endpoints) {
+  CatalogSources sources = baselineSources();
+  append(sources.providers, "  bare:\n    display_name: Bare\n");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "bare:"), "provider 'bare' needs credential");
+  expectError(result, at(sources.providers, "bare:"), "provider 'bare' needs endpoints");
+}
+
+BOOST_AUTO_TEST_CASE(provider_needs_at_least_one_endpoint) {
+  CatalogSources sources = baselineSources();
+  append(sources.providers, "  bare:\n    credential: anthropic\n    endpoints: {}\n");
+  expectError(compileCatalog(sources), at(sources.providers, "endpoints: {}"),
+              "provider 'bare' needs at least one endpoint");
+}
+
+BOOST_AUTO_TEST_CASE(policy_numbers_are_range_checked) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "retry: { attempts: 2,", "retry: { attempts: 11,");
+  edit(sources.providers, "breaker: { failures: 5,", "breaker: { failures: 0,");
+  edit(sources.providers, "connect_ms: 5000", "connect_ms: fast");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "11"), "attempts of retry of provider 'anthropic' must be an integer from 0 to 10, got '11'");
+  expectError(result, at(sources.providers, "0,"), "failures of breaker of provider 'anthropic' must be an integer from 1 to 1000, got '0'");
+  expectError(result, at(sources.providers, "fast"), "connect_ms of timeouts of provider 'anthropic' must be an integer from 1 to 3600000, got 'fast'");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_keys_in_nested_blocks_are_refused) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "retry: { attempts: 2,", "retry: { tries: 2,");
+  edit(sources.providers, "governance: { european: true,", "governance: { eu: true,");
+  edit(sources.providers, "api: { wire: openai-chat, url: \"https", "api: { wire: openai-chat, path: /x, url: \"https");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "tries"), "unknown key 'tries' in retry of provider 'anthropic'; expected one of: attempts, backoff_ms");
+  expectError(result, at(sources.providers, "eu: true"), "unknown key 'eu' in governance of provider 'deepseek-eu'; expected one of: european, no_retain");
+  expectError(result, at(sources.providers, "path"), "unknown key 'path' in endpoint 'deepseek/api'; expected one of: wire, url");
+}
+
+BOOST_AUTO_TEST_CASE(governance_flags_are_booleans) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "governance: { no_retain: true }", "governance: { no_retain: sometimes }");
+  expectError(compileCatalog(sources), at(sources.providers, "sometimes"),
+              "no_retain of provider 'deepseek' must be true or false, got 'sometimes'");
+}
+
+BOOST_AUTO_TEST_CASE(endpoint_ids_are_plain_names) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "      responses: {", "      \"re/sponses\": {");
+  expectError(compileCatalog(sources), at(sources.providers, "\"re/sponses\""), "endpoint id 're/sponses' is not valid");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace sluice::catalog
