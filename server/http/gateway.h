@@ -12,6 +12,10 @@
 #include "catalog/catalog.h"
 #include "server/upstream/client.h"
 
+namespace sluice::audit {
+class Writer;
+}  // namespace sluice::audit
+
 namespace sluice::http {
 
 struct ServerOptions {
@@ -39,11 +43,17 @@ class Gateway {
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
 
+  // The audit writer; null when no database is configured (audit::RequestAudit then does nothing).
+  // Set once at start-up, before the server accepts requests; owned by main.
+  audit::Writer* audit() const { return audit_; }
+  void setAudit(audit::Writer* writer) { audit_ = writer; }
+
  private:
   ServerOptions options_;
   std::atomic<std::shared_ptr<const catalog::Catalog>> catalog_;
   upstream::Client upstream_;
   std::atomic<bool> stopping_{false};
+  audit::Writer* audit_ = nullptr;
 };
 
 }  // namespace sluice::http
