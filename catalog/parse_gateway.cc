@@ -1,4 +1,5 @@
-#include <set>
+#include <limits>
+#include <map>
 #include <string>
 
 #include "catalog/parsers.h"
@@ -9,7 +10,7 @@ namespace {
 
 constexpr int64_t kMinWindowSeconds = 60;
 constexpr int64_t kMaxWindowSeconds = 31 * 24 * 3600;
-constexpr int64_t kMaxWeight = 1'000'000;
+constexpr int64_t kMaxWeight = std::numeric_limits<int32_t>::max();
 
 // How messages name a list item: by its id when it has one, else by its position.
 std::string ownerName(const YAML::Node& node, std::string_view kind, size_t index) {

@@ -27,7 +27,8 @@ size_t editDistance(std::string_view a, std::string_view b) {
 }
 
 std::string integerExpectation(int64_t min, int64_t max) {
-  if (max == std::numeric_limits<int64_t>::max()) {
+  // Bounds that only guard against overflow are not worth stating.
+  if (max >= std::numeric_limits<int32_t>::max()) {
     if (min == 1) return "a positive integer";
     if (min == 0) return "a non-negative integer";
     return "an integer of at least " + std::to_string(min);

@@ -1,0 +1,226 @@
+#include <boost/test/unit_test.hpp>
+
+#include "catalog/compiler.h"
+#include "tests/catalog/catalog_sources.h"
+
+namespace sluice::catalog {
+namespace {
+
+using testing::append;
+using testing::at;
+using testing::atIn;
+using testing::baselineSources;
+using testing::compileClean;
+using testing::edit;
+using testing::expectError;
+
+BOOST_AUTO_TEST_SUITE(parse_gateway)
+
+BOOST_AUTO_TEST_CASE(route_fields_are_read) {
+  CatalogSources sources = baselineSources();
+  auto catalog = compileClean(sources);
+  const Route* pool = catalog->route("fast-pool");
+  BOOST_TEST(pool->label == "fast-pool");
+  BOOST_TEST(pool->strategy == Strategy::Weighted);
+  BOOST_REQUIRE(pool->deployments.size() == 2u);
+  BOOST_TEST(pool->deployments[0].endpoint_key == "deepseek/api");
+  BOOST_TEST(pool->deployments[0].weight == 3);
+  BOOST_TEST(pool->deployments[1].endpoint_key == "deepseek-eu/api");
+  BOOST_TEST(pool->deployments[1].weight == 1);
+  BOOST_TEST(pool->context_fallbacks == std::vector<std::string>{"claude-sonnet-5-5"});
+  BOOST_TEST(pool->requirements.no_retain);
+  BOOST_TEST(!pool->requirements.european);
+  BOOST_TEST(!pool->scope_project.has_value());
+  BOOST_TEST(pool->where.line == at(sources.gateway, "id: fast-pool").line);
+
+  const Route* alias = catalog->route("go-deepseek-v4-pro");
+  BOOST_TEST(alias->label == "DeepSeek V4 Pro on your own Go key");
+  BOOST_TEST(alias->strategy == Strategy::Ordered);
+  BOOST_TEST(alias->deployments[0].weight == 1);
+  BOOST_TEST(catalog->route("project-odoo-delivery")->scope_project.value_or("") == "odoo-delivery");
+}
+
+BOOST_AUTO_TEST_CASE(quotas_are_read_with_costs_in_microdollars) {
+  auto catalog = compileClean(baselineSources());
+  BOOST_TEST(catalog->quotas.mode == QuotaMode::Warn);
+  BOOST_REQUIRE(catalog->quotas.windows.size() == 2u);
+  const QuotaWindow& hourly = catalog->quotas.windows[0];
+  BOOST_TEST(hourly.id == "member-hourly");
+  BOOST_TEST(hourly.per == QuotaScope::User);
+  BOOST_TEST(hourly.seconds == 3600);
+  BOOST_TEST(hourly.max_requests.value_or(0) == 600);
+  BOOST_TEST(hourly.max_cost_microdollars.value_or(0) == 20'000'000);
+  BOOST_TEST(!hourly.max_input_tokens.has_value());
+  const QuotaWindow& monthly = catalog->quotas.windows[1];
+  BOOST_TEST(monthly.per == QuotaScope::Project);
+  BOOST_TEST(monthly.max_cost_microdollars.value_or(0) == 2'000'000'000);
+  BOOST_TEST(!monthly.max_requests.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(enforce_mode_and_token_limits_are_read) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "mode: warn", "mode: enforce");
+  edit(sources.gateway, "per: project, seconds: 2592000, max_cost_usd: 2000",
+       "per: api_key, seconds: 2678400, max_input_tokens: 5000000, max_output_tokens: 100000");
+  auto catalog = compileClean(sources);
+  BOOST_TEST(catalog->quotas.mode == QuotaMode::Enforce);
+  const QuotaWindow& window = catalog->quotas.windows[1];
+  BOOST_TEST(window.per == QuotaScope::ApiKey);
+  BOOST_TEST(window.max_input_tokens.value_or(0) == 5'000'000);
+  BOOST_TEST(window.max_output_tokens.value_or(0) == 100'000);
+}
+
+BOOST_AUTO_TEST_CASE(gateway_without_routes_or_quotas_is_fine) {
+  CatalogSources sources = baselineSources();
+  sources.gateway->text = "gateway:\n  default_model: claude-haiku-5\n";
+  sources.access_rules.reset();
+  auto catalog = compileClean(sources);
+  BOOST_TEST(catalog->routes.size() == catalog->models.size());
+  BOOST_TEST(catalog->quotas.windows.empty());
+}
+
+BOOST_AUTO_TEST_CASE(default_model_is_required) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "");
+  expectError(compileCatalog(sources), at(sources.gateway, "gateway:"), "gateway needs default_model");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_gateway_key_is_refused) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  quotas:\n", "  quota:\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "quota:"),
+              "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas (did you mean 'quotas'?)");
+}
+
+BOOST_AUTO_TEST_CASE(route_needs_an_id) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "    - id: fast-pool\n      models:", "    - models:");
+  expectError(compileCatalog(sources), atIn(sources.gateway, "- models: [deepseek-flash]", "models"),
+              "route #3 needs id");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_route_key_names_the_route) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "      strategy: weighted", "      stratgy: weighted");
+  expectError(compileCatalog(sources), at(sources.gateway, "stratgy"),
+              "unknown key 'stratgy' in route 'fast-pool'; expected one of: id, label, alias, models, when, "
+              "deployments, strategy, context_fallbacks, requires (did you mean 'strategy'?)");
+}
+
+BOOST_AUTO_TEST_CASE(strategy_must_be_known) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "strategy: weighted", "strategy: random");
+  expectError(compileCatalog(sources), at(sources.gateway, "random"),
+              "strategy of route 'fast-pool' must be one of: ordered, weighted, least_busy; got 'random'");
+}
+
+BOOST_AUTO_TEST_CASE(weights_are_positive_integers) {
+  for (std::string_view weight : {"0", "-1", "1.5", "heavy"}) {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "weight: 3 }", "weight: " + std::string(weight) + " }");
+    expectError(compileCatalog(sources), atIn(sources.gateway, "endpoint: deepseek/api, weight: ", weight),
+                "weight of 'deepseek/api' in route 'fast-pool' must be a positive integer, got '" + std::string(weight) + "'");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(route_deployment_mapping_needs_an_endpoint) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "{ endpoint: deepseek/api, weight: 3 }", "{ weight: 3 }");
+  expectError(compileCatalog(sources), at(sources.gateway, "{ weight: 3 }"),
+              "a deployment of route 'fast-pool' needs endpoint: provider/endpoint");
+}
+
+BOOST_AUTO_TEST_CASE(when_needs_a_project_scope) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "when: { scope: { project: odoo-delivery } }", "when: { scope: { team: odoo } }");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.gateway, "team"),
+              "unknown key 'team' in scope of route 'project-odoo-delivery'; expected one of: project");
+  expectError(result, at(sources.gateway, "scope"), "scope of route 'project-odoo-delivery' needs project");
+}
+
+BOOST_AUTO_TEST_CASE(when_without_scope_is_refused) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "when: { scope: { project: odoo-delivery } }", "when: {}");
+  expectError(compileCatalog(sources), at(sources.gateway, "when"),
+              "when of route 'project-odoo-delivery' needs scope: {project: ...}");
+}
+
+BOOST_AUTO_TEST_CASE(routes_must_be_a_list_of_mappings) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "    - id: go-deepseek-v4-pro\n", "    - just-a-string\n    - id: go-deepseek-v4-pro\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "just-a-string"),
+              "route #1 must be a mapping, got 'just-a-string'");
+}
+
+BOOST_AUTO_TEST_CASE(requires_flags_are_booleans_and_known) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "requires: { no_retain: true }", "requires: { no_retain: true, gdpr: true }");
+  expectError(compileCatalog(sources), at(sources.gateway, "gdpr"),
+              "unknown key 'gdpr' in requires of route 'fast-pool'; expected one of: european, no_retain");
+}
+
+BOOST_AUTO_TEST_CASE(quota_window_per_must_be_known) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "per: user", "per: team");
+  expectError(compileCatalog(sources), at(sources.gateway, "team"),
+              "per of quota window 'member-hourly' must be one of: user, project, api_key, organisation; got 'team'");
+}
+
+BOOST_AUTO_TEST_CASE(quota_window_seconds_are_between_a_minute_and_31_days) {
+  for (std::string_view seconds : {"59", "2678401", "0"}) {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "seconds: 3600", "seconds: " + std::string(seconds));
+    expectError(compileCatalog(sources), atIn(sources.gateway, "seconds: ", seconds),
+                "seconds of quota window 'member-hourly' must be an integer from 60 to 2678400, got '" +
+                    std::string(seconds) + "'");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(quota_window_needs_at_least_one_limit) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, ", max_requests: 600, max_cost_usd: 20 }", " }");
+  expectError(compileCatalog(sources), at(sources.gateway, "{ id: member-hourly"),
+              "quota window 'member-hourly' needs at least one of max_requests, max_input_tokens, max_output_tokens, max_cost_usd");
+}
+
+BOOST_AUTO_TEST_CASE(quota_limits_must_be_positive) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "max_requests: 600", "max_requests: 0");
+  edit(sources.gateway, "max_cost_usd: 2000", "max_cost_usd: 0");
+  auto result = compileCatalog(sources);
+  expectError(result, atIn(sources.gateway, "max_requests: 0", "0"),
+              "max_requests of quota window 'member-hourly' must be a positive integer, got '0'");
+  expectError(result, atIn(sources.gateway, "max_cost_usd: 0", "0"),
+              "max_cost_usd of quota window 'project-monthly' must be a positive number of US dollars, got '0'");
+}
+
+BOOST_AUTO_TEST_CASE(quota_window_ids_are_unique) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "id: project-monthly", "id: member-hourly");
+  expectError(compileCatalog(sources), at(sources.gateway, "id: member-hourly", 2),
+              "duplicate quota window id 'member-hourly'; first defined at line " +
+                  std::to_string(at(sources.gateway, "id: member-hourly").line));
+}
+
+BOOST_AUTO_TEST_CASE(quota_window_needs_id_per_and_seconds) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "{ id: member-hourly, per: user, seconds: 3600, ", "{ ");
+  auto result = compileCatalog(sources);
+  Location window = atIn(sources.gateway, "windows:", "{ max_requests");
+  expectError(result, window, "quota window #1 needs id");
+  expectError(result, window, "quota window #1 needs per: user, project, api_key or organisation");
+  expectError(result, window, "quota window #1 needs seconds");
+}
+
+BOOST_AUTO_TEST_CASE(quota_mode_must_be_warn_or_enforce) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "mode: warn", "mode: block");
+  expectError(compileCatalog(sources), at(sources.gateway, "block"),
+              "mode of quotas must be one of: warn, enforce; got 'block'");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace sluice::catalog
