@@ -1,0 +1,105 @@
+// sluice-mock-provider: speaks the Anthropic, OpenAI Chat, OpenAI Responses and Gemini wires with
+// scriptable faults, for tests, the demo and benchmarks. See docs/mock-provider.md.
+//
+// Prints exactly one line to stdout once it accepts connections: "listening on HOST:PORT".
+// SIGTERM/SIGINT stop it with exit 0. Exit 2 on bad flags, 1 when it cannot listen.
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/ThreadPool.h>
+
+#include "tools/mock-provider/handler_factory.h"
+#include "tools/mock-provider/server_context.h"
+
+namespace {
+
+std::string envOr(const char* name, std::string fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::string(value) : fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sluice-mock-provider: a scriptable fake of the four LLM provider wires"};
+  std::string listen = "127.0.0.1:0";
+  std::string fixtures = envOr("SLUICE_FIXTURES_DIR", "tests/fixtures");
+  std::string api_key;
+  int threads = 256;
+  bool quiet = false;
+  app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
+      ->envname("SLUICE_MOCK_LISTEN")
+      ->capture_default_str();
+  app.add_option("--fixtures", fixtures, "directory the `fixture` script field is relative to")
+      ->envname("SLUICE_FIXTURES_DIR")
+      ->capture_default_str();
+  app.add_option("--api-key", api_key, "accept only this API key (default: any non-empty key)")
+      ->envname("SLUICE_MOCK_API_KEY");
+  app.add_option("--threads", threads, "maximum concurrent connections")
+      ->envname("SLUICE_MOCK_THREADS")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_flag("--quiet", quiet, "no per-request log lines on stderr")->envname("SLUICE_MOCK_QUIET");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  // Handle the stop signals on this thread only; every thread started below inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  sluice::mock::ServerContext context(fixtures, api_key.empty() ? std::nullopt : std::optional(api_key), quiet);
+  Poco::ThreadPool pool("mock", 4, threads, 60);
+  std::unique_ptr<Poco::Net::HTTPServer> server;
+  std::string bound;
+  try {
+    Poco::Net::ServerSocket socket;
+    socket.bind(Poco::Net::SocketAddress(listen), /*reuseAddress=*/true);
+    socket.listen(1024);
+    bound = socket.address().toString();
+    auto* params = new Poco::Net::HTTPServerParams;
+    params->setMaxThreads(threads);
+    params->setMaxQueued(4096);
+    params->setKeepAlive(true);
+    params->setKeepAliveTimeout(Poco::Timespan(30, 0));
+    params->setTimeout(Poco::Timespan(60, 0));
+    server = std::make_unique<Poco::Net::HTTPServer>(new sluice::mock::HandlerFactory(context), pool, socket, params);
+    server->start();
+  } catch (const Poco::Exception& e) {
+    std::cerr << "sluice-mock-provider: cannot listen on " << listen << ": " << e.displayText() << "\n";
+    return 1;
+  }
+
+  std::fprintf(stdout, "listening on %s\n", bound.c_str());
+  std::fflush(stdout);
+  context.log("serving the anthropic, openai-chat, openai-responses and gemini wires; fixtures in " + fixtures);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  context.log(std::string("stopping on ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM"));
+  context.stop();
+  server->stopAll(/*abortCurrent=*/true);
+  pool.joinAll();
+  return 0;
+}

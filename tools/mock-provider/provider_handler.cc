@@ -1,0 +1,274 @@
+#include "tools/mock-provider/provider_handler.h"
+
+#include <chrono>
+#include <ctime>
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/StreamCopier.h>
+
+#include "tools/mock-provider/answer.h"
+#include "tools/mock-provider/auth_check.h"
+#include "tools/mock-provider/error_spec.h"
+#include "tools/mock-provider/fixture_loader.h"
+#include "tools/mock-provider/received_request.h"
+#include "tools/mock-provider/render.h"
+#include "tools/mock-provider/request_info.h"
+#include "tools/mock-provider/route.h"
+#include "tools/mock-provider/script.h"
+#include "tools/mock-provider/stream_writer.h"
+#include "tools/mock-provider/tokens.h"
+
+namespace sluice::mock {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::streamsize kMaxBodyBytes = 64 << 20;
+
+// Everything about one request/response pair, passed down the helpers below.
+struct Exchange {
+  Exchange(Poco::Net::HTTPServerRequest& request_in, Poco::Net::HTTPServerResponse& response_in, ServerContext& context_in)
+      : request(request_in), response(response_in), context(context_in) {}
+
+  Poco::Net::HTTPServerRequest& request;
+  Poco::Net::HTTPServerResponse& response;
+  ServerContext& context;
+  ReceivedRequest received;
+  std::uint64_t seq = 0;
+  std::optional<Route> route;
+  Script script;
+  HeaderList extra_headers;  // replayed fixture headers
+  int status = 0;
+  std::string note;          // for the log line
+};
+
+ReceivedRequest readRequest(Poco::Net::HTTPServerRequest& request) {
+  ReceivedRequest received;
+  received.method = request.getMethod();
+  const std::string& uri = request.getURI();
+  const auto question = uri.find('?');
+  received.path = uri.substr(0, question);
+  if (question != std::string::npos) received.query = uri.substr(question + 1);
+  for (const auto& [name, value] : request) received.headers.emplace_back(name, value);
+  std::istream& body = request.stream();
+  char buffer[16384];
+  while (body && static_cast<std::streamsize>(received.body.size()) < kMaxBodyBytes) {
+    body.read(buffer, sizeof buffer);
+    received.body.append(buffer, static_cast<std::size_t>(body.gcount()));
+  }
+  return received;
+}
+
+Poco::Net::StreamSocket& socketOf(Poco::Net::HTTPServerRequest& request) {
+  return static_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket();
+}
+
+std::string requestId(const Exchange& ex) { return "req_mock_" + std::to_string(ex.seq); }
+
+void prepare(Exchange& ex, int status, const std::string& content_type) {
+  ex.status = status;
+  auto& response = ex.response;
+  response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status), reasonPhrase(status));
+  response.setContentType(content_type);
+  const bool anthropic = ex.route && ex.route->wire == Wire::Anthropic;
+  response.set(anthropic ? "request-id" : "x-request-id", requestId(ex));
+  if (ex.route && (ex.route->wire == Wire::OpenAiChat || ex.route->wire == Wire::OpenAiResponses))
+    response.set("openai-version", "2020-10-01");
+  for (const auto& [name, value] : ex.extra_headers) response.set(name, value);
+  if (ex.script.retry_after) response.set("retry-after", *ex.script.retry_after);
+  for (const auto& [name, value] : ex.script.headers) response.set(name, value);
+}
+
+Pacing pacingOf(const Script& script) {
+  return Pacing{script.chunk_delay_ms, script.stall_after_events, script.reset_after_events};
+}
+
+// A whole body. With stall_after_events / reset_after_events the body counts as two events,
+// its halves: 0 cuts before any body byte, 1 after the first half.
+void sendBody(Exchange& ex, int status, const std::string& content_type, const std::string& body) {
+  prepare(ex, status, content_type);
+  ex.context.stats().recordStatus(ex.received.path, status);
+  const Pacing pacing = pacingOf(ex.script);
+  if (!pacing.stall_after && !pacing.reset_after) {
+    ex.response.setContentLength(static_cast<std::streamsize>(body.size()));
+    ex.response.sendBuffer(body.data(), body.size());
+    return;
+  }
+  ex.response.setContentLength(static_cast<std::streamsize>(body.size()));
+  std::ostream& out = ex.response.send();
+  out.flush();
+  const std::size_t half = body.size() / 2;
+  const std::vector<std::string> frames{body.substr(0, half), body.substr(half)};
+  Pacing body_pacing = pacing;
+  body_pacing.chunk_delay_ms = 0;
+  auto& stats = ex.context.stats();
+  const StreamEnd end = writeFrames(out, socketOf(ex.request), frames, body_pacing, ex.context.stopping(), [] {},
+                                    [&] { stats.recordStall(ex.received.path); });
+  ex.note = end == StreamEnd::Reset ? "body reset" : end == StreamEnd::ClientGone ? "body stalled, client gone" : "body cut";
+}
+
+void sendJson(Exchange& ex, int status, const Json& json) {
+  sendBody(ex, status, "application/json", json.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+void sendError(Exchange& ex, const ErrorSpec& error) {
+  const Wire wire = ex.route ? ex.route->wire : Wire::OpenAiChat;
+  sendBody(ex, error.status, "application/json", renderErrorBody(wire, error, requestId(ex)));
+  ex.note = error.type + ": " + error.message;
+}
+
+void sendStream(Exchange& ex, int status, const std::string& content_type, const std::vector<std::string>& frames) {
+  prepare(ex, status, content_type);
+  auto& stats = ex.context.stats();
+  const std::string& path = ex.received.path;
+  stats.recordStatus(path, status);
+  ex.response.setChunkedTransferEncoding(true);
+  ex.response.set("Cache-Control", "no-cache");
+  std::ostream& out = ex.response.send();
+  out.flush();
+  stats.recordStreamStart(path);
+  std::size_t sent = 0;
+  const StreamEnd end = writeFrames(
+      out, socketOf(ex.request), frames, pacingOf(ex.script), ex.context.stopping(),
+      [&] {
+        ++sent;
+        stats.recordEvent(path);
+      },
+      [&] { stats.recordStall(path); });
+  stats.recordStreamEnd(path, end);
+  static constexpr const char* kEndNames[] = {"completed", "client gone", "reset", "server stopping"};
+  ex.note = "stream events=" + std::to_string(sent) + "/" + std::to_string(frames.size()) + " " +
+            kEndNames[static_cast<int>(end)];
+}
+
+void replay(Exchange& ex) {
+  auto loaded = loadFixture(ex.context.fixturesDir(), *ex.script.fixture, ex.route->wire, ex.script.interaction);
+  if (!loaded) {
+    ErrorSpec error = errorForStatus(ex.route->wire, 400, Script{});
+    error.message = "x-mock-script: " + loaded.error();
+    sendError(ex, error);
+    return;
+  }
+  ex.extra_headers = loaded->headers;
+  const int status = ex.script.status.value_or(loaded->status);
+  if (loaded->stream) sendStream(ex, status, loaded->content_type, loaded->frames);
+  else sendBody(ex, status, loaded->content_type, loaded->body);
+  ex.note = "fixture " + *ex.script.fixture + (ex.note.empty() ? "" : ", " + ex.note);
+}
+
+void answer(Exchange& ex, const RequestInfo& info) {
+  const Route& route = *ex.route;
+  if (route.endpoint == Endpoint::CountTokens || route.endpoint == Endpoint::GeminiCountTokens) {
+    const auto tokens = ex.script.usage.input_tokens.value_or(countTokens(info.prompt_text));
+    const Rendered rendered = renderCountTokens(route, tokens);
+    sendBody(ex, 200, rendered.content_type, rendered.body);
+    return;
+  }
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const Answer planned =
+      planAnswer(info, ex.script, ex.seq, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  RenderOptions options;
+  options.stream = info.stream;
+  options.gemini_sse = findQueryParam(ex.received.query, "alt").value_or("") == "sse";
+  options.include_usage = info.include_usage;
+  options.error_after = ex.script.in_stream_error;
+  options.stream_error = inStreamErrorFor(route.wire, ex.script);
+  const Rendered rendered = renderAnswer(route, planned, options);
+  if (rendered.stream) sendStream(ex, 200, rendered.content_type, rendered.frames);
+  else sendBody(ex, 200, rendered.content_type, rendered.body);
+}
+
+void serve(Exchange& ex) {
+  if (!ex.route) {
+    sendJson(ex, 404,
+             Json{{"error", Json{{"message", "sluice-mock-provider has no route for " + ex.received.path},
+                                 {"type", "invalid_request_error"},
+                                 {"param", nullptr},
+                                 {"code", "unknown_url"}}}});
+    return;
+  }
+  const Wire wire = ex.route->wire;
+  if (ex.received.method != "POST") {
+    ErrorSpec error = errorForStatus(wire, 405, Script{});
+    error.message = "method " + ex.received.method + " not allowed; use POST";
+    sendError(ex, error);
+    return;
+  }
+  if (auto header = findHeader(ex.received.headers, "x-mock-script")) {
+    auto parsed = parseScript(*header);
+    if (!parsed) {
+      ErrorSpec error = errorForStatus(wire, 400, Script{});
+      error.message = parsed.error();
+      sendError(ex, error);
+      return;
+    }
+    ex.script = std::move(*parsed);
+  }
+  if (ex.script.delay_ms > 0 && !pause(ex.script.delay_ms, ex.context.stopping())) return;
+  if (ex.script.echo) {
+    Json echo = toJson(ex.received);
+    echo["seq"] = ex.seq;
+    echo["wire"] = wireName(wire);
+    sendJson(ex, 200, echo);
+    return;
+  }
+  if (auto error = checkAuth(*ex.route, ex.received, ex.context.apiKey())) {
+    sendError(ex, *error);
+    return;
+  }
+  auto info = inspectRequest(*ex.route, ex.received.body);
+  if (!info) {
+    sendError(ex, info.error());
+    return;
+  }
+  if (ex.script.fixture) {
+    replay(ex);
+    return;
+  }
+  if (ex.script.status && *ex.script.status != 200) {
+    sendError(ex, errorForStatus(wire, *ex.script.status, ex.script));
+    return;
+  }
+  answer(ex, *info);
+}
+
+// The one top-level catch: log, and answer 500 in the wire's shape if nothing was sent yet.
+void fail(Exchange& ex, const std::string& what) {
+  if (!ex.response.sent()) {
+    ErrorSpec error = errorForStatus(ex.route ? ex.route->wire : Wire::OpenAiChat, 500, Script{});
+    error.message = "sluice-mock-provider failed: " + what;
+    try {
+      sendError(ex, error);
+    } catch (const Poco::Exception&) {
+      // NOTE: the client is gone too; the log line below is all that is left to do.
+    }
+  }
+  ex.note = "failed: " + what;
+}
+
+}  // namespace
+
+void ProviderHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+  const auto started = Clock::now();
+  Exchange ex(request, response, context_);
+  ex.received = readRequest(request);
+  ex.seq = context_.nextSeq();
+  ex.route = matchRoute(ex.received.path);
+  context_.stats().recordRequest(ex.received, ex.seq, ex.route ? wireName(ex.route->wire) : "none");
+  try {
+    serve(ex);
+  } catch (const Poco::Exception& error) {
+    fail(ex, error.displayText());
+  } catch (const std::exception& error) {
+    fail(ex, error.what());
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  context_.log("#" + std::to_string(ex.seq) + " " + ex.received.method + " " + ex.received.path + " -> " +
+               std::to_string(ex.status) + (ex.note.empty() ? "" : " " + ex.note) + " (" + std::to_string(ms) + " ms)");
+}
+
+}  // namespace sluice::mock

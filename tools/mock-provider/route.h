@@ -1,0 +1,37 @@
+#pragma once
+// Maps a request path to the provider wire and endpoint the mock answers it as.
+// Pure. A path prefix before the provider's own path is tolerated (`/openai/v1/chat/completions`,
+// `/anthropic/v1/messages`, a Vertex `/v1/projects/p/locations/l/publishers/google/models/m:generateContent`).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sluice::mock {
+
+enum class Wire { Anthropic, OpenAiChat, OpenAiResponses, Gemini };
+
+enum class Endpoint {
+  Messages,               // Anthropic POST …/messages
+  CountTokens,            // Anthropic POST …/messages/count_tokens
+  ChatCompletions,        // OpenAI POST …/chat/completions
+  Responses,              // OpenAI POST …/responses
+  GenerateContent,        // Gemini POST …/models/{model}:generateContent
+  StreamGenerateContent,  // Gemini POST …/models/{model}:streamGenerateContent
+  GeminiCountTokens,      // Gemini POST …/models/{model}:countTokens
+};
+
+struct Route {
+  Endpoint endpoint;
+  Wire wire;
+  std::string model;    // Gemini only: the model named in the path
+  bool vertex = false;  // Gemini only: a Vertex AI path (`…/publishers/google/models/…`)
+};
+
+// Returns the route for `path` (no query string), or nullopt when no provider endpoint matches.
+std::optional<Route> matchRoute(std::string_view path);
+
+// "anthropic", "openai-chat", "openai-responses", "gemini": the names used in stats and logs.
+std::string_view wireName(Wire wire);
+
+}  // namespace sluice::mock

@@ -1,0 +1,38 @@
+#pragma once
+// The state every handler of one mock server shares. Thread-safe as documented per member.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tools/mock-provider/stats.h"
+
+namespace sluice::mock {
+
+class ServerContext {
+ public:
+  ServerContext(std::string fixtures_dir, std::optional<std::string> api_key, bool quiet)
+      : fixtures_dir_(std::move(fixtures_dir)), api_key_(std::move(api_key)), quiet_(quiet) {}
+
+  const std::string& fixturesDir() const { return fixtures_dir_; }
+  const std::optional<std::string>& apiKey() const { return api_key_; }
+  Stats& stats() { return stats_; }
+  // Set once at shutdown; handlers poll it while sleeping or stalled.
+  const std::atomic<bool>& stopping() const { return stopping_; }
+  void stop() { stopping_.store(true); }
+  // 1, 2, 3, … per provider request.
+  std::uint64_t nextSeq() { return ++seq_; }
+  // One line to stderr (unless quiet), written whole.
+  void log(const std::string& line) const;
+
+ private:
+  const std::string fixtures_dir_;
+  const std::optional<std::string> api_key_;
+  const bool quiet_;
+  Stats stats_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> seq_{0};
+};
+
+}  // namespace sluice::mock
