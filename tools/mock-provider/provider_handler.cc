@@ -208,7 +208,10 @@ void serve(Exchange& ex) {
     }
     ex.script = std::move(*parsed);
   }
-  if (ex.script.delay_ms > 0 && !pause(ex.script.delay_ms, ex.context.stopping())) return;
+  if (ex.script.delay_ms > 0 && !pause(ex.script.delay_ms, ex.context.stopping())) {
+    ex.note = "server stopping during delay_ms";
+    return;
+  }
   if (ex.script.echo) {
     Json echo = toJson(ex.received);
     echo["seq"] = ex.seq;

@@ -305,6 +305,34 @@ BOOST_AUTO_TEST_CASE(stats_last_requests_and_reset) {
   BOOST_TEST(request("GET", url("/_mock/last")).status == 404);
 }
 
+BOOST_AUTO_TEST_CASE(a_reset_non_streamed_body_arrives_cut) {
+  HttpConnection connection("127.0.0.1", MockServer::instance->port());
+  const auto cut = connection.stream("POST", "/v1/chat/completions", with(kOpenAi, R"({"reset_after_events":1})"),
+                                     R"({"model":"gpt-test","messages":[]})", {});
+  BOOST_TEST(cut.status == 200);
+  BOOST_TEST(!cut.complete);
+  BOOST_TEST(!cut.error.empty());
+  BOOST_TEST(cut.body.size() < std::stoul(cut.header("content-length")));
+  BOOST_TEST(!connection.isOpen());
+}
+
+BOOST_AUTO_TEST_CASE(serves_many_streams_at_once) {
+  constexpr int kStreams = 16;
+  std::vector<std::thread> clients;
+  std::vector<int> complete(kStreams, 0);
+  for (int i = 0; i < kStreams; ++i)
+    clients.emplace_back([&, i] {
+      const auto result = requestStream("POST", url("/many/v1/messages"), with(kAnthropic, R"({"chunk_delay_ms":10})"),
+                                        kAnthropicStream, {});
+      complete[i] = result.complete && parseSse(result.body).size() == 12u;
+    });
+  for (auto& client : clients) client.join();
+  for (int i = 0; i < kStreams; ++i) BOOST_TEST(complete[i] == 1);
+  const json counters = pathStats("/many/v1/messages");
+  BOOST_TEST(counters["streams_completed"] == kStreams);
+  BOOST_TEST(counters["events_sent"] == kStreams * 12);
+}
+
 BOOST_AUTO_TEST_CASE(keeps_the_connection_alive_across_requests) {
   HttpConnection connection("127.0.0.1", MockServer::instance->port());
   for (int i = 0; i < 3; ++i) {
