@@ -240,12 +240,16 @@ std::optional<int> ChildProcess::waitForExit(std::chrono::milliseconds timeout) 
 bool ChildProcess::running() { return pid_ > 0 && !reap(false); }
 
 std::string ChildProcess::stdoutText() const {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  // Once the child is gone, what it wrote last may still sit in the pipe: wait for the reader
+  // to reach the end of it.
+  if (exit_code_) changed_.wait_for(lock, std::chrono::seconds(2), [&] { return streams_closed_; });
   return stdout_;
 }
 
 std::string ChildProcess::stderrText() const {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  if (exit_code_) changed_.wait_for(lock, std::chrono::seconds(2), [&] { return streams_closed_; });
   return stderr_;
 }
 

@@ -62,7 +62,8 @@ class ChildProcess {
   std::optional<int> waitForExit(std::chrono::milliseconds timeout);
   bool running();
 
-  // Everything the child wrote so far (the tail, if it wrote more than 4 MiB).
+  // Everything the child wrote so far (the tail, if it wrote more than 4 MiB); after the child
+  // exited, everything it wrote (waits up to 2 s for the pipe to drain).
   std::string stdoutText() const;
   std::string stderrText() const;
   // Waits until stderr contains `needle` (true) or `timeout` passes (false).

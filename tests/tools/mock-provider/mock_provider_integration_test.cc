@@ -354,6 +354,18 @@ BOOST_AUTO_TEST_CASE(sigterm_stops_the_mock_with_exit_code_zero) {
   BOOST_TEST(!mock.running());
 }
 
+BOOST_AUTO_TEST_CASE(a_child_that_exits_leaves_all_its_output_readable) {
+  ChildProcess child({.binary = "/bin/sh",
+                      .args = {"-c", "i=0; while [ $i -lt 3000 ]; do echo line$i >&2; i=$((i+1)); done; echo done; exit 2"},
+                      .wait_for_listening = false});
+  const auto code = child.waitForExit(milliseconds(10'000));
+  BOOST_TEST_REQUIRE(code.has_value());
+  BOOST_TEST(*code == 2);
+  BOOST_TEST(child.stderrText().find("line2999\n") != std::string::npos);
+  BOOST_TEST(child.stdoutText() == "done\n");
+  BOOST_TEST(child.port() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(start_failure_reports_the_child_stderr) {
   try {
     ChildProcess failing({.binary = "/bin/sh", .args = {"-c", "echo boom-from-child >&2; exit 3"}});
