@@ -50,8 +50,9 @@ class Encoder final : public StreamEncoder {
       case Type::Ping: return frame("ping", Json{{"type", "ping"}});
       case Type::Error: {
         state_ = State::Done;
-        const Json body = Json::parse(renderError(catalog::Wire::Anthropic, event.error, context_.request_id), nullptr, false);
-        return frame("error", body);
+        ApiError error = event.error;
+        error.message = validUtf8(error.message);  // rendering must not fail on a provider's bytes
+        return sseFrame("error", renderError(catalog::Wire::Anthropic, error, context_.request_id));
       }
     }
     return {};
