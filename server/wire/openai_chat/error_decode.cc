@@ -1,0 +1,69 @@
+// A provider's error answer (non-2xx) -> neutral ApiError.
+//
+// Body shapes accepted: OpenAI's {"error":{"message","type","param","code"}}; {"error":"text"}
+// and {"message":...} as some compatible servers send; anything else (HTML from a proxy, empty)
+// keeps the status with the wire's type for it as key and the text as message.
+#include "server/wire/openai_chat/codec.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "server/wire/openai_chat/errors.h"
+#include "server/wire/openai_chat/json_read.h"
+
+namespace sluice::wire::openai_chat {
+
+namespace {
+
+constexpr size_t kMaxMessageBytes = 2000;
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// Retry-After in seconds ("30", "1.5" rounds up). An HTTP date needs a clock and is not read here.
+std::optional<int> retryAfterSeconds(std::string_view header) {
+  const std::string text(trim(header));
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0 || seconds > 86400 * 7) {
+    return std::nullopt;
+  }
+  return static_cast<int>(std::ceil(seconds));
+}
+
+// Up to kMaxMessageBytes of a non-JSON body as valid UTF-8 (the message is JSON-rendered later).
+std::string messageFromText(std::string_view text) {
+  text = trim(text).substr(0, kMaxMessageBytes);
+  const Json as_string = parseJson(Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace));
+  return as_string.is_string() ? as_string.get<std::string>() : std::string();
+}
+
+}  // namespace
+
+ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+  ApiError error;
+  const Json parsed = parseJson(body);
+  const Json* inner = findField(parsed, "error");
+  if (inner != nullptr && inner->is_object()) {
+    error = errorFromObject(*inner, status);
+  } else {
+    error.status = status;
+    error.key = errorTypeFor(catalog::Wire::OpenAIChat, status);
+    if (inner != nullptr && inner->is_string()) {
+      error.message = inner->get<std::string>();
+    } else if (auto message = readString(parsed, "message")) {
+      error.message = std::move(*message);
+    } else {
+      error.message = messageFromText(body);
+    }
+    if (error.message.empty()) error.message = "the provider answered HTTP " + std::to_string(status);
+  }
+  error.retry_after_seconds = retryAfterSeconds(retry_after_header);
+  return error;
+}
+
+}  // namespace sluice::wire::openai_chat
