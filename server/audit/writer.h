@@ -11,6 +11,8 @@
 //  - The spool is replayed in order when PostgreSQL answers again and at start(); inserts are
 //    idempotent on (id, created_at), so a replayed row never duplicates; the file is then truncated.
 //  - A crash loses at most the rows in memory (the queue and the batch being written).
+//  - Rows PostgreSQL refuses for their content (SQLSTATE class 22 or 23; a well-formed Record
+//    never is) are appended to <spool_path>.rejected and logged, so they cannot block the rest.
 //
 // Thread-safe: submit() and stats() from any thread; start() and stop() from one owner thread.
 

@@ -1,0 +1,404 @@
+#include "server/audit/writer.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <pqxx/pqxx>
+
+#include "server/audit/record_json.h"
+#include "server/audit/spool.h"
+#include "server/log/json_log.h"
+#include "server/store/audit_store.h"
+#include "server/store/database.h"
+
+namespace sluice::audit {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Where the batches go. Exactly one function (Writer::State::changeDatabase) moves between them.
+enum class Database {
+  Unknown,      // not tried yet
+  Available,    // the last write reached PostgreSQL
+  Unavailable,  // unreachable, failing or too slow: batches go to the spool until the next retry
+};
+
+const char* name(Database state) {
+  switch (state) {
+    case Database::Unknown: return "unknown";
+    case Database::Available: return "available";
+    case Database::Unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+// True when PostgreSQL refused the rows for their content (SQLSTATE class 22 data exception,
+// 23 integrity violation): those are set aside one by one. Any other failure (connection,
+// timeout, shutdown, a missing table or column) is the database's, not the rows': they are kept
+// in the spool and tried again later.
+bool isRowProblem(const pqxx::sql_error& error) {
+  const std::string& state = error.sqlstate();
+  return state.starts_with("22") || state.starts_with("23");
+}
+
+std::string fallbackId() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  char text[40];
+  std::snprintf(text, sizeof text, "unidentified-%016llx", static_cast<unsigned long long>(random()));
+  return text;
+}
+
+std::string joinArray(const std::vector<std::string>& lines) {
+  size_t total = 2;
+  for (const auto& line : lines) total += line.size() + 1;
+  std::string array;
+  array.reserve(total);
+  array += '[';
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) array += ',';
+    array += lines[i];
+  }
+  array += ']';
+  return array;
+}
+
+std::string joinLines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) {
+    text += line;
+    text += '\n';
+  }
+  return text;
+}
+
+}  // namespace
+
+struct Writer::State {
+  explicit State(WriterOptions options_in) : options(std::move(options_in)) {}
+
+  WriterOptions options;
+
+  // The queue and the thread's lifecycle.
+  mutable std::mutex mutex;
+  std::condition_variable wake;       // the writer thread waits on it
+  std::condition_variable progressed; // flush() waits on it
+  std::deque<Record> queue;
+  bool started = false;
+  bool stopping = false;
+  uint64_t flush_waiters = 0;
+  uint64_t enqueued = 0;   // rows ever pushed to the queue
+  uint64_t processed = 0;  // of those, rows now in PostgreSQL or the spool
+  std::thread thread;
+
+  // Owned by the writer thread after start().
+  std::unique_ptr<pqxx::connection> connection;
+  Database database = Database::Unknown;
+  SteadyClock::time_point next_retry{};
+
+  mutable std::mutex spool_mutex;  // guards opening the spool, not its use (Spool is thread-safe)
+  std::unique_ptr<Spool> spool;
+
+  std::atomic<uint64_t> rows_submitted{0};
+  std::atomic<uint64_t> rows_written{0};
+  std::atomic<uint64_t> rows_spooled{0};
+  std::atomic<uint64_t> rows_replayed{0};
+  std::atomic<uint64_t> batches{0};
+  std::atomic<size_t> last_batch_size{0};
+  std::atomic<double> last_flush_ms{0};
+  std::atomic<bool> database_available{false};
+
+  Spool* openSpool() {
+    std::lock_guard lock(spool_mutex);
+    if (!spool) spool = Spool::open(options.spool_path);
+    return spool.get();
+  }
+
+  void changeDatabase(Database next, const std::string& reason) {
+    if (next == Database::Unavailable) {
+      connection.reset();
+      next_retry = SteadyClock::now() + std::chrono::milliseconds(options.retry_interval_ms);
+    }
+    if (next != database) {
+      if (next == Database::Available) {
+        log::info("audit: PostgreSQL available", {{"from", name(database)}});
+      } else {
+        log::warn("audit: PostgreSQL unavailable; rows go to the spool",
+                  {{"from", name(database)}, {"reason", reason}, {"spool", options.spool_path}});
+      }
+      database = next;
+    }
+    database_available.store(next == Database::Available);
+  }
+
+  // A connection, or null when PostgreSQL is unavailable and it is not yet time to try again.
+  pqxx::connection* ensureConnected() {
+    if (connection && connection->is_open()) return connection.get();
+    if (options.database_url.empty()) return nullptr;
+    if (database == Database::Unavailable && SteadyClock::now() < next_retry) return nullptr;
+    try {
+      connection = store::connect(options.database_url);
+      pqxx::nontransaction setup(*connection);
+      setup.exec("SET statement_timeout = " + std::to_string(options.write_timeout_ms));
+      return connection.get();
+    } catch (const std::exception& error) {
+      changeDatabase(Database::Unavailable, error.what());
+      return nullptr;
+    }
+  }
+
+  // Writes `lines` into PostgreSQL. True when every row is there (new or already present).
+  // On a database-wide failure returns false (the caller spools them); rows PostgreSQL rejects for
+  // their content are set aside in <spool>.rejected so they cannot block the rest.
+  bool write(const std::vector<std::string>& lines) {
+    pqxx::connection* db = ensureConnected();
+    if (!db) return false;
+    const auto started_at = SteadyClock::now();
+    try {
+      store::insertAuditRows(*db, joinArray(lines));
+    } catch (const pqxx::sql_error& error) {
+      if (!isRowProblem(error)) {
+        changeDatabase(Database::Unavailable, error.what());
+        return false;
+      }
+      if (!writeOneByOne(*db, lines, error.what())) return false;
+    } catch (const std::exception& error) {  // broken_connection, in_doubt_error, …
+      changeDatabase(Database::Unavailable, error.what());
+      return false;
+    }
+    const double elapsed = std::chrono::duration<double, std::milli>(SteadyClock::now() - started_at).count();
+    last_flush_ms.store(elapsed);
+    last_batch_size.store(lines.size());
+    batches.fetch_add(1);
+    rows_written.fetch_add(lines.size());
+    changeDatabase(Database::Available, "");
+    return true;
+  }
+
+  bool writeOneByOne(pqxx::connection& db, const std::vector<std::string>& lines, const std::string& first_error) {
+    std::vector<std::string> rejected;
+    std::string reason = first_error;
+    for (const auto& line : lines) {
+      try {
+        store::insertAuditRows(db, "[" + line + "]");
+      } catch (const pqxx::sql_error& error) {
+        if (!isRowProblem(error)) {
+          changeDatabase(Database::Unavailable, error.what());
+          return false;
+        }
+        rejected.push_back(line);
+        reason = error.what();
+      } catch (const std::exception& error) {
+        changeDatabase(Database::Unavailable, error.what());
+        return false;
+      }
+    }
+    if (!rejected.empty()) {
+      log::error("audit: PostgreSQL rejected rows; kept in the rejected file",
+                 {{"rows", rejected.size()}, {"error", reason}, {"path", options.spool_path + ".rejected"}});
+      try {
+        std::unique_ptr<Spool> sink = Spool::open(options.spool_path + ".rejected");
+        sink->append(joinLines(rejected));
+      } catch (const std::exception& error) {
+        log::error("audit: cannot keep rejected rows", {{"error", error.what()}});
+        for (const auto& line : rejected) std::cerr << line << "\n";
+      }
+    }
+    return true;
+  }
+
+  void spoolLines(const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    const std::string text = joinLines(lines);
+    try {
+      openSpool()->append(text);
+      rows_spooled.fetch_add(lines.size());
+    } catch (const std::exception& error) {
+      // NOTE: the last resort: the rows on stderr (collected by the log pipeline) beat losing them.
+      log::error("audit: cannot write the spool; rows follow on stderr", {{"error", error.what()}});
+      std::cerr << text << std::flush;
+    }
+  }
+
+  // Replays the spool into PostgreSQL in file order. True when the spool is empty afterwards.
+  bool replay() {
+    Spool* file = openSpool();
+    if (file->size() == 0) return true;
+    uint64_t offset = 0;
+    bool complete = true;
+    for (;;) {
+      Spool::Chunk chunk;
+      try {
+        chunk = file->read(offset, std::max<size_t>(options.batch_size, 1000));
+      } catch (const std::exception& error) {
+        log::error("audit: cannot read the spool", {{"error", error.what()}});
+        complete = false;
+        break;
+      }
+      if (chunk.lines.empty()) break;
+      if (!write(chunk.lines)) {
+        complete = false;
+        break;
+      }
+      rows_replayed.fetch_add(chunk.lines.size());
+      offset = chunk.next_offset;
+    }
+    if (offset > 0) {
+      try {
+        file->discardPrefix(offset);
+        log::info("audit: replayed spooled rows", {{"bytes", offset}, {"complete", complete}});
+      } catch (const std::exception& error) {
+        // NOTE: the rows stay in the spool and are replayed again later; inserts are idempotent.
+        log::error("audit: cannot shorten the spool", {{"error", error.what()}});
+        return false;
+      }
+    }
+    return complete && file->size() == 0;
+  }
+
+  void run() {
+    try {
+      const size_t adopted = openSpool()->adoptOrphans();
+      if (adopted > 0) log::info("audit: orphaned spool rows will be replayed", {{"rows", adopted}});
+    } catch (const std::exception& error) {
+      log::error("audit: cannot open the spool", {{"error", error.what()}});
+    }
+    for (;;) {
+      std::vector<Record> batch;
+      bool last = false;
+      {
+        std::unique_lock lock(mutex);
+        wake.wait_for(lock, std::chrono::milliseconds(options.flush_interval_ms), [&] {
+          return stopping || flush_waiters > 0 || queue.size() >= options.batch_size;
+        });
+        const size_t take = std::min(queue.size(), std::max<size_t>(options.batch_size, 1));
+        batch.reserve(take);
+        for (size_t i = 0; i < take; ++i) {
+          batch.push_back(std::move(queue.front()));
+          queue.pop_front();
+        }
+        last = stopping && queue.empty();
+      }
+      std::vector<std::string> lines;
+      lines.reserve(batch.size());
+      for (const auto& record : batch) {
+        try {
+          lines.push_back(toRowJson(record));
+        } catch (const std::exception& error) {
+          log::error("audit: cannot serialise a row", {{"id", record.id}, {"error", error.what()}});
+        }
+      }
+      // Spooled rows go first, so rows reach PostgreSQL in the order they were submitted.
+      bool spool_empty = true;
+      try {
+        spool_empty = openSpool()->size() == 0 || (ensureConnected() != nullptr && replay());
+      } catch (const std::exception& error) {
+        log::error("audit: spool unavailable", {{"error", error.what()}});
+      }
+      if (!lines.empty() && !(spool_empty && write(lines))) spoolLines(lines);
+      {
+        std::lock_guard lock(mutex);
+        processed += batch.size();
+      }
+      progressed.notify_all();
+      if (last) break;
+    }
+    connection.reset();
+  }
+};
+
+Writer::Writer(WriterOptions options) : state_(std::make_unique<State>(std::move(options))) {}
+
+Writer::~Writer() { stop(); }
+
+void Writer::start() {
+  std::lock_guard lock(state_->mutex);
+  if (state_->started) return;
+  state_->openSpool();  // throws when the spool cannot be opened
+  state_->started = true;
+  state_->thread = std::thread([state = state_.get()] { state->run(); });
+}
+
+void Writer::submit(Record record) noexcept {
+  State& state = *state_;
+  try {
+    if (record.id.empty()) record.id = fallbackId();
+    if (record.created_at == TimePoint{}) record.created_at = Clock::now();
+    state.rows_submitted.fetch_add(1);
+    {
+      std::lock_guard lock(state.mutex);
+      const bool accepting = !state.stopping && (!state.started || state.thread.joinable());
+      if (accepting && state.queue.size() < state.options.queue_capacity) {
+        state.queue.push_back(std::move(record));
+        ++state.enqueued;
+        if (state.queue.size() == state.options.batch_size) state.wake.notify_one();
+        return;
+      }
+    }
+    // Full (or stopped): the row goes to disk on this thread rather than being dropped.
+    state.spoolLines({toRowJson(record)});
+  } catch (const std::exception& error) {
+    log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});
+  }
+}
+
+bool Writer::flush(std::chrono::milliseconds timeout) {
+  State& state = *state_;
+  std::unique_lock lock(state.mutex);
+  if (!state.started || !state.thread.joinable()) return state.queue.empty();
+  const uint64_t target = state.enqueued;
+  ++state.flush_waiters;
+  state.wake.notify_one();
+  const bool done = state.progressed.wait_for(lock, timeout, [&] { return state.processed >= target; });
+  --state.flush_waiters;
+  return done;
+}
+
+void Writer::stop() {
+  State& state = *state_;
+  {
+    std::lock_guard lock(state.mutex);
+    if (!state.started || state.stopping) {
+      if (!state.started && !state.queue.empty()) {
+        // Never started: what was queued goes to the spool.
+        std::vector<std::string> lines;
+        for (const auto& record : state.queue) lines.push_back(toRowJson(record));
+        state.queue.clear();
+        state.spoolLines(lines);
+      }
+      return;
+    }
+    state.stopping = true;
+  }
+  state.wake.notify_one();
+  if (state.thread.joinable()) state.thread.join();
+}
+
+WriterStats Writer::stats() const {
+  const State& state = *state_;
+  WriterStats stats;
+  {
+    std::lock_guard lock(state.mutex);
+    stats.queue_depth = state.queue.size();
+  }
+  stats.rows_submitted = state.rows_submitted.load();
+  stats.rows_written = state.rows_written.load();
+  stats.rows_spooled = state.rows_spooled.load();
+  stats.rows_replayed = state.rows_replayed.load();
+  stats.batches = state.batches.load();
+  stats.last_batch_size = state.last_batch_size.load();
+  stats.last_flush_ms = state.last_flush_ms.load();
+  stats.database_available = state.database_available.load();
+  {
+    std::lock_guard lock(state.spool_mutex);
+    stats.spool_bytes = state.spool ? state.spool->size() : 0;
+  }
+  return stats;
+}
+
+}  // namespace sluice::audit

@@ -1,0 +1,71 @@
+#pragma once
+// The audit trail's read side, for `sluicectl audit`, `requests list` and `usage` (and the console).
+// Every function throws pqxx errors when PostgreSQL fails; none writes.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <pqxx/pqxx>
+
+namespace sluice::store {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// The rows whose id starts with `prefix` (at most `limit`, oldest first), each as a JSON object
+// keyed by column name (attempts as an array). Empty when none matches.
+std::vector<nlohmann::json> findRequestsByIdPrefix(pqxx::connection& connection, const std::string& prefix,
+                                                   int limit = 2);
+
+struct RequestFilter {
+  TimePoint since;
+  std::optional<std::string> user;
+  std::optional<std::string> project;
+  std::optional<std::string> model;      // the resolved model (column `model`)
+  std::optional<std::string> outcome;
+  int limit = 100;
+};
+
+struct RequestSummary {
+  std::string id;
+  TimePoint created_at;
+  std::string user;
+  std::string project;
+  std::string requested_model;
+  std::string model;
+  std::string served_provider;
+  bool is_streaming = false;
+  int status = 0;
+  std::string outcome;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cost_microdollars = 0;
+  std::optional<int64_t> latency_ms;
+};
+
+// Requests since filter.since matching every given filter, newest first, at most filter.limit.
+std::vector<RequestSummary> listRequests(pqxx::connection& connection, const RequestFilter& filter);
+
+enum class UsageDimension { User, Project, Model, Provider };
+
+struct UsageRow {
+  std::string key;   // "" when the dimension was empty (unauthenticated, nothing served, …)
+  int64_t requests = 0;
+  int64_t failed = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t cost_microdollars = 0;
+};
+
+// Totals per dimension value for the requests since `since` (probes excluded), costliest first.
+// Whole hours come from ai_usage_hourly; the part of the first hour after `since` from ai_requests,
+// so the answer is exact to the microsecond and cheap at any table size.
+std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since);
+
+}  // namespace sluice::store

@@ -1,0 +1,42 @@
+#pragma once
+// Writing the audit trail (`ai_requests`, migrations/0001) and keeping its day partitions.
+// The rows travel as JSON objects whose keys are the column names (kAuditColumns): the same text
+// the writer spools to disk, so a replay is the same call as a first write.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+namespace sluice::store {
+
+// The columns a row object may carry. A missing key is NULL, or the default of a NOT NULL column
+// (0, false, []); only id, created_at and outcome are required.
+extern const std::vector<std::string_view> kAuditColumns;
+
+// Inserts the rows of `json_array` (a JSON array of row objects) in one statement, skipping rows
+// whose (id, created_at) is already present, and adds the rows actually inserted (probes excepted)
+// to ai_usage_hourly in the same statement. Creates a missing day partition and retries once.
+// Returns the number of rows inserted. Throws pqxx::broken_connection when PostgreSQL is gone,
+// pqxx::sql_error on anything else (a statement_timeout among them).
+size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array);
+
+// Creates the day partitions (UTC) from `first` to `last` inclusive when missing; returns their names.
+std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,
+                                               std::chrono::sys_days last);
+
+// Drops the day partitions before `cutoff` and the hourly usage before it; returns the names dropped.
+std::vector<std::string> dropAuditPartitionsBefore(pqxx::connection& connection, std::chrono::sys_days cutoff);
+
+// The existing day partitions, oldest first (their UTC dates).
+std::vector<std::chrono::sys_days> listAuditPartitions(pqxx::connection& connection);
+
+// "YYYY-MM-DD".
+std::string formatDay(std::chrono::sys_days day);
+
+// "YYYY-MM-DDTHH:MM:SS.uuuuuuZ" (UTC, microseconds): how timestamps travel to PostgreSQL.
+std::string formatTimestamp(std::chrono::system_clock::time_point time);
+
+}  // namespace sluice::store
