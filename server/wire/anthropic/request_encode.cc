@@ -118,9 +118,26 @@ std::optional<int64_t> budgetForEffort(const std::string& effort) {
   return 8192;  // "medium" and levels added later
 }
 
+// With thinking on, the API requires the last assistant turn that called tools to start with
+// its thinking block. History from another provider (or a client that cannot keep thinking
+// blocks) has none, and the call would be refused.
+bool historyAllowsThinking(const Json& messages) {
+  for (auto turn = messages.rbegin(); turn != messages.rend(); ++turn) {
+    const Json* content = member(*turn, "content");
+    if (stringMember(*turn, "role") != "assistant" || content == nullptr || content->empty()) continue;
+    bool calls_tools = false;
+    for (const Json& block : *content) calls_tools = calls_tools || stringMember(block, "type") == "tool_use";
+    if (!calls_tools) return true;
+    const std::string first = stringMember(content->front(), "type");
+    return first == "thinking" || first == "redacted_thinking";
+  }
+  return true;
+}
+
 // The `thinking` object (null: send none). `thinking_on` tells the caller that sampling
 // parameters thinking forbids must be left out.
-Json encodeThinking(const Request& request, int64_t max_tokens, bool forced_tool, bool& thinking_on) {
+Json encodeThinking(const Request& request, int64_t max_tokens, bool forced_tool, bool history_allows,
+                    bool& thinking_on) {
   thinking_on = false;
   if (!request.reasoning) return nullptr;
   const Reasoning& reasoning = *request.reasoning;
@@ -128,8 +145,9 @@ Json encodeThinking(const Request& request, int64_t max_tokens, bool forced_tool
     return Json{{"type", "disabled"}};
   }
   // NOTE: thinking cannot be combined with a forced tool (any / tool); the caller's explicit
-  // tool choice wins and thinking is left out.
-  if (forced_tool) return nullptr;
+  // tool choice wins and thinking is left out. Likewise when the history lacks the thinking
+  // block the API would demand: answering without thinking beats a refused request.
+  if (forced_tool || !history_allows) return nullptr;
   std::optional<int64_t> budget = reasoning.budget_tokens;
   if (!budget && !reasoning.effort.empty()) budget = budgetForEffort(reasoning.effort);
   if (!budget) {
@@ -174,7 +192,9 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
   }
 
   bool thinking_on = false;
-  if (Json thinking = encodeThinking(request, max_tokens, forced_tool, thinking_on); !thinking.is_null()) {
+  const bool history_allows = historyAllowsThinking(out["messages"]);
+  if (Json thinking = encodeThinking(request, max_tokens, forced_tool, history_allows, thinking_on);
+      !thinking.is_null()) {
     out["thinking"] = std::move(thinking);
   }
   // Thinking forbids a changed temperature or top_k and allows top_p only in [0.95, 1]; the

@@ -30,18 +30,15 @@ class Encoder final : public StreamEncoder {
     if (state_ == State::Done) return {};  // nothing follows message_stop or an error
     switch (event.type) {
       case Type::MessageStart:
-        if (state_ == State::Fresh) {
-          if (event.usage_reported) usage_ = event.usage;
-          return start(event.id);
-        }
-        return {};
+        if (event.usage_reported) takeUsage(event.usage);
+        return start(event.id);
       case Type::BlockStart: return blockStart(event.index, event.block);
       case Type::BlockDelta: return blockDelta(event);
       case Type::BlockStop: return blockStop(event.index);
       case Type::MessageDelta: {
         if (event.stop_reason) stop_reason_ = event.stop_reason;
         if (!event.stop_sequence.empty()) stop_sequence_ = event.stop_sequence;
-        if (event.usage_reported) usage_ = event.usage;
+        if (event.usage_reported) takeUsage(event.usage);
         std::string out = start({});
         out += closeAll();
         return out + messageDelta();
@@ -73,6 +70,18 @@ class Encoder final : public StreamEncoder {
     std::string reasoning_id;
     bool signature_sent = false;
   };
+
+  // Usage is cumulative; a report without the input side (some wires give it only at the
+  // start) keeps the input counts already known.
+  void takeUsage(const Usage& usage) {
+    if (usage.input_tokens > 0) {
+      usage_.input_tokens = usage.input_tokens;
+      usage_.cache_read_tokens = usage.cache_read_tokens;
+      usage_.cache_write_tokens = usage.cache_write_tokens;
+    }
+    usage_.output_tokens = usage.output_tokens;
+    usage_.reasoning_tokens = usage.reasoning_tokens;
+  }
 
   // message_start, once, before anything else the client reads. `id` may be empty.
   std::string start(const std::string& id) {

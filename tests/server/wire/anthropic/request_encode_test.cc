@@ -330,6 +330,27 @@ BOOST_AUTO_TEST_CASE(forced_tool_choice_wins_over_thinking) {
   BOOST_TEST(body["tool_choice"]["type"] == "any");
 }
 
+BOOST_AUTO_TEST_CASE(thinking_is_left_out_when_the_last_tool_turn_has_no_thinking_block) {
+  Request request = hello();
+  request.max_tokens = 8000;
+  request.reasoning = Reasoning{true, 2048, "", ""};
+  // A Chat client's history: the tool-calling turn came without any thinking block.
+  request.messages.push_back(Message{Role::Assistant, {toolUse("call_1", "f", Json::object())}});
+  request.messages.push_back(Message{Role::User, {toolResult("call_1", "ok")}});
+  BOOST_TEST(!encodeOk(request).contains("thinking"));
+  // With the Anthropic-signed thinking block first, thinking stays on.
+  request.messages[1].content.insert(request.messages[1].content.begin(),
+                                     thinking("plan", "EqQBCgIYAhIM", catalog::Wire::Anthropic));
+  BOOST_TEST(encodeOk(request)["thinking"] == Json::parse(R"({"type":"enabled","budget_tokens":2048})"));
+  // A foreign-signed thinking block is dropped, so the turn again has none.
+  request.messages[1].content[0].signature_wire = catalog::Wire::Gemini;
+  BOOST_TEST(!encodeOk(request).contains("thinking"));
+  // An earlier tool turn followed by a plain assistant answer does not matter.
+  request.messages.push_back(Message{Role::Assistant, {text("done")}});
+  request.messages.push_back(Message{Role::User, {text("thanks")}});
+  BOOST_TEST(encodeOk(request).contains("thinking"));
+}
+
 BOOST_AUTO_TEST_CASE(json_schema_response_format_becomes_output_config_and_json_object_is_dropped) {
   Request request = hello();
   request.response_format = ResponseFormat{ResponseFormat::Kind::JsonSchema, "person",

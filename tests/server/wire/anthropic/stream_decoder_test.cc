@@ -281,6 +281,14 @@ BOOST_AUTO_TEST_CASE(redacted_thinking_block_keeps_its_data) {
   BOOST_TEST((got.blocks[0].start.signature_wire == catalog::Wire::Anthropic));
 }
 
+BOOST_AUTO_TEST_CASE(events_are_returned_as_soon_as_their_bytes_complete) {
+  auto decoder = makeStreamDecoder();
+  BOOST_TEST(decoder->feed("event: ping\ndata: {\"type\": \"ping\"}\n").empty());
+  const auto events = decoder->feed("\n");
+  BOOST_REQUIRE_EQUAL(events.size(), 1u);
+  BOOST_TEST(static_cast<int>(events[0].type) == static_cast<int>(Type::Ping));
+}
+
 BOOST_AUTO_TEST_CASE(bytes_after_message_stop_are_ignored) {
   std::string sse = sseFromChunks("anthropic/vercel-ai__anthropic-text.chunks.txt");
   sse += "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":5,\"content_block\":{\"type\":\"text\",\"text\":\"late\"}}\n\n";

@@ -156,6 +156,32 @@ BOOST_AUTO_TEST_CASE(thinking_start_is_empty_and_foreign_signature_is_wrapped) {
   BOOST_TEST(events[4].second["delta"]["signature"] == "xyz");
 }
 
+BOOST_AUTO_TEST_CASE(gemini_signature_in_the_start_block_survives_a_claude_code_turn) {
+  // The gemini decoder puts a thoughtSignature on an empty Thinking block before the call.
+  ContentBlock signature;
+  signature.type = ContentBlock::Type::Thinking;
+  signature.signature = "EskgCsYgAb";
+  signature.signature_wire = catalog::Wire::Gemini;
+  const auto events = sseEvents(encodeAll({start("", usage(9, 0)), blockStart(0, signature), simple(Type::BlockStop, 0),
+                                           blockStart(1, toolBlock("gemini_call_0", "weather")),
+                                           delta(1, DeltaKind::ToolInputJson, "{\"city\":\"Paris\"}"),
+                                           simple(Type::BlockStop, 1), messageDelta(StopReason::ToolUse, usage(9, 15)),
+                                           simple(Type::MessageStop)}));
+  BOOST_TEST(events[2].second["delta"] == Json::parse(R"({"type":"signature_delta","signature":"sluice:gemini::EskgCsYgAb"})"));
+  // Claude Code sends the rebuilt blocks back on its next turn.
+  Json history = Json::parse(R"({"model":"m","messages":[{"role":"user","content":"weather?"},
+      {"role":"assistant","content":[{"type":"thinking","thinking":""},
+        {"type":"tool_use","id":"gemini_call_0","name":"weather","input":{"city":"Paris"}}]},
+      {"role":"user","content":[{"type":"tool_result","tool_use_id":"gemini_call_0","content":"sunny"}]}]})");
+  history["messages"][1]["content"][0]["signature"] = events[2].second["delta"]["signature"];
+  auto decoded = decodeRequest(history.dump());
+  BOOST_REQUIRE(decoded.has_value());
+  const ContentBlock& back = decoded->messages.at(1).content.at(0);
+  BOOST_TEST((back.signature_wire == catalog::Wire::Gemini));
+  BOOST_TEST(back.signature == "EskgCsYgAb");
+  BOOST_TEST(decoded->messages.at(1).content.at(1).tool_id == "gemini_call_0");
+}
+
 BOOST_AUTO_TEST_CASE(anthropic_signature_passes_unchanged) {
   ContentBlock thinking;
   thinking.type = ContentBlock::Type::Thinking;
@@ -232,6 +258,14 @@ BOOST_AUTO_TEST_CASE(usage_only_delta_after_stop_reason_keeps_the_stop_reason) {
   BOOST_TEST(events[5].second["usage"]["cache_read_input_tokens"] == 4);
 }
 
+BOOST_AUTO_TEST_CASE(usage_without_input_side_keeps_the_input_from_message_start) {
+  const auto events = sseEvents(encodeAll({start("msg_1", usage(300, 1, 200, 0)), blockStart(0, textBlock()),
+                                           delta(0, DeltaKind::Text, "x"), simple(Type::BlockStop, 0),
+                                           messageDelta(StopReason::EndTurn, usage(0, 42)), simple(Type::MessageStop)}));
+  BOOST_TEST(events[4].second["usage"] ==
+             Json::parse(R"({"input_tokens":100,"cache_creation_input_tokens":0,"cache_read_input_tokens":200,"output_tokens":42})"));
+}
+
 BOOST_AUTO_TEST_CASE(blocks_the_client_cannot_read_are_left_out_and_indexes_stay_contiguous) {
   ContentBlock foreign;
   foreign.type = ContentBlock::Type::Opaque;
@@ -246,6 +280,18 @@ BOOST_AUTO_TEST_CASE(blocks_the_client_cannot_read_are_left_out_and_indexes_stay
              boost::test_tools::per_element());
   BOOST_TEST(events[1].second["index"] == 0);
   BOOST_TEST(events[1].second["content_block"]["type"] == "text");
+}
+
+BOOST_AUTO_TEST_CASE(each_event_is_written_as_soon_as_it_is_encoded) {
+  auto encoder = makeStreamEncoder(kContext);
+  BOOST_TEST(encoder->encode(start("msg_1", usage(1, 1))).starts_with("event: message_start\n"));
+  BOOST_TEST(encoder->encode(blockStart(0, textBlock())).starts_with("event: content_block_start\n"));
+  const std::string piece = encoder->encode(delta(0, DeltaKind::Text, "tok"));
+  BOOST_TEST(piece == "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                      "\"delta\":{\"type\":\"text_delta\",\"text\":\"tok\"}}\n\n");
+  BOOST_TEST(encoder->encode(simple(Type::BlockStop, 0)).starts_with("event: content_block_stop\n"));
+  BOOST_TEST(encoder->encode(simple(Type::MessageStop)).find("event: message_stop\n") != std::string::npos);
+  BOOST_TEST(encoder->finish().empty());
 }
 
 BOOST_AUTO_TEST_CASE(ping_is_relayed) {
