@@ -33,14 +33,14 @@ std::optional<Json> parseArguments(const Json& item) {
   return parsed;
 }
 
-Json reasoningItem(const ContentBlock& block, std::string_view id, bool with_signature) {
+Json reasoningItem(std::string_view id, std::string_view summary, std::string_view encrypted_content) {
   Json item = Json::object();
   if (!id.empty()) item["id"] = id;
   item["type"] = "reasoning";
-  Json summary = Json::array();
-  if (!block.text.empty()) summary.push_back({{"type", "summary_text"}, {"text", block.text}});
-  item["summary"] = std::move(summary);
-  if (with_signature && !block.signature.empty()) item["encrypted_content"] = block.signature;
+  Json parts = Json::array();
+  if (!summary.empty()) parts.push_back({{"type", "summary_text"}, {"text", summary}});
+  item["summary"] = std::move(parts);
+  if (!encrypted_content.empty()) item["encrypted_content"] = encrypted_content;
   return item;
 }
 

@@ -24,9 +24,9 @@ ContentBlock thinkingFromReasoning(const Json& item);
 // text is not a JSON object.
 std::optional<Json> parseArguments(const Json& item);
 
-// A Thinking block as a reasoning item {id?, type, summary, encrypted_content?}. The id is left
-// out when empty; encrypted_content only when `with_signature` and the signature is non-empty.
-Json reasoningItem(const ContentBlock& block, std::string_view id, bool with_signature);
+// A reasoning item {id?, type, summary, encrypted_content?}: one summary_text part holding
+// `summary` (none when empty); id and encrypted_content are left out when empty.
+Json reasoningItem(std::string_view id, std::string_view summary, std::string_view encrypted_content);
 
 // A ToolUse block as a function_call item. `id` and `status` are left out when empty.
 Json functionCallItem(const ContentBlock& block, std::string_view id, std::string_view status,

@@ -8,6 +8,7 @@
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
 #include "server/wire/openai_responses/json_access.h"
+#include "server/wire/openai_responses/signature_envelope.h"
 
 namespace sluice::wire::openai_responses {
 
@@ -186,7 +187,14 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
   if (type == "function_call") return decodeFunctionCall(item, path, request);
   if (type == "function_call_output") return decodeFunctionCallOutput(item, path, request);
   if (type == "reasoning") {
-    append(request.messages, Role::Assistant, thinkingFromReasoning(item));
+    ContentBlock block = thinkingFromReasoning(item);
+    // A signature another provider minted, shown to this client in an envelope: back to its wire.
+    if (UnwrappedSignature unwrapped = unwrapSignature(block.signature); unwrapped.wrapped) {
+      block.signature = std::move(unwrapped.payload);
+      block.signature_wire = unwrapped.wire;
+      block.reasoning_id = std::move(unwrapped.reasoning_id);
+    }
+    append(request.messages, Role::Assistant, std::move(block));
     return std::nullopt;
   }
   if (type == "item_reference") {

@@ -103,7 +103,7 @@ class InputWriter {
       case ContentBlock::Type::Thinking:
         if (!isReplayableReasoning(block)) return;  // other wires' signatures mean nothing here
         flush();
-        items_.push_back(reasoningItem(block, block.reasoning_id, true));
+        items_.push_back(reasoningItem(block.reasoning_id, block.text, block.signature));
         return;
       case ContentBlock::Type::RedactedThinking: return;
       case ContentBlock::Type::Opaque:

@@ -6,6 +6,7 @@
 #include "server/wire/openai_responses/items.h"
 #include "server/wire/openai_responses/json_access.h"
 #include "server/wire/openai_responses/response_object.h"
+#include "server/wire/openai_responses/signature_envelope.h"
 #include "server/wire/openai_responses/stop_reason.h"
 #include "server/wire/openai_responses/usage_json.h"
 
@@ -25,7 +26,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
       case ContentBlock::Type::Thinking: {
         const bool own = block.signature_wire == catalog::Wire::OpenAIResponses;
         const std::string id = own && !block.reasoning_id.empty() ? block.reasoning_id : mintId("rs", context.request_id, index);
-        output.push_back(reasoningItem(block, id, own));
+        output.push_back(reasoningItem(id, block.text, wrapSignature(block.signature_wire, block.reasoning_id, block.signature)));
         break;
       }
       case ContentBlock::Type::Opaque:
