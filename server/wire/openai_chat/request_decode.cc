@@ -416,8 +416,8 @@ Status decodeOptions(const Json& body, Request& request) {
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
   const Json parsed = parseJson(body);
-  if (parsed.is_discarded()) return std::unexpected(invalidRequest("body", "the request body is not valid JSON"));
-  if (!parsed.is_object()) return std::unexpected(invalidRequest("body", "the request body must be a JSON object"));
+  if (parsed.is_discarded()) return std::unexpected(ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
+  if (!parsed.is_object()) return std::unexpected(ApiError{400, "invalid_request", "request body must be a JSON object", {}, {}});
 
   Request request;
   const Json* model = findField(parsed, "model");

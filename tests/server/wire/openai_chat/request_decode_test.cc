@@ -192,7 +192,8 @@ BOOST_AUTO_TEST_CASE(refuses_more_than_one_choice) {
 BOOST_AUTO_TEST_CASE(refuses_bodies_without_messages_or_json) {
   expectRefused(R"({"model":"m"})", "invalid_request", "messages");
   expectRefused(R"({"model":"m","messages":{}})", "invalid_request", "messages");
-  expectRefused("{not json", "invalid_request", "body");
+  expectRefused("{not json", "invalid_json", "");
+  expectRefused("[1,2]", "invalid_request", "");
   expectRefused(R"({"messages":[]})", "invalid_request", "model");
   expectRefused(R"({"model":"m","messages":[{"role":"wizard","content":"x"}]})", "invalid_request", "messages[0].role");
   expectRefused(R"({"model":"m","messages":[{"role":"tool","content":"x"}]})", "invalid_request",

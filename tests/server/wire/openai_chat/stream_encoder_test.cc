@@ -214,4 +214,33 @@ BOOST_AUTO_TEST_CASE(reads_back_what_it_writes) {
   BOOST_TEST(read_back.message_stops == 1);
 }
 
+BOOST_AUTO_TEST_CASE(re_encodes_every_recorded_stream_without_loss) {
+  std::vector<std::string> bodies = {sseFromChunkLines(readFixture("openai-chat/vercel-ai__openai-text.chunks.txt")),
+                                     sseFromChunkLines(readFixture("openai-chat/vercel-ai__azure-model-router.1.chunks.txt"))};
+  const auto cassette = loadCassette("openai-chat/pydantic-ai__test_run_stream_sync_streams_real_model.yaml");
+  for (const auto& interaction : cassette) bodies.push_back(interaction["response"]["body"]["string"].as<std::string>());
+  for (const auto& body : bodies) {
+    const auto events = decodeWhole(body);
+    auto encoder = chat::makeStreamEncoder(kContext);
+    std::string sse;
+    for (const auto& event : events) sse += encoder->encode(event);
+    sse += encoder->finish();
+    const Folded original = fold(events);
+    const Folded again = fold(decodeWhole(sse));
+    BOOST_TEST(again.text == original.text);
+    BOOST_TEST(again.thinking == original.thinking);
+    BOOST_REQUIRE_EQUAL(again.tools.size(), original.tools.size());
+    for (size_t i = 0; i < again.tools.size(); ++i) {
+      BOOST_TEST(again.tools[i].id == original.tools[i].id);
+      BOOST_TEST(again.tools[i].name == original.tools[i].name);
+      BOOST_TEST(again.tools[i].arguments == original.tools[i].arguments);
+    }
+    BOOST_TEST((again.stop_reason == original.stop_reason));
+    BOOST_TEST(again.usage.input_tokens == original.usage.input_tokens);
+    BOOST_TEST(again.usage.output_tokens == original.usage.output_tokens);
+    BOOST_TEST(again.usage.reasoning_tokens == original.usage.reasoning_tokens);
+    BOOST_TEST(dataPayloads(sse).back() == "[DONE]");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
