@@ -18,7 +18,7 @@ ApiError unsupported(std::string param, std::string message) {
   return ApiError{400, "unsupported_field", std::move(message), std::move(param), {}};
 }
 
-std::string signatureKey() { return "thoughtSignature"; }
+constexpr const char* kSignatureKey = "thoughtSignature";
 
 // Collects one turn's parts. A Gemini thought signature read from a Thinking block waits for the
 // next part of the turn and rides on it; one with no part after it goes on an empty text part,
@@ -27,10 +27,10 @@ class TurnParts {
  public:
   void add(Json part) {
     if (pending_signature_) {
-      if (member(part, signatureKey()) == nullptr) {
-        part[signatureKey()] = std::move(*pending_signature_);
+      if (member(part, kSignatureKey) == nullptr) {
+        part[kSignatureKey] = std::move(*pending_signature_);
       } else {
-        parts_.push_back(Json{{"text", ""}, {signatureKey(), std::move(*pending_signature_)}});
+        parts_.push_back(Json{{"text", ""}, {kSignatureKey, std::move(*pending_signature_)}});
       }
       pending_signature_.reset();
     }
@@ -38,13 +38,13 @@ class TurnParts {
   }
 
   void addSignature(std::string signature) {
-    if (pending_signature_) parts_.push_back(Json{{"text", ""}, {signatureKey(), std::move(*pending_signature_)}});
+    if (pending_signature_) parts_.push_back(Json{{"text", ""}, {kSignatureKey, std::move(*pending_signature_)}});
     pending_signature_ = std::move(signature);
   }
 
   Json take() {
     if (pending_signature_) {
-      parts_.push_back(Json{{"text", ""}, {signatureKey(), std::move(*pending_signature_)}});
+      parts_.push_back(Json{{"text", ""}, {kSignatureKey, std::move(*pending_signature_)}});
       pending_signature_.reset();
     }
     return std::exchange(parts_, Json::array());
@@ -85,10 +85,27 @@ void markUnsignedCalls(Json& parts) {
 std::expected<Json, ApiError> encodeContents(const std::vector<Message>& messages) {
   Json contents = Json::array();
   std::map<std::string, std::string> tool_names;  // tool id -> function name, from earlier calls
+  // Consecutive messages of one role form one Gemini turn, built by one TurnParts so a signature
+  // that ends one message still rides on the first part of the next (a client may split a
+  // reasoning item and its call into two messages).
+  TurnParts parts;
+  std::optional<Role> turn_role;
+  const auto endTurn = [&] {
+    Json turn_parts = parts.take();
+    if (!turn_role || turn_parts.empty()) return;
+    const char* role = *turn_role == Role::Assistant ? "model" : "user";
+    // A turn left empty (only another wire's thinking, say) vanished: its neighbours meet here.
+    if (!contents.empty() && contents.back()["role"] == role) {
+      for (Json& part : turn_parts) contents.back()["parts"].push_back(std::move(part));
+    } else {
+      contents.push_back(Json{{"role", role}, {"parts", std::move(turn_parts)}});
+    }
+  };
   for (size_t m = 0; m < messages.size(); ++m) {
     const Message& message = messages[m];
+    if (turn_role && *turn_role != message.role) endTurn();
+    turn_role = message.role;
     const bool model = message.role == Role::Assistant;
-    TurnParts parts;
     for (size_t b = 0; b < message.content.size(); ++b) {
       const ContentBlock& block = message.content[b];
       switch (block.type) {
@@ -144,15 +161,8 @@ std::expected<Json, ApiError> encodeContents(const std::vector<Message>& message
           break;
       }
     }
-    Json turn_parts = parts.take();
-    if (turn_parts.empty()) continue;
-    const char* role = model ? "model" : "user";
-    if (!contents.empty() && contents.back()["role"] == role) {
-      for (Json& part : turn_parts) contents.back()["parts"].push_back(std::move(part));
-    } else {
-      contents.push_back(Json{{"role", role}, {"parts", std::move(turn_parts)}});
-    }
   }
+  endTurn();
   if (contents.empty()) return std::unexpected(unsupported("messages", "gemini needs at least one message with content"));
   for (Json& turn : contents) {
     if (turn["role"] == "model") markUnsignedCalls(turn["parts"]);

@@ -26,6 +26,14 @@ ApiError unsupported(std::string param, std::string message) {
   return ApiError{400, "unsupported_field", std::move(message), std::move(param), {}};
 }
 
+// A JSON Schema as Gemini takes it: the root "$schema" dialect marker (zod and pydantic emit it)
+// is dropped, since Gemini's schema fields have no member of that name.
+Json geminiSchema(const Json& schema) {
+  Json out = schema;
+  if (out.is_object()) out.erase("$schema");
+  return out;
+}
+
 Json systemInstruction(const std::vector<ContentBlock>& system) {
   Json parts = Json::array();
   for (const ContentBlock& block : system) {
@@ -46,7 +54,7 @@ Json tools(const std::vector<Tool>& tools) {
     Json declaration{{"name", tool.name}};
     if (!tool.description.empty()) declaration["description"] = tool.description;
     declaration["parametersJsonSchema"] = tool.input_schema.is_object() && !tool.input_schema.empty()
-                                              ? tool.input_schema
+                                              ? geminiSchema(tool.input_schema)
                                               : Json{{"type", "object"}, {"properties", Json::object()}};
     declarations.push_back(std::move(declaration));
   }
@@ -96,7 +104,7 @@ std::expected<Json, ApiError> generationConfig(const Request& request, const Enc
     const ResponseFormat& format = *request.response_format;
     if (format.kind != ResponseFormat::Kind::Text) config["responseMimeType"] = "application/json";
     if (format.kind == ResponseFormat::Kind::JsonSchema && !format.schema.is_null()) {
-      config["responseJsonSchema"] = format.schema;
+      config["responseJsonSchema"] = geminiSchema(format.schema);
     }
   }
   if (request.reasoning) config["thinkingConfig"] = thinkingConfig(*request.reasoning);

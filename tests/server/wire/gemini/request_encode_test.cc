@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(tools_become_function_declarations_with_full_json_schema) {
   weather.name = "weather";
   weather.description = "Current weather";
   weather.input_schema = Json::parse(
-      R"({"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})");
+      R"({"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false})");
   weather.strict = true;
   Tool now;
   now.name = "now";
@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(more_than_five_stop_sequences_are_refused) {
 BOOST_AUTO_TEST_CASE(json_response_formats_set_mime_type_and_schema) {
   Request request = userSays("list");
   request.response_format = ResponseFormat{ResponseFormat::Kind::JsonSchema, "people",
-                                           Json::parse(R"({"type":"array","items":{"type":"string"}})"), true};
+                                           Json::parse(R"({"$schema":"https://json-schema.org/draft/2020-12/schema","type":"array","items":{"type":"string"}})"), true};
   BOOST_TEST(encodeOk(request)["generationConfig"] ==
              plain(std::string(R"({"responseMimeType":"application/json","responseJsonSchema":{"type":"array","items":{"type":"string"}}})")));
   request.response_format = ResponseFormat{ResponseFormat::Kind::JsonObject, "", Json(), std::nullopt};
@@ -304,6 +304,14 @@ BOOST_AUTO_TEST_CASE(two_signatures_in_a_row_keep_their_own_parts) {
                                                        thinking("", "Qg==", catalog::Wire::Gemini), text("x")}));
   BOOST_TEST(encodeOk(request)["contents"][1]["parts"] == plain(std::string(R"([
     {"text":"","thoughtSignature":"QQ=="},{"text":"x","thoughtSignature":"Qg=="}])")));
+}
+
+BOOST_AUTO_TEST_CASE(signature_ending_one_message_rides_on_the_next_message_of_the_turn) {
+  Request request = userSays("go");
+  request.messages.push_back(message(Role::Assistant, {thinking("", "U0lH", catalog::Wire::Gemini)}));
+  request.messages.push_back(message(Role::Assistant, {toolUse("call_x1", "lookup", Json::object())}));
+  BOOST_TEST(encodeOk(request)["contents"][1] == plain(std::string(R"({"role":"model","parts":[
+    {"functionCall":{"name":"lookup","args":{}},"thoughtSignature":"U0lH"}]})")));
 }
 
 BOOST_AUTO_TEST_CASE(only_ids_gemini_sent_go_back_upstream) {

@@ -112,6 +112,28 @@ BOOST_AUTO_TEST_CASE(vertex_partial_args_stream_as_several_deltas_per_call) {
   BOOST_TEST(response.usage.reasoning_tokens == 132);
 }
 
+BOOST_AUTO_TEST_CASE(vertex_nested_partial_args_with_continuation_pieces_build_one_object) {
+  const std::vector<std::string> lines = {
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"cookRecipe","willContinue":true},"thoughtSignature":"Q21JQg=="}]}}],"usageMetadata":{"trafficType":"ON_DEMAND"},"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.ingredients[0].amount","stringValue":"16 oz","willContinue":true}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.ingredients[0].amount","stringValue":""}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.ingredients[0].name","stringValue":"Lasagna noodles","willContinue":true}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.ingredients[0].name","stringValue":""}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.steps[0]","stringValue":"In a 9x13 baking dish, spread a","willContinue":true}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.steps[0]","stringValue":" thin layer of meat sauce.","willContinue":true}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.recipe.steps[0]","stringValue":""}],"willContinue":true}}]}}],"responseId":"tjXV"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":31,"candidatesTokenCount":684,"thoughtsTokenCount":1026},"responseId":"tjXV"})",
+  };
+  const auto folded = fold(decodeEveryWay(sseBody(lines)));
+  BOOST_TEST_REQUIRE(!folded.error.has_value());
+  BOOST_TEST_REQUIRE(folded.response.content.size() == 2u);
+  BOOST_TEST(folded.response.content[1].tool_name == "cookRecipe");
+  BOOST_TEST(folded.response.content[1].tool_input.dump() ==
+             R"({"recipe":{"ingredients":[{"amount":"16 oz","name":"Lasagna noodles"}],"steps":["In a 9x13 baking dish, spread a thin layer of meat sauce."]}})");
+  BOOST_TEST(folded.response.usage.output_tokens == 684 + 1026);
+}
+
 BOOST_AUTO_TEST_CASE(thought_summaries_stream_as_thinking_before_the_answer) {
   const auto events = decodeEveryWay(cassetteStream("gemini/pydantic-ai__test_google_model_thinking_part_iter.yaml"));
   const auto folded = fold(events);
