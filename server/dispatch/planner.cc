@@ -1,6 +1,9 @@
 #include "server/dispatch/planner.h"
 
 #include <algorithm>
+#include <string_view>
+
+#include "server/dispatch/strategy.h"
 
 namespace sluice::dispatch {
 
@@ -10,6 +13,17 @@ using catalog::Route;
 using catalog::RouteKind;
 
 namespace {
+
+std::unexpected<Refusal> refuse(int status, std::string key, std::string message, std::optional<std::string> param,
+                                std::vector<std::string> route_match = {}) {
+  Refusal refusal;
+  refusal.status = status;
+  refusal.key = std::move(key);
+  refusal.message = std::move(message);
+  refusal.param = std::move(param);
+  refusal.route_match = std::move(route_match);
+  return std::unexpected(std::move(refusal));
+}
 
 bool serves(const Route& route, const std::string& model_id) {
   return std::find(route.models.begin(), route.models.end(), model_id) != route.models.end();
@@ -29,24 +43,69 @@ const Route* chooseRoute(const Catalog& catalog, const Resolution& resolution, c
   return catalog.route(resolution.model_id);
 }
 
+bool fits(const catalog::Model& model, int64_t estimate) {
+  return !model.limits.context_window || estimate <= *model.limits.context_window;
+}
+
+// The route's flags a deployment's effective governance lacks, in a fixed order.
+std::vector<std::string_view> unmetRequirements(const catalog::Requirements& needed, const catalog::Governance& has) {
+  std::vector<std::string_view> unmet;
+  if (needed.european && !has.european) unmet.push_back("european");
+  if (needed.no_retain && !has.no_retain) unmet.push_back("no_retain");
+  return unmet;
+}
+
+Attempt makeAttempt(const Catalog& catalog, const catalog::Deployment& deployment, int weight, const Health* health) {
+  Attempt attempt;
+  attempt.deployment = &deployment;
+  attempt.endpoint = catalog.endpoint(deployment.endpoint_key);
+  attempt.provider = catalog.provider(deployment.provider_id);
+  attempt.credential = attempt.provider ? catalog.credential(attempt.provider->credential_id) : nullptr;
+  attempt.weight = weight;
+  if (attempt.credential) attempt.paid_by = attempt.credential->kind;
+  if (health) {
+    const EndpointHealth state = health->of(deployment.endpoint_key);
+    attempt.breaker = state.breaker;
+    attempt.in_flight = state.in_flight;
+  }
+  return attempt;
+}
+
+// The route's pinned deployments (with their weights) when it serves `model_id` through them,
+// else the model's own deployments in failover order.
+std::vector<Attempt> candidates(const Catalog& catalog, const Route& route, const std::string& model_id,
+                                bool own_deployments, const Health* health) {
+  std::vector<Attempt> attempts;
+  auto add = [&](const catalog::Deployment& deployment, int weight) {
+    Attempt attempt = makeAttempt(catalog, deployment, weight, health);
+    if (attempt.endpoint && attempt.provider && attempt.credential) attempts.push_back(attempt);
+  };
+  if (own_deployments || route.deployments.empty()) {
+    for (const auto& deployment : catalog.deploymentsOf(model_id)) add(deployment, 1);
+  } else {
+    for (const auto& pinned : route.deployments) {
+      if (const auto* deployment = catalog.deployment(model_id, pinned.endpoint_key)) add(*deployment, pinned.weight);
+    }
+  }
+  return attempts;
+}
+
 }  // namespace
 
-std::expected<Plan, wire::ApiError> planDispatch(const Catalog& catalog, const PlanRequest& request) {
+std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequest& request) {
   Plan plan;
   plan.requested_model = request.requested_model.empty() ? catalog.default_model : request.requested_model;
-  if (plan.requested_model.empty()) {
-    return std::unexpected(wire::ApiError{400, "invalid_request", "the request names no model", "model", {}});
-  }
+  plan.estimated_input_tokens = request.estimated_input_tokens;
+  if (plan.requested_model.empty()) return refuse(400, "invalid_request", "the request names no model", "model");
   const Resolution resolution = catalog.resolve(plan.requested_model);
   switch (resolution.kind) {
     case Resolution::Kind::Unknown:
-      return std::unexpected(wire::ApiError{
-          404, "model_not_found", "model '" + plan.requested_model + "' is not served by this gateway", "model", {}});
+      return refuse(404, "model_not_found", "model '" + plan.requested_model + "' is not served by this gateway",
+                    "model");
     case Resolution::Kind::Retired:
-      return std::unexpected(wire::ApiError{404, "retired_model",
-                                            "model '" + plan.requested_model + "' is retired; use '" +
-                                                resolution.model_id + "' instead",
-                                            "model", {}});
+      return refuse(404, "retired_model",
+                    "model '" + plan.requested_model + "' is retired; use '" + resolution.model_id + "' instead",
+                    "model");
     case Resolution::Kind::Model:
     case Resolution::Kind::Alias:
       break;
@@ -55,35 +114,84 @@ std::expected<Plan, wire::ApiError> planDispatch(const Catalog& catalog, const P
   plan.model = catalog.model(plan.model_id);
   plan.route = chooseRoute(catalog, resolution, request);
   if (plan.model == nullptr || plan.route == nullptr) {
-    return std::unexpected(wire::ApiError{
-        404, "model_not_found", "model '" + plan.requested_model + "' has no route in this catalog", "model", {}});
+    return refuse(404, "model_not_found", "model '" + plan.requested_model + "' has no route in this catalog", "model");
+  }
+  const Route& route = *plan.route;
+  plan.strategy = route.strategy;
+
+  plan.route_match.push_back("route:" + route.id);
+  if (route.scope_project) plan.route_match.push_back("scope:project=" + *route.scope_project);
+  if (route.strategy != catalog::Strategy::Ordered) {
+    plan.route_match.push_back("strategy:" + std::string(catalog::toString(route.strategy)));
   }
 
-  plan.route_match.push_back("route:" + plan.route->id);
-  if (plan.route->scope_project) plan.route_match.push_back("scope:project=" + *plan.route->scope_project);
-  if (plan.route->strategy != catalog::Strategy::Ordered) {
-    plan.route_match.push_back("strategy:" + std::string(catalog::toString(plan.route->strategy)));
+  // Context window: checked before any upstream call.
+  const int64_t estimate = request.estimated_input_tokens;
+  if (!fits(*plan.model, estimate)) {
+    const catalog::Model* fallback = nullptr;
+    for (const auto& id : route.context_fallbacks) {
+      const catalog::Model* candidate = catalog.model(id);
+      if (candidate && fits(*candidate, estimate)) {
+        fallback = candidate;
+        break;
+      }
+    }
+    if (fallback == nullptr) {
+      std::string message = "the request is about " + std::to_string(estimate) +
+                            " input tokens (estimated), more than the context window of " +
+                            std::to_string(*plan.model->limits.context_window) + " tokens of model '" +
+                            plan.model_id + "'";
+      if (!route.context_fallbacks.empty()) {
+        std::string names;
+        for (const auto& id : route.context_fallbacks) names += (names.empty() ? "" : ", ") + id;
+        message += ", and no context fallback (" + names + ") fits it";
+      }
+      return refuse(400, "context_window_exceeded", message, "messages", plan.route_match);
+    }
+    plan.route_match.push_back("context_window:" + plan.model_id + "->" + fallback->id);
+    plan.context_fallback_from = plan.model_id;
+    plan.model_id = fallback->id;
+    plan.model = fallback;
   }
 
-  auto add = [&](const catalog::Deployment& deployment, int weight) {
-    Attempt attempt;
-    attempt.deployment = &deployment;
-    attempt.endpoint = catalog.endpoint(deployment.endpoint_key);
-    attempt.provider = catalog.provider(deployment.provider_id);
-    attempt.credential = attempt.provider ? catalog.credential(attempt.provider->credential_id) : nullptr;
-    attempt.weight = weight;
-    if (attempt.endpoint && attempt.provider && attempt.credential) plan.attempts.push_back(attempt);
-  };
-  if (plan.route->deployments.empty()) {
-    for (const auto& deployment : catalog.deploymentsOf(plan.model_id)) add(deployment, 1);
-  } else {
-    for (const auto& pinned : plan.route->deployments) {
-      if (const auto* deployment = catalog.deployment(plan.model_id, pinned.endpoint_key)) add(*deployment, pinned.weight);
+  std::vector<Attempt> attempts =
+      candidates(catalog, route, plan.model_id, plan.context_fallback_from.has_value(), request.health);
+  if (attempts.empty()) {
+    return refuse(503, "no_deployment", "model '" + plan.model_id + "' has no deployment on route '" + route.id + "'",
+                  std::nullopt, plan.route_match);
+  }
+
+  // Governance: the boot check already refuses a catalog whose route can reach a deployment that
+  // lacks a required flag; this keeps the promise per request whatever the catalog says.
+  if (route.requirements.any()) {
+    std::vector<std::string_view> denied_flags;
+    std::erase_if(attempts, [&](const Attempt& attempt) {
+      const auto unmet = unmetRequirements(route.requirements, catalog.governanceOf(*attempt.deployment));
+      for (auto flag : unmet) {
+        if (std::ranges::find(denied_flags, flag) == denied_flags.end()) denied_flags.push_back(flag);
+      }
+      return !unmet.empty();
+    });
+    if (attempts.empty()) {
+      std::ranges::sort(denied_flags);  // "european" before "no_retain", whatever the deployment order
+      std::string flags;
+      for (auto flag : denied_flags) {
+        plan.route_match.push_back("requires:" + std::string(flag));
+        flags += (flags.empty() ? "" : " and ") + std::string(flag);
+      }
+      return refuse(403, "governance_denied",
+                    "route '" + route.id + "' requires " + flags + ", and no deployment of model '" + plan.model_id +
+                        "' satisfies it",
+                    std::nullopt, plan.route_match);
     }
   }
-  if (plan.attempts.empty()) {
-    return std::unexpected(wire::ApiError{
-        503, "no_deployment", "model '" + plan.model_id + "' has no deployment on route '" + plan.route->id + "'", {}, {}});
+
+  plan.attempts = orderAttempts(std::move(attempts), route.strategy, request.draw);
+
+  plan.max_tokens = request.max_tokens;
+  if (plan.max_tokens && plan.model->limits.max_output && *plan.max_tokens > *plan.model->limits.max_output) {
+    plan.max_tokens = plan.model->limits.max_output;
+    plan.max_tokens_clamped = true;
   }
   return plan;
 }
