@@ -103,6 +103,9 @@ struct Provider {
   std::string display_name;
   std::string credential_id;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Request headers a caller may send that are passed on to this provider (lower case), e.g.
+  // tracing headers; auth and framing headers are refused at load.
+  std::vector<std::string> forward_headers;
   std::string user_agent;
   Governance governance;
   RetryPolicy retry;
@@ -121,6 +124,8 @@ struct LongContextPricing {
   std::optional<int64_t> cache_write_per_million;
 };
 
+// A model without `pricing:` is free (all zero); cache prices the catalog omits equal the input
+// price. A deployment's `pricing:` is already merged over its model's.
 struct Pricing {
   int64_t input_per_million = 0;
   int64_t output_per_million = 0;
@@ -174,7 +179,7 @@ struct Requirements {
 
 struct Route {
   std::string id;
-  std::string label;
+  std::string label;                          // default: the id; implicit: the model's display_name
   RouteKind kind = RouteKind::Implicit;
   std::vector<std::string> models;            // declared model ids served (alias: exactly one)
   std::optional<std::string> scope_project;   // when: {scope: {project: ...}}

@@ -33,11 +33,11 @@ void checkRouteId(LinkState& state, const Route& route,
   }
 }
 
-// Checks one exact model id written in a route; true when it names a declared model.
+// Checks one exact model id written in a route; true when it names a declared model. Silent when
+// models.yaml did not load.
 bool checkDeclared(LinkState& state, const Located<std::string>& id, const std::string& what) {
-  if (!state.checkModels() || state.catalog.model(id.value) != nullptr) {
-    return state.catalog.model(id.value) != nullptr;
-  }
+  if (state.catalog.model(id.value) != nullptr) return true;
+  if (!state.checkModels()) return false;
   state.sink.error(id.where, what + " names undeclared model '" + id.value + "'" +
                                  undeclaredModelHint(state, id.value));
   return false;

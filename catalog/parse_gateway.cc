@@ -103,8 +103,9 @@ RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location&
     if (auto text = reader.string(*e, "alias of " + owner)) draft.alias = Located<std::string>{*text, e->value_at};
   }
   if (const Entry* e = fields.find("models")) {
-    draft.models = reader.stringList(*e, "models of " + owner, true);
-    if (draft.models && draft.models->empty() && e->value.IsSequence()) {
+    // A badly typed list is reported here and counts as written, so "needs models:" does not follow.
+    draft.models = reader.stringList(*e, "models of " + owner, true).value_or(std::vector<Located<std::string>>{});
+    if (e->value.IsNull() || (e->value.IsSequence() && e->value.size() == 0)) {
       reader.error(e->value_at, "models of " + owner + " must name at least one model or pattern");
     }
   }

@@ -171,7 +171,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   draft.credential_at = entry.key_at;
   std::string owner = "provider '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
-                                {"display_name", "credential", "headers", "user_agent",
+                                {"display_name", "credential", "headers", "forward_headers", "user_agent",
                                  "governance", "retry", "breaker", "timeouts", "endpoints"});
   if (!fields.ok()) return draft;
   if (const Entry* e = fields.find("display_name")) {
@@ -184,6 +184,21 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
     reader.error(entry.key_at, owner + " needs credential");
   }
   if (const Entry* e = fields.find("headers")) readHeaders(reader, *e, owner, provider);
+  if (const Entry* e = fields.find("forward_headers")) {
+    for (const auto& name : reader.stringList(*e, "forward_headers of " + owner).value_or(
+             std::vector<Located<std::string>>{})) {
+      const std::string lower = lowercase(name.value);
+      if (lower.empty() || !std::ranges::all_of(lower, isHeaderNameChar)) {
+        reader.error(name.where, "header name '" + name.value + "' in forward_headers of " + owner +
+                                     " is not valid");
+      } else if (isAuthHeader(lower) || isFramingHeader(lower)) {
+        reader.error(name.where, "forward_headers of " + owner + " may not name '" + name.value +
+                                     "': the caller's credentials and framing never reach a provider");
+      } else if (std::ranges::find(provider.forward_headers, lower) == provider.forward_headers.end()) {
+        provider.forward_headers.push_back(lower);
+      }
+    }
+  }
   if (const Entry* e = fields.find("user_agent")) {
     provider.user_agent = reader.string(*e, "user_agent of " + owner).value_or("");
   }

@@ -108,6 +108,20 @@ BOOST_AUTO_TEST_CASE(empty_models_list_is_refused) {
   edit(sources.gateway, "models: [deepseek-flash]", "models: []");
   expectError(compileCatalog(sources), atIn(sources.gateway, "models: []", "[]"),
               "models of route 'fast-pool' must name at least one model or pattern");
+  sources = baselineSources();
+  edit(sources.gateway, "models: [deepseek-flash]", "models:");
+  CompileResult result = compileCatalog(sources);
+  expectError(result, at(sources.gateway, "models:\n"), "models of route 'fast-pool' must name at least one model or pattern");
+  BOOST_TEST(result.diagnostics.size() == 1u, dump(result));
+}
+
+BOOST_AUTO_TEST_CASE(badly_typed_models_are_reported_once) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "models: [deepseek-flash]", "models: { id: deepseek-flash }");
+  CompileResult result = compileCatalog(sources);
+  expectError(result, atIn(sources.gateway, "models: {", "{"),
+              "models of route 'fast-pool' must be a string or a list of strings, got a mapping");
+  BOOST_TEST(result.diagnostics.size() == 1u, dump(result));
 }
 
 BOOST_AUTO_TEST_CASE(route_ids_are_unique) {

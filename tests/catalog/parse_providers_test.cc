@@ -78,6 +78,28 @@ BOOST_AUTO_TEST_CASE(auth_headers_are_refused_whatever_their_case) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(forward_headers_are_kept_lower_case_without_duplicates) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "    user_agent: sluice/1\n",
+       "    user_agent: sluice/1\n    forward_headers: [Traceparent, x-request-id, traceparent]\n");
+  auto catalog = compileClean(sources);
+  std::vector<std::string> expected = {"traceparent", "x-request-id"};
+  BOOST_TEST(catalog->provider("anthropic")->forward_headers == expected, boost::test_tools::per_element());
+  BOOST_TEST(catalog->provider("deepseek")->forward_headers.empty());
+}
+
+BOOST_AUTO_TEST_CASE(forward_headers_may_not_name_auth_framing_or_invalid_headers) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "    user_agent: sluice/1\n",
+       "    user_agent: sluice/1\n    forward_headers: [X-Api-Key, Host, \"bad header\"]\n");
+  auto result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "X-Api-Key"),
+              "forward_headers of provider 'anthropic' may not name 'X-Api-Key'");
+  expectError(result, at(sources.providers, "Host"), "forward_headers of provider 'anthropic' may not name 'Host'");
+  expectError(result, at(sources.providers, "\"bad header\""),
+              "header name 'bad header' in forward_headers of provider 'anthropic' is not valid");
+}
+
 BOOST_AUTO_TEST_CASE(header_values_must_be_strings) {
   CatalogSources sources = baselineSources();
   edit(sources.providers, "anthropic-version: \"2023-06-01\"", "anthropic-version: [a]");
