@@ -53,7 +53,7 @@ ApiError decodeError(int status, std::string_view body, std::string_view retry_a
   } else if (inner != nullptr && inner->is_string()) {
     error.message = inner->get<std::string>();
   } else if (parsed.is_discarded() || !parsed.is_object()) {
-    error.message = std::string(body.substr(0, kMaxRawMessage));
+    error.message = cleanUtf8(body, kMaxRawMessage);
   }
   if (error.key.empty()) error.key = errorTypeFor(catalog::Wire::OpenAIResponses, status);
   if (error.message.empty()) error.message = "the provider answered HTTP " + std::to_string(status);

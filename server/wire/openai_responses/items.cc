@@ -46,7 +46,7 @@ Json reasoningItem(std::string_view id, std::string_view summary, std::string_vi
 
 std::string argumentsText(const ContentBlock& block) {
   if (block.tool_input.is_null()) return "{}";
-  return block.tool_input.dump();
+  return dumpJson(block.tool_input);
 }
 
 Json functionCallItem(const ContentBlock& block, std::string_view id, std::string_view status,

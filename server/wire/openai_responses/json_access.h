@@ -25,6 +25,14 @@ std::optional<int64_t> intMember(const Json& object, std::string_view key);
 // Parses text that should hold JSON; a discarded value when it does not.
 Json parseJson(std::string_view text);
 
+// Serialises without throwing: invalid UTF-8 (a string another codec cut mid-character) is
+// replaced by U+FFFD instead of raising.
+std::string dumpJson(const Json& value);
+
+// `text` cut to at most `limit` bytes at a character boundary, invalid UTF-8 replaced by '?':
+// safe to put in a JSON string.
+std::string cleanUtf8(std::string_view text, size_t limit);
+
 // Deterministic ids for what the gateway shows a Responses client: "<prefix>_<request id>[_<index>]"
 // with every character outside [A-Za-z0-9_-] replaced by '_'.
 std::string mintId(std::string_view prefix, std::string_view request_id);

@@ -174,7 +174,7 @@ Failure decodeFunctionCallOutput(const Json& item, const std::string& path, Requ
   } else if (output->is_string() || output->is_array()) {
     if (Failure failure = decodeContent(*output, path + ".output", block.result)) return failure;
   } else {
-    block.result.push_back(textBlock(output->dump()));
+    block.result.push_back(textBlock(dumpJson(*output)));
   }
   append(request.messages, Role::User, std::move(block));
   return std::nullopt;

@@ -257,7 +257,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
   body["store"] = false;
   if (wantsEncryptedReasoning(request)) body["include"] = Json::array({"reasoning.encrypted_content"});
   body["stream"] = request.stream;
-  return body.dump();
+  return dumpJson(body);
 }
 
 }  // namespace sluice::wire::openai_responses

@@ -48,7 +48,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
   if (status.status == "failed") shape.error = {{"code", "server_error"}, {"message", "the provider's answer ended in an error"}};
   shape.output = std::move(output);
   shape.usage = response.usage_reported ? usageJson(response.usage) : Json(nullptr);
-  return responseObject(context, shape).dump();
+  return dumpJson(responseObject(context, shape));
 }
 
 }  // namespace sluice::wire::openai_responses

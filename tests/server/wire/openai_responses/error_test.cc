@@ -60,6 +60,17 @@ BOOST_AUTO_TEST_CASE(survives_bodies_that_are_not_openai_errors) {
   BOOST_TEST(error.message == "slow down");
 }
 
+BOOST_AUTO_TEST_CASE(a_raw_body_becomes_a_message_that_is_safe_to_render) {
+  std::string body(498, 'x');
+  body += "\xC3\xA9\xC3\xA9";  // "éé": the limit falls inside the second one
+  ApiError error = decodeError(500, body, "");
+  BOOST_TEST(error.message.size() == 500u);
+  BOOST_TEST(error.message.ends_with("\xC3\xA9"));
+  error = decodeError(500, "bad \xFF byte", "");
+  BOOST_TEST(error.message == "bad ? byte");
+  BOOST_TEST(!renderError(catalog::Wire::OpenAIResponses, error, "req-1").empty());
+}
+
 BOOST_AUTO_TEST_CASE(reads_retry_after_seconds_and_ignores_dates) {
   BOOST_TEST((decodeError(429, "{}", " 7 ").retry_after_seconds == std::optional<int>(7)));
   BOOST_TEST((decodeError(429, "{}", "1.5").retry_after_seconds == std::optional<int>(2)));

@@ -170,6 +170,15 @@ BOOST_AUTO_TEST_CASE(writes_the_full_event_sequence_with_growing_sequence_number
       "output_tokens":30,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":80})"));
 }
 
+BOOST_AUTO_TEST_CASE(a_delta_cut_inside_a_character_is_written_without_throwing) {
+  auto encoder = makeStreamEncoder(kContext);
+  encoder->encode(messageStart());
+  encoder->encode(blockStart(0, ofType(Type::Text)));
+  const auto sent = test::parseSent(encoder->encode(delta(0, Kind::Text, "caf\xC3")));
+  BOOST_REQUIRE_EQUAL(sent.size(), 1u);
+  BOOST_TEST(sent[0].data["delta"] == "caf\xEF\xBF\xBD");  // U+FFFD
+}
+
 BOOST_AUTO_TEST_CASE(each_delta_is_written_at_once) {
   auto encoder = makeStreamEncoder(kContext);
   BOOST_TEST(!encoder->encode(messageStart()).empty());
