@@ -83,7 +83,10 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
     return 2;
   }
   const auto& catalog = *result.catalog;
-  const auto plan = dispatch::planDispatch(catalog, {model, project});
+  dispatch::PlanRequest plan_request;
+  plan_request.requested_model = model;
+  plan_request.project = project;
+  const auto plan = dispatch::planDispatch(catalog, plan_request);
   if (!plan) {
     if (json) {
       out << nlohmann::json{{"requested_model", model}, {"refused", {{"status", plan.error().status},

@@ -28,7 +28,9 @@ void countTokens(Gateway& gateway, Poco::Net::HTTPServerRequest& request, Poco::
   }
   const std::string requested = parsed.contains("model") && parsed["model"].is_string() ? parsed["model"].get<std::string>() : "";
   const auto catalog = gateway.catalog();
-  auto plan = dispatch::planDispatch(*catalog, {requested, std::nullopt});
+  dispatch::PlanRequest plan_request;
+  plan_request.requested_model = requested;
+  auto plan = dispatch::planDispatch(*catalog, plan_request);
   if (!plan) return sendError(response, Wire::Anthropic, plan.error(), request_id);
 
   for (const auto& attempt : plan->attempts) {

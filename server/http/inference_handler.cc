@@ -48,7 +48,9 @@ class Exchange {
     stream_ = parsed.contains("stream") && parsed["stream"].is_boolean() && parsed["stream"].get<bool>();
 
     catalog_ = gateway_.catalog();
-    auto plan = dispatch::planDispatch(*catalog_, {requested, std::nullopt});
+    dispatch::PlanRequest plan_request;
+    plan_request.requested_model = requested;
+    auto plan = dispatch::planDispatch(*catalog_, plan_request);
     if (!plan) return fail(plan.error());
     model_ = plan->model_id;
     route_match_ = dispatch::joinRouteMatch(plan->route_match);

@@ -65,6 +65,9 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Poco
       if (client.has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client.get(name));
     }
   }
+  for (const auto& name : attempt.provider->forward_headers) {
+    if (client.has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client.get(name));
+  }
   if (wire == catalog::Wire::Anthropic && !hasHeader(call.headers, "anthropic-version")) {
     call.headers.emplace_back("anthropic-version", "2023-06-01");
   }

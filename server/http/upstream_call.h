@@ -19,7 +19,8 @@ std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& 
 // The call for `attempt`: the endpoint's URL + the wire's path (or `path` when given), the
 // provider's headers and user agent, and the credential the wire expects. The caller's own
 // Authorization / x-api-key never pass; when the client speaks the provider's wire its
-// protocol headers (anthropic-beta, anthropic-version, openai-beta) do.
+// protocol headers (anthropic-beta, anthropic-version, openai-beta) do, and so do the headers the
+// provider lists in forward_headers.
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Poco::Net::HTTPServerRequest& client,
                                     catalog::Wire client_wire, std::string body, bool stream,
                                     const std::string& path = "");

@@ -1,0 +1,84 @@
+// sluicectl catalog check / explain, run as a user runs them.
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/support/test_env.h"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+};
+
+// Runs a shell command line and captures stdout (stderr folded in with 2>&1 by the caller).
+Run run(const std::string& command) {
+  Run result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = ::pclose(pipe);
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string ctl() { return sluice::test::binPath("sluicectl"); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli)
+
+BOOST_AUTO_TEST_CASE(catalog_check_accepts_the_shipped_catalog) {
+  const auto result = run("ANTHROPIC_API_KEY=k " + ctl() + " catalog check " + sluice::test::sourceDir() + "/services 2>&1");
+  BOOST_TEST(result.code == 0);
+  BOOST_TEST(result.out.find("ok (version ") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(catalog_check_prints_every_problem_with_its_place_and_exits_2) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("sluicectl-check-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(sluice::test::sourceDir() + "/services", dir, fs::copy_options::recursive);
+  {
+    std::ofstream deployments(dir / "ai/deployments.yaml");
+    deployments << "deployments:\n  claude-opus-5-5: [anthropic/nope]\n  claude-sonnet-5-5: [anthropic/api, anthropic/api]\n";
+  }
+  const auto result = run(ctl() + " catalog check " + dir.string() + " 2>&1");
+  BOOST_TEST(result.code == 2);
+  BOOST_TEST(result.out.find("deployments.yaml:2:") != std::string::npos);
+  BOOST_TEST(result.out.find("anthropic/nope") != std::string::npos);
+  BOOST_TEST(result.out.find("deployments.yaml:3:") != std::string::npos);
+  const auto json = run(ctl() + " --json catalog check " + dir.string());
+  BOOST_TEST(json.code == 2);
+  BOOST_TEST(json.out.find("\"valid\": false") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_CASE(catalog_explain_prints_the_dispatch_chain) {
+  const auto result = run("DEEPSEEK_API_KEY=k " + ctl() + " catalog explain deepseek-v4-pro --services " +
+                          sluice::test::sourceDir() + "/services 2>/dev/null");
+  BOOST_TEST(result.code == 0);
+  const auto first = result.out.find("1. deepseek/api");
+  const auto second = result.out.find("2. opencode-go/chat");
+  BOOST_TEST(first != std::string::npos);
+  BOOST_TEST(second != std::string::npos);
+  BOOST_TEST(first < second);
+  BOOST_TEST(result.out.find("cache-read $0.132") != std::string::npos);
+  BOOST_TEST(result.out.find("personal") != std::string::npos);
+  const auto alias = run(ctl() + " catalog explain go-deepseek-v4-pro --json --services " + sluice::test::sourceDir() +
+                         "/services 2>/dev/null");
+  BOOST_TEST(alias.out.find("\"kind\": \"alias\"") != std::string::npos);
+  const auto unknown = run(ctl() + " catalog explain nope --services " + sluice::test::sourceDir() + "/services 2>&1");
+  BOOST_TEST(unknown.code == 2);
+  BOOST_TEST(unknown.out.find("model_not_found") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,86 @@
+#include "tests/integration/gateway_fixture.h"
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "tests/support/test_env.h"
+
+namespace sluice::test {
+
+namespace {
+
+// A copy of the shipped catalog whose providers also forward the mock's script header, so a test
+// can script a fault per request through the gateway.
+std::string scriptableCatalog() {
+  namespace fs = std::filesystem;
+  static std::atomic<int> counter{0};
+  const fs::path dir = fs::temp_directory_path() /
+                       ("sluice-it-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  fs::remove_all(dir);
+  fs::copy(sourceDir() + "/services", dir, fs::copy_options::recursive);
+  std::ifstream in(dir / "ai/providers.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const std::string anchor = "    user_agent: sluice/1\n";
+  for (size_t at = yaml.find(anchor); at != std::string::npos; at = yaml.find(anchor, at + 1)) {
+    yaml.insert(at + anchor.size(), "    forward_headers: [x-mock-script]\n");
+  }
+  std::ofstream(dir / "ai/providers.yaml") << yaml;
+  return dir.string();
+}
+
+}  // namespace
+
+Gateway::Gateway(GatewayOptions options) {
+  mock_ = std::make_unique<ChildProcess>(ChildOptions{
+      .binary = binPath("sluice-mock-provider"),
+      .args = {"--listen", "127.0.0.1:0", "--quiet", "--fixtures", fixturesDir()},
+  });
+  const std::string mock = mock_->baseUrl();
+  ChildOptions gateway{
+      .binary = binPath("sluice"),
+      .args = {"--services", options.services.empty() ? scriptableCatalog() : options.services, "--listen",
+               "127.0.0.1:0", "--threads", "64"},
+      .env = {{"ANTHROPIC_BASE_URL", mock},
+              {"DEEPSEEK_BASE_URL", mock + "/deepseek/v1"},
+              {"OPENCODE_GO_CHAT_BASE_URL", mock + "/go/v1"},
+              {"OPENCODE_GO_MESSAGES_BASE_URL", mock + "/go"},
+              {"OPENAI_BASE_URL", mock + "/openai/v1"},
+              {"GEMINI_BASE_URL", mock + "/gemini"},
+              {"ANTHROPIC_API_KEY", "mock-anthropic-key"},
+              {"DEEPSEEK_API_KEY", "mock-deepseek-key"},
+              {"OPENAI_API_KEY", "mock-openai-key"},
+              {"GEMINI_API_KEY", "mock-gemini-key"}},
+      .unset_env = {"SLUICE_DATABASE_URL"},
+  };
+  for (auto& arg : options.extra_args) gateway.args.push_back(arg);
+  for (auto& entry : options.extra_env) gateway.env.push_back(entry);
+  sluice_ = std::make_unique<ChildProcess>(std::move(gateway));
+}
+
+HttpResponse Gateway::call(const std::string& method, const std::string& path, const Headers& headers,
+                           const std::string& body) {
+  HttpConnection connection(sluice_->host(), sluice_->port());
+  Headers all = headers;
+  if (!body.empty()) all.emplace_back("Content-Type", "application/json");
+  return connection.request(method, path, all, body);
+}
+
+StreamResult Gateway::stream(const std::string& path, const Headers& headers, const std::string& body,
+                             const OnData& on_data) {
+  HttpConnection connection(sluice_->host(), sluice_->port());
+  Headers all = headers;
+  all.emplace_back("Content-Type", "application/json");
+  return connection.stream("POST", path, all, body, on_data);
+}
+
+nlohmann::json Gateway::mockJson(const std::string& path) {
+  HttpConnection connection(mock_->host(), mock_->port());
+  return connection.request("GET", path).json();
+}
+
+}  // namespace sluice::test

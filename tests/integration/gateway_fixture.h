@@ -1,0 +1,43 @@
+#pragma once
+// The real `sluice` in front of the real `sluice-mock-provider`, both on port 0, with the shipped
+// catalog's provider URLs and platform keys pointed at the mock.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/support/child_process.h"
+#include "tests/support/http_client.h"
+
+namespace sluice::test {
+
+struct GatewayOptions {
+  std::vector<std::string> extra_args;
+  std::vector<std::pair<std::string, std::string>> extra_env;
+  std::string services;  // default: the shipped catalog
+};
+
+class Gateway {
+ public:
+  explicit Gateway(GatewayOptions options = {});
+
+  std::string mockUrl() const { return mock_->baseUrl(); }
+  std::string baseUrl() const { return sluice_->baseUrl(); }
+  ChildProcess& process() { return *sluice_; }
+  ChildProcess& mock() { return *mock_; }
+
+  // One request to the gateway on a fresh connection.
+  HttpResponse call(const std::string& method, const std::string& path, const Headers& headers = {},
+                    const std::string& body = {});
+  StreamResult stream(const std::string& path, const Headers& headers, const std::string& body,
+                      const OnData& on_data = [](std::string_view, const std::string&) { return true; });
+  // GET on the mock's own /_mock/... endpoints.
+  nlohmann::json mockJson(const std::string& path);
+
+ private:
+  std::unique_ptr<ChildProcess> mock_;
+  std::unique_ptr<ChildProcess> sluice_;
+};
+
+}  // namespace sluice::test

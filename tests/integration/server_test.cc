@@ -1,0 +1,155 @@
+// The server skeleton end to end: real `sluice` and the mock provider on port 0.
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/integration/gateway_fixture.h"
+#include "tests/support/test_env.h"
+
+using sluice::test::Gateway;
+using sluice::test::GatewayOptions;
+
+namespace {
+
+const std::string kChat = R"({"model":"claude-sonnet-5-5","messages":[{"role":"user","content":"Hello there"}]})";
+const std::string kMessages =
+    R"({"model":"claude-sonnet-5-5","max_tokens":64,"messages":[{"role":"user","content":"Hello there"}]})";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(server)
+
+BOOST_AUTO_TEST_CASE(health_and_readiness_answer_with_a_request_id) {
+  Gateway gateway;
+  auto health = gateway.call("GET", "/healthz");
+  BOOST_TEST(health.status == 200);
+  BOOST_TEST(health.json()["status"] == "ok");
+  BOOST_TEST(health.header("x-sluice-request-id").size() == 36u);
+  auto ready = gateway.call("GET", "/readyz");
+  BOOST_TEST(ready.status == 200);
+  BOOST_TEST(ready.json()["catalog"]["loaded"] == true);
+}
+
+BOOST_AUTO_TEST_CASE(readiness_fails_while_the_configured_database_is_unreachable) {
+  Gateway gateway({.extra_args = {"--database-url", "postgresql://nobody@127.0.0.1:1/none", "--no-migrate"}});
+  auto ready = gateway.call("GET", "/readyz");
+  BOOST_TEST(ready.status == 503);
+  BOOST_TEST(ready.json()["database"]["reachable"] == false);
+}
+
+BOOST_AUTO_TEST_CASE(models_are_listed_per_client_family) {
+  Gateway gateway;
+  auto claude = gateway.call("GET", "/v1/models", {{"anthropic-version", "2023-06-01"}});
+  BOOST_REQUIRE_EQUAL(claude.status, 200);
+  std::vector<std::string> ids;
+  for (const auto& model : claude.json()["data"]) ids.push_back(model["id"]);
+  BOOST_TEST(ids == (std::vector<std::string>{"claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"}),
+             boost::test_tools::per_element());
+  auto opencode = gateway.call("GET", "/v1/models", {{"User-Agent", "opencode/1.2.3"}});
+  ids.clear();
+  for (const auto& model : opencode.json()["data"]) ids.push_back(model["id"]);
+  BOOST_TEST(std::find(ids.begin(), ids.end(), "deepseek-v4-pro") != ids.end());
+  BOOST_TEST(std::find(ids.begin(), ids.end(), "go-deepseek-v4-pro") != ids.end());
+  BOOST_TEST(std::find(ids.begin(), ids.end(), "claude-sonnet-5-5") == ids.end());
+  auto codex = gateway.call("GET", "/v1/models", {{"x-sluice-client", "codex"}});
+  BOOST_TEST(codex.json()["data"][0]["id"] == "gpt-5-5");
+}
+
+BOOST_AUTO_TEST_CASE(messages_are_answered_by_the_mock_through_the_gateway) {
+  Gateway gateway;
+  auto response = gateway.call("POST", "/v1/messages", {{"x-api-key", "client-key"}}, kMessages);
+  BOOST_REQUIRE_EQUAL(response.status, 200);
+  const auto body = response.json();
+  BOOST_TEST(body["content"][0]["text"] == "Hello from the mock provider (claude-sonnet-5-5).");
+  BOOST_TEST(!response.header("x-sluice-request-id").empty());
+  // The caller's credentials are consumed, never forwarded: the mock saw the catalog's key.
+  const auto last = gateway.mockJson("/_mock/last");
+  BOOST_TEST(last["headers"]["x-api-key"] == "mock-anthropic-key");
+  BOOST_TEST(last["headers"].contains("authorization") == false);
+}
+
+BOOST_AUTO_TEST_CASE(chat_completions_for_a_claude_model_are_translated) {
+  Gateway gateway;
+  auto response = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer client"}}, kChat);
+  BOOST_REQUIRE_EQUAL(response.status, 200);
+  const auto body = response.json();
+  BOOST_TEST(body["object"] == "chat.completion");
+  BOOST_TEST(body["choices"][0]["message"]["content"] == "Hello from the mock provider (claude-sonnet-5-5).");
+  BOOST_TEST(body["usage"]["prompt_tokens"] == 3);
+  const auto last = gateway.mockJson("/_mock/last");
+  BOOST_TEST(last["path"] == "/v1/messages");
+  BOOST_TEST(last["json"]["max_tokens"] == 128000);  // Anthropic requires it: the model's ceiling
+}
+
+BOOST_AUTO_TEST_CASE(unknown_and_retired_models_are_refused_in_the_callers_format) {
+  Gateway gateway;
+  auto chat = gateway.call("POST", "/v1/chat/completions", {},
+                           R"({"model":"gpt-9","messages":[{"role":"user","content":"hi"}]})");
+  BOOST_TEST(chat.status == 404);
+  BOOST_TEST(chat.json()["error"]["code"] == "model_not_found");
+  auto messages = gateway.call("POST", "/v1/messages", {},
+                               R"({"model":"claude-sonnet-4-5","max_tokens":5,"messages":[]})");
+  BOOST_TEST(messages.status == 404);
+  BOOST_TEST(messages.json()["type"] == "error");
+  BOOST_TEST(messages.json()["error"]["error_key"] == "retired_model");
+  BOOST_TEST(messages.json()["error"]["message"].get<std::string>().find("claude-sonnet-5-5") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_json_is_a_400_in_the_callers_format) {
+  Gateway gateway;
+  auto responses = gateway.call("POST", "/v1/responses", {}, "{not json");
+  BOOST_TEST(responses.status == 400);
+  BOOST_TEST(responses.json()["error"]["code"] == "invalid_json");
+  auto wrong_method = gateway.call("GET", "/v1/messages");
+  BOOST_TEST(wrong_method.status == 405);
+  auto unknown = gateway.call("GET", "/v2/nothing");
+  BOOST_TEST(unknown.status == 404);
+}
+
+BOOST_AUTO_TEST_CASE(oversized_bodies_and_headers_get_413_and_431_as_json) {
+  Gateway gateway({.extra_args = {"--max-body-bytes", "1000", "--max-header-bytes", "2000"}});
+  auto big = gateway.call("POST", "/v1/messages", {}, std::string(5000, ' ') + kMessages);
+  BOOST_TEST(big.status == 413);
+  BOOST_TEST(big.json()["error"]["error_key"] == "request_too_large");
+  auto headers = gateway.call("POST", "/v1/messages", {{"x-padding", std::string(3000, 'a')}}, kMessages);
+  BOOST_TEST(headers.status == 431);
+  BOOST_TEST(headers.json()["error"]["code"] == "request_header_fields_too_large");
+  BOOST_TEST(!headers.header("x-sluice-request-id").empty());
+  auto huge_field = gateway.call("POST", "/v1/messages", {{"x-padding", std::string(10000, 'a')}}, kMessages);
+  BOOST_TEST(huge_field.status == 431);
+}
+
+BOOST_AUTO_TEST_CASE(sigterm_drains_and_exits_zero) {
+  Gateway gateway;
+  BOOST_TEST(gateway.call("GET", "/healthz").status == 200);
+  BOOST_TEST(gateway.process().stop() == 0);
+  BOOST_TEST(gateway.process().stderrText().find("\"msg\":\"stopped\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_catalog_refuses_to_start_with_every_diagnostic) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("sluice-bad-catalog-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(sluice::test::sourceDir() + "/services", dir, fs::copy_options::recursive);
+  {
+    std::ofstream gateway_yaml(dir / "ai/gateway.yaml");
+    gateway_yaml << "gateway:\n  default_model: claude-nonexistent\n  routez: []\n";
+  }
+  sluice::test::ChildProcess sluice({.binary = sluice::test::binPath("sluice"),
+                                     .args = {"--services", dir.string(), "--listen", "127.0.0.1:0"},
+                                     .wait_for_listening = false});
+  const auto code = sluice.waitForExit(std::chrono::seconds(10));
+  BOOST_REQUIRE(code.has_value());
+  BOOST_TEST(*code == 2);
+  const std::string errors = sluice.stderrText();
+  BOOST_TEST(errors.find("gateway.yaml:2:") != std::string::npos);
+  BOOST_TEST(errors.find("gateway.yaml:3:") != std::string::npos);
+  BOOST_TEST(errors.find("routez") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
