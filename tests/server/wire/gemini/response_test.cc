@@ -222,6 +222,15 @@ BOOST_AUTO_TEST_CASE(wrongly_typed_fields_are_ignored_not_thrown_on) {
   BOOST_TEST(response.usage.input_tokens == 12);
 }
 
+BOOST_AUTO_TEST_CASE(every_prefix_of_a_body_decodes_or_fails_cleanly) {
+  const std::string body = readFixture("gemini/vercel-ai__google-tool-call.json");
+  for (size_t length = 0; length < body.size(); ++length) {
+    std::expected<Response, ApiError> response = std::unexpected(ApiError{});
+    BOOST_REQUIRE_NO_THROW(response = decodeResponse(std::string_view(body).substr(0, length)));
+    if (!response) BOOST_TEST(response.error().status == 502);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

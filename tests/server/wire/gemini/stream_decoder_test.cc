@@ -294,6 +294,26 @@ BOOST_AUTO_TEST_CASE(streamed_and_unstreamed_decodings_agree) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(every_prefix_of_a_stream_ends_in_an_error_or_a_full_answer) {
+  const std::string body = sseBody(chunkLines("gemini/vercel-ai__google-stream-tool-call-arguments.chunks.txt"));
+  for (size_t length = 0; length <= body.size(); length += 7) {
+    std::vector<StreamEvent> events;
+    BOOST_REQUIRE_NO_THROW(events = decodeWhole(body.substr(0, length)));
+    BOOST_TEST_REQUIRE(!events.empty());
+    const auto last = events.back().type;
+    BOOST_TEST((last == StreamEvent::Type::Error || last == StreamEvent::Type::MessageStop));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(garbage_bytes_never_throw) {
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 7919 + 13) % 256));
+  std::vector<StreamEvent> events;
+  BOOST_REQUIRE_NO_THROW(events = decodeInPieces("data: " + garbage + "\n\n" + garbage, 9, 50));
+  BOOST_TEST_REQUIRE(!events.empty());
+  BOOST_TEST((events.back().type == StreamEvent::Type::Error));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
