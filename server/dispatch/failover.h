@@ -10,14 +10,16 @@
 //   Final           the client gets this answer as it is (a 4xx other than 429 is the client's to
 //                   fix; after the first byte reached the client a stream never switches).
 //
-// Rules (CATALOG.md "Dispatch rules"):
-//   2xx                             Success
-//   anything once bytes reached the client                       Final
-//   429, 503, 529 with retries_used < policy.attempts             RetrySame, delay = Retry-After, or
-//                                   backoff_ms x 2^retries_used, at most max_delay
-//   429, 503, 529 with the budget spent, or a Retry-After above max_delay        NextDeployment
-//   other 5xx, 1xx/3xx, transport failure before the first byte   NextDeployment
-//   other 4xx                       Final
+// Rules (CATALOG.md "Dispatch rules"), first match wins:
+//   2xx (and the client still there)                   Success
+//   anything once bytes reached the client             Final
+//   the client hung up                                 Final
+//   transport failure (connect, DNS, TLS, timeout, reset) NextDeployment
+//   429/503/529, budget spent or Retry-After > max     NextDeployment
+//   429/503/529, retries_used < policy.attempts        RetrySame; delay = Retry-After, else
+//                                                      backoff_ms x 2^retries_used, at most max_delay
+//   other 5xx, 1xx, 3xx                                NextDeployment
+//   other 4xx                                          Final
 //
 // NOTE: a Retry-After longer than max_delay is honoured by not retrying that endpoint within the
 // request (the next deployment is tried, and the breaker hears the Retry-After) rather than by

@@ -10,7 +10,9 @@
 //      `route:<id>`, `scope:project=<id>`, `strategy:<name>` when not ordered;
 //   2. context window: a request whose estimate does not fit the model's context_window moves to
 //      the first of the route's context_fallbacks that fits (`context_window:<a>-><b>`), with that
-//      model's own deployments; none fits → 400 context_window_exceeded;
+//      model's own deployments (weight 1 each; the route's strategy still orders them); none fits
+//      → 400 context_window_exceeded. The estimate alone is compared (not estimate + max_tokens):
+//      the estimator errs low and the provider has the last word;
 //   3. governance: with the route's `requires:`, attempts whose effective governance
 //      (Catalog::governanceOf) lacks a required flag are removed; none left → 403
 //      governance_denied with `requires:<flag>`;
