@@ -1,0 +1,39 @@
+#pragma once
+// The audit trail on the command line: `sluicectl audit ID|PREFIX`, `sluicectl requests list` and
+// `sluicectl usage`. Each returns the process exit code: 0 success, 1 runtime failure (database
+// unreachable or failing, no such request), 2 invalid input (no URL, bad duration or dimension,
+// an ambiguous prefix).
+
+#include <chrono>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "cli/database_session.h"
+
+namespace sluice::cli {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// One request, everything the row holds, with cost in dollars and the gateway's overhead.
+int auditShow(const std::string& database_url, const std::string& id_or_prefix, bool json, std::ostream& out,
+              std::ostream& err);
+
+struct RequestsListOptions {
+  std::string since = "1h";
+  std::optional<std::string> user;
+  std::optional<std::string> project;
+  std::optional<std::string> model;
+  std::optional<std::string> outcome;
+  int limit = 100;
+};
+
+// Newest first. `now` is the end of the window (the real clock outside tests).
+int requestsList(const std::string& database_url, const RequestsListOptions& options, OutputFormat format,
+                 TimePoint now, std::ostream& out, std::ostream& err);
+
+// Requests, tokens and cost per user|project|model|provider since `since`, with totals.
+int usageReport(const std::string& database_url, const std::string& since, const std::string& by,
+                OutputFormat format, TimePoint now, std::ostream& out, std::ostream& err);
+
+}  // namespace sluice::cli

@@ -1,0 +1,249 @@
+// Runs the real sluicectl binary against a scratch database and checks what it prints.
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include "server/store/audit_store.h"
+#include "tests/server/store/scratch_database.h"
+#include "tests/support/child_process.h"
+#include "tests/support/test_env.h"
+
+using namespace sluice;
+using namespace std::chrono;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Run runSluicectl(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {}) {
+  test::ChildProcess child({.binary = test::binPath("sluicectl"),
+                            .args = std::move(args),
+                            .env = std::move(env),
+                            .unset_env = {"SLUICE_DATABASE_URL"},
+                            .wait_for_listening = false});
+  const auto code = child.waitForExit(seconds(60));
+  BOOST_REQUIRE_MESSAGE(code.has_value(), "sluicectl did not exit");
+  // Let the reader thread drain what is left in the pipes.
+  for (int i = 0; i < 50 && child.stdoutText().empty() && child.stderrText().empty(); ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  return {*code, child.stdoutText(), child.stderrText()};
+}
+
+// The module's database, migrated by `sluicectl migrate` in the first test.
+test::ScratchDatabase& database() {
+  static test::ScratchDatabase instance(false);
+  return instance;
+}
+
+std::vector<std::string> withUrl(std::vector<std::string> args) {
+  args.push_back("--database-url");
+  args.push_back(database().url());
+  return args;
+}
+
+const auto kNow = system_clock::now();
+
+// Runs of spaces as one, so checks do not depend on column widths.
+std::string squeeze(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return out;
+}
+
+nlohmann::json row(const std::string& id, system_clock::time_point created, const std::string& user,
+                   const std::string& model, const std::string& outcome, int64_t cost) {
+  return {{"id", id},
+          {"created_at", store::formatTimestamp(created)},
+          {"completed_at", store::formatTimestamp(created + milliseconds(1500))},
+          {"user_name", user},
+          {"api_key_id", "key_" + user},
+          {"project", "research"},
+          {"project_source", "header"},
+          {"client_family", "anthropic-sdk-python"},
+          {"client_wire", "anthropic"},
+          {"requested_model", "sonnet"},
+          {"model", model},
+          {"route_id", model},
+          {"strategy", "ordered"},
+          {"provider", "anthropic"},
+          {"endpoint", "anthropic-us"},
+          {"served_provider", outcome == "ok" ? "bedrock" : ""},
+          {"served_endpoint", outcome == "ok" ? "bedrock-us" : ""},
+          {"route_match", "route:" + model + ";failover:bedrock-us"},
+          {"attempts", nlohmann::json::array({{{"endpoint", "anthropic-us"}, {"provider", "anthropic"}, {"status", 503},
+                                               {"result", "status_503"}, {"error", "overloaded"}, {"duration_ms", 120}},
+                                              {{"endpoint", "bedrock-us"}, {"provider", "bedrock"}, {"status", 200},
+                                               {"result", "ok"}, {"duration_ms", 1300}}})},
+          {"is_streaming", true},
+          {"status", outcome == "ok" ? 200 : 502},
+          {"outcome", outcome},
+          {"error_key", outcome == "ok" ? nlohmann::json() : nlohmann::json("upstream_error")},
+          {"input_tokens", 1200},
+          {"output_tokens", 300},
+          {"cache_read_tokens", 1000},
+          {"cache_write_tokens", 0},
+          {"reasoning_tokens", 40},
+          {"cost_microdollars", cost},
+          {"latency_ms", 1500},
+          {"ttfb_ms", 400},
+          {"upstream_ms", 1420}};
+}
+
+void seed() {
+  static bool seeded = false;
+  if (seeded) return;
+  seeded = true;
+  auto connection = database().connect();
+  store::insertAuditRows(*connection,
+                         nlohmann::json::array({row("0192f0c4-aaaa-7000-8000-000000000001", kNow - minutes(10), "alice",
+                                                    "claude-sonnet-4", "ok", 12345),
+                                                row("0192f0c4-aaaa-7000-8000-000000000002", kNow - minutes(20), "bob",
+                                                    "claude-sonnet-4", "upstream_error", 0),
+                                                row("0192f0c4-bbbb-7000-8000-000000000003", kNow - minutes(30), "alice",
+                                                    "gpt-4.1", "ok", 2'500'000),
+                                                row("0192f0c4-cccc-7000-8000-000000000004", kNow - hours(30), "carol",
+                                                    "gpt-4.1", "ok", 7)})
+                             .dump());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sluicectl)
+
+BOOST_AUTO_TEST_CASE(migrate_applies_then_reports_up_to_date) {
+  auto first = runSluicectl(withUrl({"migrate"}));
+  BOOST_TEST(first.code == 0, first.err);
+  BOOST_TEST(first.out.find("applied 0001_ai_requests") != std::string::npos, first.out);
+  auto again = runSluicectl(withUrl({"migrate", "--json"}));
+  BOOST_TEST(again.code == 0);
+  const auto report = nlohmann::json::parse(again.out);
+  BOOST_TEST(report["applied_now"].empty());
+  BOOST_TEST(report["pending"].empty());
+  BOOST_TEST(!report["applied"].empty());
+  const auto status = runSluicectl(withUrl({"migrate", "--status"}));
+  BOOST_TEST(status.out.find("schema up to date") != std::string::npos, status.out);
+}
+
+BOOST_AUTO_TEST_CASE(audit_prints_one_request_by_id_or_unique_prefix) {
+  seed();
+  const auto run = runSluicectl(withUrl({"audit", "0192f0c4-bbbb"}));
+  BOOST_TEST(run.code == 0, run.err);
+  const std::string text = squeeze(run.out);
+  for (const char* expected :
+       {"request           0192f0c4-bbbb-7000-8000-000000000003", "requested model   sonnet", "model             gpt-4.1",
+        "provider          anthropic (primary endpoint anthropic-us)", "served by         bedrock (endpoint bedrock-us)",
+        "route_match       route:gpt-4.1;failover:bedrock-us", "status_503", "overloaded", "1,300 ms",
+        "tokens            input 1,200, output 300, cache read 1,000, cache write 0, reasoning 40",
+        "cost              $2.50 (2,500,000 microdollars)", "time to first byte  400 ms",
+        "gateway overhead  80 ms", "outcome           ok (HTTP 200)", "user              alice (key key_alice)",
+        "project           research (from header)"}) {
+    BOOST_TEST(text.find(squeeze(expected)) != std::string::npos, "missing: " << expected << "\n" << run.out);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(audit_json_is_the_row_with_cost_in_dollars) {
+  seed();
+  const auto run = runSluicectl(withUrl({"--json", "audit", "0192f0c4-aaaa-7000-8000-000000000001"}));
+  BOOST_TEST(run.code == 0, run.err);
+  const auto row = nlohmann::json::parse(run.out);
+  BOOST_TEST(row["id"] == "0192f0c4-aaaa-7000-8000-000000000001");
+  BOOST_TEST(row["cost_microdollars"] == 12345);
+  BOOST_TEST(row["cost_usd"] == "0.012345");
+  BOOST_TEST(row["gateway_overhead_ms"] == 80);
+  BOOST_TEST(row["attempts"].size() == 2u);
+  BOOST_TEST(row["cache_read_tokens"] == 1000);
+}
+
+BOOST_AUTO_TEST_CASE(audit_exit_codes_for_ambiguous_unknown_and_unreachable) {
+  seed();
+  const auto ambiguous = runSluicectl(withUrl({"audit", "0192f0c4-aaaa"}));
+  BOOST_TEST(ambiguous.code == 2);
+  BOOST_TEST(ambiguous.err.find("matches 2 requests") != std::string::npos, ambiguous.err);
+  const auto unknown = runSluicectl(withUrl({"audit", "ffffffff"}));
+  BOOST_TEST(unknown.code == 1);
+  BOOST_TEST(unknown.err.find("no request") != std::string::npos);
+  const auto no_url = runSluicectl({"audit", "0192f0c4"});
+  BOOST_TEST(no_url.code == 2);
+  BOOST_TEST(no_url.err.find("SLUICE_DATABASE_URL") != std::string::npos);
+  const auto down = runSluicectl({"audit", "0192f0c4", "--database-url", "postgresql://sluice:secret@127.0.0.1:1/x"});
+  BOOST_TEST(down.code == 1);
+  BOOST_TEST(down.err.find("secret") == std::string::npos, "the password leaked: " << down.err);
+}
+
+BOOST_AUTO_TEST_CASE(requests_list_text_filters_and_limits) {
+  seed();
+  const auto all = runSluicectl(withUrl({"requests", "list", "--since", "1h"}));
+  BOOST_TEST(all.code == 0, all.err);
+  BOOST_TEST(all.out.starts_with("TIME (UTC)"));
+  BOOST_TEST(all.out.find("3 requests since") != std::string::npos, all.out);
+  BOOST_TEST(all.out.find("carol") == std::string::npos);  // 30 h ago
+  // Newest first.
+  BOOST_TEST(all.out.find("000000000001") < all.out.find("000000000002"));
+  const auto alice = runSluicectl(withUrl({"requests", "list", "--since", "2d", "--user", "alice", "--model", "gpt-4.1"}));
+  BOOST_TEST(alice.out.find("1 request since") != std::string::npos, alice.out);
+  BOOST_TEST(alice.out.find("$2.50") != std::string::npos, alice.out);
+  const auto failed = runSluicectl(withUrl({"requests", "list", "--since", "1h", "--outcome", "upstream_error"}));
+  BOOST_TEST(failed.out.find("bob") != std::string::npos);
+  BOOST_TEST(failed.out.find("alice") == std::string::npos);
+  const auto limited = runSluicectl(withUrl({"requests", "list", "--since", "7d", "--limit", "2"}));
+  BOOST_TEST(limited.out.find("limit reached") != std::string::npos, limited.out);
+}
+
+BOOST_AUTO_TEST_CASE(requests_list_json_and_csv) {
+  seed();
+  const auto json = runSluicectl(withUrl({"requests", "list", "--since", "2d", "--json"}));
+  BOOST_TEST(json.code == 0, json.err);
+  const auto rows = nlohmann::json::parse(json.out);
+  BOOST_REQUIRE(rows.size() == 4u);
+  BOOST_TEST(rows[0]["user"] == "alice");
+  BOOST_TEST(rows[1]["outcome"] == "upstream_error");
+  BOOST_TEST(rows[3]["cost_microdollars"] == 7);
+  const auto csv = runSluicectl(withUrl({"requests", "list", "--since", "2d", "--csv", "--project", "research"}));
+  BOOST_TEST(csv.code == 0, csv.err);
+  BOOST_TEST(csv.out.starts_with("id,created_at,user,project,requested_model,model,served_provider,streaming,status,"
+                                 "outcome,input_tokens,output_tokens,cost_microdollars,latency_ms\r\n"));
+  BOOST_TEST(std::count(csv.out.begin(), csv.out.end(), '\n') == 5);
+  BOOST_TEST(csv.out.find(",alice,research,sonnet,gpt-4.1,bedrock,true,200,ok,1200,300,2500000,1500\r\n") !=
+                 std::string::npos,
+             csv.out);
+}
+
+BOOST_AUTO_TEST_CASE(usage_by_user_and_model_with_totals) {
+  seed();
+  const auto by_user = runSluicectl(withUrl({"usage", "--since", "30d", "--by", "user"}));
+  BOOST_TEST(by_user.code == 0, by_user.err);
+  BOOST_TEST(by_user.out.find("USER   REQUESTS") != std::string::npos, by_user.out);
+  BOOST_TEST(by_user.out.find("TOTAL") != std::string::npos);
+  BOOST_TEST(by_user.out.find("$2.51") != std::string::npos, by_user.out);  // 2,512,352 microdollars in all
+  // alice is the costliest, so she comes first.
+  BOOST_TEST(by_user.out.find("alice") < by_user.out.find("carol"));
+  const auto json = runSluicectl(withUrl({"usage", "--since", "1h", "--by", "model", "--json"}));
+  BOOST_TEST(json.code == 0, json.err);
+  const auto report = nlohmann::json::parse(json.out);
+  BOOST_TEST(report["by"] == "model");
+  BOOST_REQUIRE(report["rows"].size() == 2u);
+  BOOST_TEST(report["rows"][0]["model"] == "gpt-4.1");
+  BOOST_TEST(report["total"]["requests"] == 3);
+  BOOST_TEST(report["total"]["failed"] == 1);
+  BOOST_TEST(report["total"]["input_tokens"] == 3600);
+  const auto provider = runSluicectl(withUrl({"usage", "--by", "provider", "--csv"}));
+  BOOST_TEST(provider.out.find("bedrock,3,0,3600,") != std::string::npos, provider.out);
+}
+
+BOOST_AUTO_TEST_CASE(invalid_input_exits_2) {
+  BOOST_TEST(runSluicectl(withUrl({"requests", "list", "--since", "yesterday"})).code == 2);
+  BOOST_TEST(runSluicectl(withUrl({"usage", "--by", "color"})).code == 2);
+  BOOST_TEST(runSluicectl(withUrl({"usage", "--json", "--csv"})).code == 2);
+  BOOST_TEST(runSluicectl(withUrl({"requests", "list", "--limit", "0"})).code == 2);
+  BOOST_TEST(runSluicectl({"requests"}).code == 2);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
