@@ -2,8 +2,10 @@
 // mode travel in the URL (server/wire/endpoint.h), not in the body.
 //
 // Dropped because Gemini cannot express them (all optional): cache_control, tool `strict`,
-// tool_choice.disable_parallel, parallel_tool_calls, user, other wires' hosted tools, other
-// wires' thinking, Responses summary/effort when a budget is known.
+// tool_choice.disable_parallel, parallel_tool_calls, user, other wires' hosted tools and
+// thinking, reasoning effort and summary (no budget -> thinkingBudget -1, dynamic), the root
+// "$schema" of JSON Schemas. max_tokens is clamped to EncodeOptions.max_output and omitted when
+// absent (Gemini does not require it); temperature is clamped to [0, 2].
 
 #include <algorithm>
 #include <string>
