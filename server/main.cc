@@ -4,7 +4,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -14,11 +17,15 @@
 #include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
+#include "server/audit/partition_keeper.h"
+#include "server/audit/writer.h"
 #include "server/config/catalog_loader.h"
 #include "server/http/connection.h"
 #include "server/http/gateway.h"
 #include "server/http/router.h"
 #include "server/log/json_log.h"
+#include "server/store/database.h"
+#include "server/store/migrations.h"
 
 using namespace sluice;
 
@@ -28,7 +35,61 @@ void printDiagnostics(const std::vector<catalog::Diagnostic>& diagnostics) {
   for (const auto& diagnostic : diagnostics) std::cerr << diagnostic.format() << "\n";
 }
 
-int serve(http::ServerOptions options) {
+// The audit trail's settings (--database-url lives in ServerOptions).
+struct AuditSettings {
+  bool no_migrate = false;
+  std::string migrations_dir;  // empty: the migrations compiled into the binary
+  int retention_days = 90;
+  std::string spool_path;      // empty: kDefaultSpool, else ./sluice-audit.spool
+};
+
+constexpr const char* kDefaultSpool = "/var/lib/sluice/audit.spool";
+
+std::string resolveSpoolPath(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(kDefaultSpool).parent_path(), ignored);
+  if (std::ofstream(kDefaultSpool, std::ios::app)) return kDefaultSpool;
+  log::info("audit spool falls back to the working directory", {{"unwritable", kDefaultSpool}});
+  return "sluice-audit.spool";
+}
+
+// Applies pending migrations (or, with --no-migrate, refuses to start when some are pending).
+// Returns the exit code to stop with, 0 to go on.
+int prepareDatabase(const std::string& url, const AuditSettings& settings) {
+  std::vector<store::Migration> migrations = store::embeddedMigrations();
+  if (!settings.migrations_dir.empty()) {
+    auto loaded = store::loadMigrations(settings.migrations_dir);
+    if (!loaded) {
+      std::cerr << "sluice: " << loaded.error() << "\n";
+      return 2;
+    }
+    migrations = std::move(*loaded);
+  }
+  try {
+    auto connection = store::connect(url, 10);
+    if (settings.no_migrate) {
+      const auto status = store::migrationStatus(*connection, migrations);
+      if (!status.pending.empty()) {
+        char first[16];
+        std::snprintf(first, sizeof first, "%04d_", status.pending.front().version);
+        std::cerr << "sluice: the database at " << store::redactUrl(url) << " lacks " << status.pending.size()
+                  << " migration(s) (first: " << first << status.pending.front().name
+                  << ") and --no-migrate forbids applying them; run `sluicectl migrate` first\n";
+        return 1;
+      }
+    } else {
+      const auto applied = store::applyMigrations(*connection, migrations);
+      if (!applied.empty()) log::info("database migrations applied", {{"versions", applied}});
+    }
+  } catch (const std::exception& error) {
+    std::cerr << "sluice: cannot prepare the database at " << store::redactUrl(url) << ": " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int serve(http::ServerOptions options, const AuditSettings& audit_settings) {
   const auto loaded = config::loadCatalog(options.services_dir, config::processEnvironment());
   if (!loaded.ok()) {
     printDiagnostics(loaded.diagnostics);
@@ -46,7 +107,31 @@ int serve(http::ServerOptions options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  // The audit trail: schema first, then the writer (which replays any spool a previous run left).
+  std::unique_ptr<audit::Writer> audit_writer;
+  std::unique_ptr<audit::PartitionKeeper> partition_keeper;
+  if (options.database_url) {
+    if (const int code = prepareDatabase(*options.database_url, audit_settings); code != 0) return code;
+    audit::WriterOptions writer_options;
+    writer_options.database_url = *options.database_url;
+    writer_options.spool_path = resolveSpoolPath(audit_settings.spool_path);
+    audit_writer = std::make_unique<audit::Writer>(writer_options);
+    try {
+      audit_writer->start();
+    } catch (const std::exception& error) {
+      std::cerr << "sluice: " << error.what() << "\n";
+      return 1;
+    }
+    partition_keeper = std::make_unique<audit::PartitionKeeper>(audit::PartitionKeeperOptions{
+        .database_url = *options.database_url, .retention_days = audit_settings.retention_days});
+    partition_keeper->start();
+    log::info("audit trail on", {{"spool", writer_options.spool_path}, {"retention_days", audit_settings.retention_days}});
+  } else {
+    log::warn("no --database-url: requests are not audited");
+  }
+
   http::Gateway gateway(options, loaded.catalog);
+  gateway.setAudit(audit_writer.get());
   Poco::Net::ServerSocket socket;
   try {
     socket.bind(Poco::Net::SocketAddress(options.listen), true);
@@ -97,6 +182,8 @@ int serve(http::ServerOptions options) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const int left = server.currentConnections();
+  if (partition_keeper) partition_keeper->stop();
+  if (audit_writer) audit_writer->stop();  // the queue goes to PostgreSQL, or to the spool
   log::info("stopped", {{"abandoned_connections", left}});
   if (left > 0) {
     std::fflush(nullptr);
@@ -109,8 +196,9 @@ int serve(http::ServerOptions options) {
 
 int main(int argc, char** argv) {
   http::ServerOptions options;
+  AuditSettings audit_settings;
   std::string database_url;
-  bool no_migrate = false;
+  bool& no_migrate = audit_settings.no_migrate;
   size_t max_body = options.max_body_bytes;
   size_t max_header = options.max_header_bytes;
   CLI::App app{"sluice: a declarative, catalog-driven LLM gateway"};
@@ -122,7 +210,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--database-url", database_url, "PostgreSQL URL for the audit trail, keys and quotas")
       ->envname("SLUICE_DATABASE_URL");
-  app.add_flag("--no-migrate", no_migrate, "never apply database migrations at boot")->envname("SLUICE_NO_MIGRATE");
+  app.add_flag("--no-migrate", no_migrate, "never apply database migrations at boot (refuse to start if some are pending)")
+      ->envname("SLUICE_NO_MIGRATE");
+  app.add_option("--migrations", audit_settings.migrations_dir, "apply migrations from DIR instead of the built-in ones")
+      ->envname("SLUICE_MIGRATIONS");
+  app.add_option("--audit-retention-days", audit_settings.retention_days,
+                 "drop audit partitions older than this many days (0 keeps everything)")
+      ->envname("SLUICE_AUDIT_RETENTION_DAYS")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--audit-spool", audit_settings.spool_path,
+                 "audit spool file for rows PostgreSQL cannot take (default /var/lib/sluice/audit.spool, "
+                 "else ./sluice-audit.spool)")
+      ->envname("SLUICE_AUDIT_SPOOL");
   app.add_option("--threads", options.threads, "request threads (a stream holds one for its life)")
       ->envname("SLUICE_THREADS")
       ->check(CLI::Range(2, 100000))
@@ -145,5 +245,5 @@ int main(int argc, char** argv) {
   options.max_body_bytes = max_body;
   options.max_header_bytes = max_header;
   if (!database_url.empty()) options.database_url = database_url;
-  return serve(options);
+  return serve(options, audit_settings);
 }
