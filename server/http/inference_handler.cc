@@ -78,6 +78,12 @@ class Exchange {
       std::string upstream_body;
       if (passthrough) {
         body["model"] = attempt.deployment->upstream_model;
+        if (stream_ && provider_wire == catalog::Wire::OpenAIChat) {
+          // Without it a Chat stream carries no usage at all, and the request could not be accounted.
+          auto& options = body["stream_options"];
+          if (!options.is_object()) options = ordered_json::object();
+          if (!options.contains("include_usage")) options["include_usage"] = true;
+        }
         upstream_body = body.dump();
       } else {
         if (!ir_) {

@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(catalog_check_prints_every_problem_with_its_place_and_exits
   const auto result = run(ctl() + " catalog check " + dir.string() + " 2>&1");
   BOOST_TEST(result.code == 2);
   BOOST_TEST(result.out.find("deployments.yaml:2:") != std::string::npos);
-  BOOST_TEST(result.out.find("anthropic/nope") != std::string::npos);
+  BOOST_TEST(result.out.find("provider 'anthropic' has no endpoint 'nope'") != std::string::npos);
   BOOST_TEST(result.out.find("deployments.yaml:3:") != std::string::npos);
   const auto json = run(ctl() + " --json catalog check " + dir.string());
   BOOST_TEST(json.code == 2);

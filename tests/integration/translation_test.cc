@@ -22,32 +22,24 @@ std::string expectedText(const std::string& model) {
 }
 
 json request(const std::string& path, const std::string& model, bool stream, bool tools = false) {
-  json body;
+  const json schema = json::parse(R"({"type":"object","properties":{"city":{"type":"string"}}})");
+  const std::string prompt = tools ? "Use the tool for Paris" : "Hello there";
+  json body = {{"model", model}};
   if (path == "/v1/messages") {
-    body = {{"model", model}, {"max_tokens", 256}, {"messages", {{{"role", "user"}, {"content", "Hello there"}}}}};
+    body["max_tokens"] = 256;
+    body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
     if (tools) {
-      body["tools"] = {{{"name", "get_weather"},
-                        {"description", "Weather for a city"},
-                        {"input_schema", {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}}}}}};
-      body["messages"][0]["content"] = "Use the tool for Paris";
+      body["tools"] = json::array({{{"name", "get_weather"}, {"description", "Weather for a city"}, {"input_schema", schema}}});
     }
   } else if (path == "/v1/chat/completions") {
-    body = {{"model", model}, {"messages", {{{"role", "user"}, {"content", "Hello there"}}}}};
+    body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
     if (tools) {
-      body["tools"] = {{{"type", "function"},
-                        {"function",
-                         {{"name", "get_weather"},
-                          {"parameters", {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}}}}}}}};
-      body["messages"][0]["content"] = "Use the tool for Paris";
+      json function = {{"name", "get_weather"}, {"parameters", schema}};
+      body["tools"] = json::array({{{"type", "function"}, {"function", function}}});
     }
   } else {
-    body = {{"model", model}, {"input", "Hello there"}};
-    if (tools) {
-      body["tools"] = {{{"type", "function"},
-                        {"name", "get_weather"},
-                        {"parameters", {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}}}}};
-      body["input"] = "Use the tool for Paris";
-    }
+    body["input"] = prompt;
+    if (tools) body["tools"] = json::array({{{"type", "function"}, {"name", "get_weather"}, {"parameters", schema}}});
   }
   if (stream) body["stream"] = true;
   return body;
