@@ -214,3 +214,25 @@ describe('openai-responses/vercel-ai__openai-error.1.chunks.txt (streamed error)
     });
   }
 });
+
+// Gemini sends no tool-call ids; the gateway mints them deterministically, so the same recorded
+// answer gives the same id every time (streamed and not).
+describe('Gemini tool-call ids are minted deterministically', () => {
+  const idOf = {
+    anthropic: (message) => message.content.find((b) => b.type === 'tool_use')?.id,
+    chat: (completion) => completion.choices[0].message.tool_calls?.[0]?.id,
+    responses: (response) => response.output.find((i) => i.type === 'function_call')?.call_id,
+  };
+  for (const fixture of ['gemini/vercel-ai__google-tool-call.chunks.txt', 'gemini/vercel-ai__google-tool-call.json']) {
+    for (const client of ['anthropic', 'chat', 'responses']) {
+      test(`${fixture} twice into the ${client} SDK`, async () => {
+        const streamed = fixture.endsWith('.chunks.txt');
+        const first = idOf[client](await ask(client, fixture, { streamed }));
+        const second = idOf[client](await ask(client, fixture, { streamed }));
+        assert.equal(typeof first, 'string');
+        assert.ok(first.length > 0);
+        assert.equal(second, first);
+      });
+    }
+  }
+});

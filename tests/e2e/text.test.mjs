@@ -151,7 +151,7 @@ for (const target of MODELS) {
       assert.equal(finish, 'stop');
       await t.test(
         'no usage chunk without stream_options.include_usage',
-        { todo: wire === 'openai-chat' ? undefined : DEFECTS.chatUsageUnasked },
+        { todo: DEFECTS.chatUsageUnasked },
         () => {
           assert.deepEqual(withUsage, []);
         },

@@ -73,6 +73,11 @@ function startChild(name, args, env) {
       clearTimeout(timer);
       child.removeAllListeners('exit');
       child.on('exit', () => children.delete(child));
+      // A child left running (a test file that never reached its `after`) must not keep this
+      // process alive; the exit handler above kills it.
+      child.unref();
+      child.stdout.unref?.();
+      child.stderr.unref?.();
       const host = match[1].replace(/^\[(.*)\]$/, '$1');
       const port = Number(match[2]);
       const hostForUrl = host.includes(':') ? `[${host}]` : host;
@@ -99,7 +104,7 @@ function stopChild(proc) {
 // A copy of the shipped catalog whose providers also forward the mock's script header.
 function scriptableCatalog() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-e2e-'));
-  fs.cpSync(path.join(sourceDir, 'services'), dir, { recursive: true });
+  fs.cpSync(path.join(sourceDir, 'services'), dir, { recursive: true, dereference: true });
   const file = path.join(dir, 'ai/providers.yaml');
   const anchor = '    user_agent: sluice/1\n';
   const yaml = fs.readFileSync(file, 'utf8');
@@ -114,23 +119,24 @@ export async function startStack() {
     ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir],
     { ...process.env },
   );
-  const catalog = scriptableCatalog();
-  const env = { ...process.env };
-  delete env.SLUICE_DATABASE_URL;
-  Object.assign(env, {
-    ANTHROPIC_BASE_URL: mock.url,
-    DEEPSEEK_BASE_URL: `${mock.url}/deepseek/v1`,
-    OPENCODE_GO_CHAT_BASE_URL: `${mock.url}/go/v1`,
-    OPENCODE_GO_MESSAGES_BASE_URL: `${mock.url}/go`,
-    OPENAI_BASE_URL: `${mock.url}/openai/v1`,
-    GEMINI_BASE_URL: `${mock.url}/gemini`,
-    ANTHROPIC_API_KEY: 'mock-anthropic-key',
-    DEEPSEEK_API_KEY: 'mock-deepseek-key',
-    OPENAI_API_KEY: 'mock-openai-key',
-    GEMINI_API_KEY: 'mock-gemini-key',
-  });
+  let catalog;
   let gateway;
   try {
+    catalog = scriptableCatalog();
+    const env = { ...process.env };
+    delete env.SLUICE_DATABASE_URL;
+    Object.assign(env, {
+      ANTHROPIC_BASE_URL: mock.url,
+      DEEPSEEK_BASE_URL: `${mock.url}/deepseek/v1`,
+      OPENCODE_GO_CHAT_BASE_URL: `${mock.url}/go/v1`,
+      OPENCODE_GO_MESSAGES_BASE_URL: `${mock.url}/go`,
+      OPENAI_BASE_URL: `${mock.url}/openai/v1`,
+      GEMINI_BASE_URL: `${mock.url}/gemini`,
+      ANTHROPIC_API_KEY: 'mock-anthropic-key',
+      DEEPSEEK_API_KEY: 'mock-deepseek-key',
+      OPENAI_API_KEY: 'mock-openai-key',
+      GEMINI_API_KEY: 'mock-gemini-key',
+    });
     gateway = await startChild(
       'sluice',
       // A short drain: the SDKs keep idle connections open (undici closes them after 4 s), and
@@ -140,7 +146,7 @@ export async function startStack() {
     );
   } catch (err) {
     await stopChild(mock);
-    fs.rmSync(catalog, { recursive: true, force: true });
+    if (catalog) fs.rmSync(catalog, { recursive: true, force: true });
     throw err;
   }
   return new Stack(mock, gateway, catalog);
