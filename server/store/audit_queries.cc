@@ -93,14 +93,21 @@ std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimen
       raw = "coalesce(served_provider, '')";
       break;
   }
-  // The first whole hour at or after `since`: from there on the hourly rollup has the answer.
+  // [since, first whole hour) from ai_requests, [first whole hour, first whole day) from the hourly
+  // rollup, whole days from the daily one: exact, and a handful of rows per day of the window.
   const auto hour = std::chrono::floor<std::chrono::hours>(since);
-  const TimePoint whole = hour == since ? since : hour + std::chrono::hours(1);
+  const TimePoint whole_hour = hour == since ? since : hour + std::chrono::hours(1);
+  const auto day = std::chrono::floor<std::chrono::days>(since);
+  const TimePoint whole_day = day == since ? since : day + std::chrono::days(1);
+  const std::string measures =
+      "requests, failed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
+      "cost_microdollars";
   pqxx::nontransaction query(connection);
   const std::string sql =
-      std::string("WITH combined AS (SELECT ") + rolled + " AS key, requests, failed, input_tokens, output_tokens, "
-      "cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars FROM ai_usage_hourly "
-      "WHERE hour >= $2::timestamptz "
+      std::string("WITH combined AS (SELECT ") + rolled + " AS key, " + measures +
+      " FROM ai_usage_daily WHERE day >= ($3::timestamptz AT TIME ZONE 'UTC')::date "
+      "UNION ALL SELECT " + rolled + ", " + measures +
+      " FROM ai_usage_hourly WHERE hour >= $2::timestamptz AND hour < $3::timestamptz "
       "UNION ALL SELECT " + raw + ", 1, (outcome <> 'ok')::int, input_tokens, output_tokens, cache_read_tokens, "
       "cache_write_tokens, reasoning_tokens, cost_microdollars FROM ai_requests "
       "WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz AND NOT probe) "
@@ -108,7 +115,7 @@ std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimen
       "sum(cache_read_tokens)::bigint, sum(cache_write_tokens)::bigint, sum(reasoning_tokens)::bigint, "
       "sum(cost_microdollars)::bigint FROM combined GROUP BY key ORDER BY 9 DESC, 2 DESC, key";
   std::vector<UsageRow> rows;
-  for (const auto& row : query.exec_params(sql, formatTimestamp(since), formatTimestamp(whole))) {
+  for (const auto& row : query.exec_params(sql, formatTimestamp(since), formatTimestamp(whole_hour), formatTimestamp(whole_day))) {
     UsageRow usage;
     usage.key = text(row[0]);
     usage.requests = row[1].as<int64_t>();

@@ -64,8 +64,8 @@ struct UsageRow {
 };
 
 // Totals per dimension value for the requests since `since` (probes excluded), costliest first.
-// Whole hours come from ai_usage_hourly; the part of the first hour after `since` from ai_requests,
-// so the answer is exact to the microsecond and cheap at any table size.
+// Whole days come from ai_usage_daily, whole hours of the first day from ai_usage_hourly, the part
+// of the first hour after `since` from ai_requests: exact to the microsecond and cheap at any size.
 std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since);
 
 }  // namespace sluice::store

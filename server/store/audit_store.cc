@@ -49,7 +49,27 @@ std::string selectList() {
   return list;
 }
 
-// One statement: parse, insert the new rows, roll the inserted ones up by hour. Naming the columns
+// Adds the rows of CTE `inserted` (probes excepted) to a rollup table keyed by `period`. Sorted, so
+// concurrent writers lock the rollup rows in the same order and cannot deadlock.
+std::string rollupUpsert(const std::string& table, const std::string& period, const std::string& period_expression) {
+  return "INSERT INTO " + table + " AS u (" + period +
+         ", user_name, project, model, provider, requests, failed, "
+         "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars) "
+         "SELECT " + period_expression + ", coalesce(user_name, ''), coalesce(project, ''), "
+         "coalesce(model, ''), coalesce(served_provider, ''), count(*), count(*) FILTER (WHERE outcome <> 'ok'), "
+         "sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
+         "sum(reasoning_tokens), sum(cost_microdollars) FROM inserted WHERE NOT probe "
+         "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
+         "ON CONFLICT (" + period + ", user_name, project, model, provider) DO UPDATE SET "
+         "requests = u.requests + excluded.requests, failed = u.failed + excluded.failed, "
+         "input_tokens = u.input_tokens + excluded.input_tokens, output_tokens = u.output_tokens + excluded.output_tokens, "
+         "cache_read_tokens = u.cache_read_tokens + excluded.cache_read_tokens, "
+         "cache_write_tokens = u.cache_write_tokens + excluded.cache_write_tokens, "
+         "reasoning_tokens = u.reasoning_tokens + excluded.reasoning_tokens, "
+         "cost_microdollars = u.cost_microdollars + excluded.cost_microdollars";
+}
+
+// One statement: parse, insert the new rows, roll the inserted ones up by hour and by day. Naming the columns
 // (rather than SELECT *) lets a later migration add a column with a default without breaking an
 // older replica still writing.
 const std::string& insertStatement() {
@@ -59,20 +79,8 @@ const std::string& insertStatement() {
       " FROM incoming ON CONFLICT (id, created_at) DO NOTHING "
       "RETURNING created_at, user_name, project, model, served_provider, outcome, probe, input_tokens, "
       "output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars), "
-      "rolled AS (INSERT INTO ai_usage_hourly AS u (hour, user_name, project, model, provider, requests, failed, "
-      "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars) "
-      "SELECT date_trunc('hour', created_at, 'UTC'), coalesce(user_name, ''), coalesce(project, ''), "
-      "coalesce(model, ''), coalesce(served_provider, ''), count(*), count(*) FILTER (WHERE outcome <> 'ok'), "
-      "sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
-      "sum(reasoning_tokens), sum(cost_microdollars) FROM inserted WHERE NOT probe "
-      "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
-      "ON CONFLICT (hour, user_name, project, model, provider) DO UPDATE SET "
-      "requests = u.requests + excluded.requests, failed = u.failed + excluded.failed, "
-      "input_tokens = u.input_tokens + excluded.input_tokens, output_tokens = u.output_tokens + excluded.output_tokens, "
-      "cache_read_tokens = u.cache_read_tokens + excluded.cache_read_tokens, "
-      "cache_write_tokens = u.cache_write_tokens + excluded.cache_write_tokens, "
-      "reasoning_tokens = u.reasoning_tokens + excluded.reasoning_tokens, "
-      "cost_microdollars = u.cost_microdollars + excluded.cost_microdollars RETURNING 1) "
+      "hourly AS (" + rollupUpsert("ai_usage_hourly", "hour", "date_trunc('hour', created_at, 'UTC')") + "), "
+      "daily AS (" + rollupUpsert("ai_usage_daily", "day", "(created_at AT TIME ZONE 'UTC')::date") + ") "
       "SELECT count(*) FROM inserted";
   return statement;
 }

@@ -13,7 +13,7 @@ namespace sluice::test {
 
 // One scratch database for the whole test module (migrated), dropped at exit.
 ScratchDatabase& auditDatabase();
-// Empties ai_requests and ai_usage_hourly.
+// Empties ai_requests and the usage rollups.
 void truncateAudit();
 // count(*) of ai_requests, and of distinct ids.
 long long auditRows();

@@ -185,6 +185,7 @@ BOOST_AUTO_TEST_CASE(a_spool_left_by_a_crash_is_replayed_at_start_without_duplic
   BOOST_TEST(test::auditRows() == 3);
   BOOST_TEST(test::auditDatabase().scalar("SELECT count(*) FROM ai_requests WHERE id = 'crash-torn'") == "0");
   BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "3");
+  BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_daily") == "3");
 }
 
 BOOST_AUTO_TEST_CASE(a_slow_postgres_sends_the_batch_to_the_spool_and_it_is_replayed_later) {

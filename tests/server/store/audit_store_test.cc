@@ -21,7 +21,7 @@ test::ScratchDatabase& database() {
 struct Fresh {
   Fresh() : connection(database().connect()) {
     pqxx::nontransaction query(*connection);
-    query.exec("TRUNCATE ai_requests, ai_usage_hourly");
+    query.exec("TRUNCATE ai_requests, ai_usage_hourly, ai_usage_daily");
   }
   std::unique_ptr<pqxx::connection> connection;
 };
@@ -64,6 +64,7 @@ BOOST_AUTO_TEST_CASE(inserting_a_row_twice_keeps_one_and_counts_it_once_in_the_h
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_requests") == "3");
   BOOST_TEST(database().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "3");
   BOOST_TEST(database().scalar("SELECT sum(cost_microdollars) FROM ai_usage_hourly") == "300");
+  BOOST_TEST(database().scalar("SELECT sum(requests) FROM ai_usage_daily") == "3");
   BOOST_TEST(database().scalar("SELECT attempts->0->>'endpoint' FROM ai_requests WHERE id = 'a1'") == "e1");
 }
 
@@ -100,6 +101,7 @@ BOOST_AUTO_TEST_CASE(partitions_are_created_listed_and_dropped_by_day) {
   BOOST_TEST((std::find(left.begin(), left.end(), first) == left.end()));
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_requests WHERE id = 'old'") == "0");
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_hourly WHERE hour < '2032-02-01'") == "0");
+  BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_daily WHERE day < '2032-02-01'") == "0");
 }
 
 BOOST_AUTO_TEST_CASE(id_prefix_lookup_finds_one_many_or_none_and_escapes_like_patterns) {
@@ -166,6 +168,27 @@ BOOST_AUTO_TEST_CASE(usage_is_exact_at_a_window_starting_mid_hour) {
   BOOST_REQUIRE(by_provider.size() == 1u);
   BOOST_TEST(by_provider[0].key == "prov");
   BOOST_TEST(by_provider[0].requests == 1);
+}
+
+BOOST_AUTO_TEST_CASE(usage_is_exact_across_days_from_the_daily_hourly_and_raw_parts) {
+  // From 22:30: [22:30, 23:00) is read from ai_requests, [23:00, 00:00) from the hourly rollup,
+  // whole days from the daily one.
+  insert(*connection, {row("d1", at("2030-02-01T22:10:00Z"), "alice", "m1", 1),
+                       row("d2", at("2030-02-01T22:50:00Z"), "alice", "m1", 10),
+                       row("d3", at("2030-02-01T23:20:00Z"), "alice", "m1", 100),
+                       row("d4", at("2030-02-02T05:00:00Z"), "alice", "m1", 1000),
+                       row("d5", at("2030-02-04T12:00:00Z"), "alice", "m1", 10000)});
+  auto usage = store::usageBy(*connection, store::UsageDimension::User, at("2030-02-01T22:30:00Z"));
+  BOOST_REQUIRE(usage.size() == 1u);
+  BOOST_TEST(usage[0].requests == 4);
+  BOOST_TEST(usage[0].cost_microdollars == 11110);
+  usage = store::usageBy(*connection, store::UsageDimension::Model, at("2030-02-02T00:00:00Z"));
+  BOOST_REQUIRE(usage.size() == 1u);
+  BOOST_TEST(usage[0].cost_microdollars == 11000);
+  usage = store::usageBy(*connection, store::UsageDimension::Project, at("2030-02-01T23:00:00Z"));
+  BOOST_REQUIRE(usage.size() == 1u);
+  BOOST_TEST(usage[0].cost_microdollars == 11100);
+  BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_daily WHERE day = '2030-02-01'") == "1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
