@@ -8,6 +8,7 @@
 #include <Poco/Net/HTTPServerResponseImpl.h>
 #include <Poco/Net/HTTPServerSession.h>
 #include <Poco/Net/NetException.h>
+#include <Poco/Timestamp.h>
 
 #include "server/http/request_id.h"
 #include "server/log/json_log.h"
@@ -36,6 +37,14 @@ void sendRawError(Poco::Net::HTTPServerSession& session, int status, const std::
   out.flush();
 }
 
+// Exposes how much the session already read ahead, so an idle wait can poll the socket in short
+// steps (and notice a drain) without missing a pipelined request already buffered.
+class Session : public Poco::Net::HTTPServerSession {
+ public:
+  using HTTPServerSession::HTTPServerSession;
+  using HTTPServerSession::buffered;
+};
+
 size_t headerBytes(const Poco::Net::HTTPServerRequest& request) {
   size_t total = request.getURI().size() + request.getMethod().size();
   for (const auto& [name, value] : request) total += name.size() + value.size() + 4;
@@ -49,8 +58,24 @@ Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPSer
     : TCPServerConnection(socket), params_(std::move(params)), router_(std::move(router)), gateway_(gateway) {}
 
 void Connection::run() {
-  Poco::Net::HTTPServerSession session(socket(), params_);
-  while (!gateway_.stopping().load() && session.hasMoreRequests()) {
+  Session session(socket(), params_);
+  bool first = true;
+  // Waits for the next request on a kept-alive connection in 200 ms steps, so that an idle
+  // connection is closed promptly once the gateway starts draining.
+  auto nextRequest = [&]() {
+    if (first || session.buffered() > 0 || !session.getKeepAlive()) {
+      first = false;
+      return session.hasMoreRequests();
+    }
+    const Poco::Timestamp started;
+    const Poco::Timespan idle_limit = params_->getKeepAliveTimeout();
+    while (!gateway_.stopping().load()) {
+      if (socket().poll(Poco::Timespan(0, 200'000), Poco::Net::Socket::SELECT_READ)) return session.hasMoreRequests();
+      if (started.isElapsed(idle_limit.totalMicroseconds())) return false;
+    }
+    return false;
+  };
+  while (!gateway_.stopping().load() && nextRequest()) {
     try {
       Poco::Net::HTTPServerResponseImpl response(session);
       Poco::Net::HTTPServerRequestImpl request(response, session, params_.get());

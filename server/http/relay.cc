@@ -63,13 +63,23 @@ bool deliver(std::ostream& out, const std::string& bytes) {
   return out.good();
 }
 
+// The provider's error as a client of another wire expects it: OpenAI-style clients key their
+// retry logic on code "rate_limit_exceeded" (429) and "server_is_overloaded" (503), whatever the
+// provider called it. The audit keeps the provider's own key.
+wire::ApiError clientFacing(wire::ApiError error, catalog::Wire client_wire) {
+  if (client_wire == catalog::Wire::Anthropic || error.key == "insufficient_quota") return error;
+  if (error.status == 429) error.key = "rate_limit_exceeded";
+  if (error.status == 503 || error.status == 529) error.key = "server_is_overloaded";
+  return error;
+}
+
 RelayResult relayError(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
                        catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context) {
   RelayResult result;
   const std::string body = answer.readAll();
   wire::ApiError error = wire::decodeError(provider_wire, answer.status(), body, answer.header("Retry-After"));
   copyProviderHeaders(answer, response);
-  sendError(response, client_wire, error, context.request_id);
+  sendError(response, client_wire, clientFacing(error, client_wire), context.request_id);
   result.status = wire::clientStatusFor(client_wire, error.status);
   result.error_key = error.key.empty() ? "upstream_error" : error.key;
   result.error_message = error.message;

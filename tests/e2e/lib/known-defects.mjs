@@ -21,9 +21,4 @@ export const DEFECTS = {
   geminiStreamedThinking:
     'gemini streamed thinking: unsigned first thinking block, signature block/item after the answer, differs from not streamed',
 
-  // A 429 from the anthropic or gemini wire reaches OpenAI-format clients with
-  // error.code "rate_limit_error" / "RESOURCE_EXHAUSTED" (the provider's own vocabulary) instead of
-  // OpenAI's "rate_limit_exceeded" (WIRE_FORMATS section 5); clients tell rate limits from
-  // insufficient_quota by this code.
-  openaiRateLimitCode: 'OpenAI-format 429 carries the provider error code instead of rate_limit_exceeded',
 };
