@@ -88,7 +88,7 @@ struct Writer::State {
   mutable std::mutex mutex;
   std::condition_variable wake;       // the writer thread waits on it
   std::condition_variable progressed; // flush() waits on it
-  std::deque<Record> queue;
+  std::deque<std::string> queue;  // rows already serialised (toRowJson)
   bool started = false;
   bool stopping = false;
   uint64_t flush_waiters = 0;
@@ -269,7 +269,7 @@ struct Writer::State {
       log::error("audit: cannot open the spool", {{"error", error.what()}});
     }
     for (;;) {
-      std::vector<Record> batch;
+      std::vector<std::string> lines;
       bool last = false;
       {
         std::unique_lock lock(mutex);
@@ -277,21 +277,12 @@ struct Writer::State {
           return stopping || flush_waiters > 0 || queue.size() >= options.batch_size;
         });
         const size_t take = std::min(queue.size(), std::max<size_t>(options.batch_size, 1));
-        batch.reserve(take);
+        lines.reserve(take);
         for (size_t i = 0; i < take; ++i) {
-          batch.push_back(std::move(queue.front()));
+          lines.push_back(std::move(queue.front()));
           queue.pop_front();
         }
         last = stopping && queue.empty();
-      }
-      std::vector<std::string> lines;
-      lines.reserve(batch.size());
-      for (const auto& record : batch) {
-        try {
-          lines.push_back(toRowJson(record));
-        } catch (const std::exception& error) {
-          log::error("audit: cannot serialise a row", {{"id", record.id}, {"error", error.what()}});
-        }
       }
       // Spooled rows go first, so rows reach PostgreSQL in the order they were submitted.
       bool spool_empty = true;
@@ -303,7 +294,7 @@ struct Writer::State {
       if (!lines.empty() && !(spool_empty && write(lines))) spoolLines(lines);
       {
         std::lock_guard lock(mutex);
-        processed += batch.size();
+        processed += lines.size();
       }
       progressed.notify_all();
       if (last) break;
@@ -330,18 +321,21 @@ void Writer::submit(Record record) noexcept {
     if (record.id.empty()) record.id = fallbackId();
     if (record.created_at == TimePoint{}) record.created_at = Clock::now();
     state.rows_submitted.fetch_add(1);
+    // NOTE: serialised here, on the request's thread (tens of microseconds), so the writer thread
+    // does nothing but I/O and keeps up with more requests.
+    std::string line = toRowJson(record);
     {
       std::lock_guard lock(state.mutex);
       const bool accepting = !state.stopping && (!state.started || state.thread.joinable());
       if (accepting && state.queue.size() < state.options.queue_capacity) {
-        state.queue.push_back(std::move(record));
+        state.queue.push_back(std::move(line));
         ++state.enqueued;
         if (state.queue.size() == state.options.batch_size) state.wake.notify_one();
         return;
       }
     }
     // Full (or stopped): the row goes to disk on this thread rather than being dropped.
-    state.spoolLines({toRowJson(record)});
+    state.spoolLines({std::move(line)});
   } catch (const std::exception& error) {
     log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});
   }
@@ -366,8 +360,8 @@ void Writer::stop() {
     if (!state.started || state.stopping) {
       if (!state.started && !state.queue.empty()) {
         // Never started: what was queued goes to the spool.
-        std::vector<std::string> lines;
-        for (const auto& record : state.queue) lines.push_back(toRowJson(record));
+        std::vector<std::string> lines(std::make_move_iterator(state.queue.begin()),
+                                       std::make_move_iterator(state.queue.end()));
         state.queue.clear();
         state.spoolLines(lines);
       }
