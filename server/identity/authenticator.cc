@@ -1,0 +1,158 @@
+#include "server/identity/authenticator.h"
+
+#include <algorithm>
+
+#include "server/identity/api_keys.h"
+#include "server/identity/credential_store.h"
+
+namespace sluice::identity {
+
+namespace {
+
+constexpr std::chrono::milliseconds kMaxCacheTtl{2000};
+
+AuthFailure failure(AuthFailureReason reason, std::string message) { return AuthFailure{reason, std::move(message)}; }
+
+std::string hashKey(const KeyHash& hash) { return std::string(reinterpret_cast<const char*>(hash.data()), hash.size()); }
+
+}  // namespace
+
+std::string_view toString(AuthFailureReason reason) {
+  switch (reason) {
+    case AuthFailureReason::Missing: return "missing_key";
+    case AuthFailureReason::Malformed: return "malformed_key";
+    case AuthFailureReason::Unknown: return "unknown_key";
+    case AuthFailureReason::Revoked: return "revoked_key";
+    case AuthFailureReason::Expired: return "expired_key";
+    case AuthFailureReason::MemberDisabled: return "member_disabled";
+  }
+  return "unknown_key";
+}
+
+Authenticator::Authenticator(std::shared_ptr<ConnectionPool> pool, std::shared_ptr<const Vault> vault,
+                             AuthenticatorOptions options)
+    : pool_(std::move(pool)), vault_(std::move(vault)), options_(options) {
+  options_.cache_ttl = std::min(options_.cache_ttl, kMaxCacheTtl);
+}
+
+Authenticator::Authenticator(const std::string& database_url, std::shared_ptr<const Vault> vault,
+                             AuthenticatorOptions options, PoolOptions pool_options)
+    : Authenticator(std::make_shared<ConnectionPool>(database_url, pool_options), std::move(vault), options) {}
+
+bool Authenticator::fresh(TimePoint fetched_at, TimePoint now) const {
+  return fetched_at <= now && now - fetched_at < options_.cache_ttl;
+}
+
+template <class Map>
+void Authenticator::makeRoom(Map& map, TimePoint now) {
+  if (map.size() < options_.max_cache_entries) return;
+  std::erase_if(map, [&](const auto& entry) { return !fresh(entry.second.fetched_at, now); });
+  // NOTE: a flood of distinct keys within one TTL empties the cache; it costs queries, not memory.
+  if (map.size() >= options_.max_cache_entries) map.clear();
+}
+
+std::optional<KeyRecord> Authenticator::lookupKey(const KeyHash& hash, TimePoint now) {
+  const std::string cache_key = hashKey(hash);
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.key_lookups;
+    const auto found = keys_.find(cache_key);
+    if (found != keys_.end() && fresh(found->second.fetched_at, now)) return found->second.record;
+    ++stats_.key_queries;
+  }
+  std::optional<KeyRecord> record = pool_->run([&](pqxx::connection& connection) {
+    auto found = findKeyByHash(connection, hash);
+    // last_used_at is for people ("is this key still used?"): refreshed on a cache miss at most
+    // once per interval, so it costs nothing on the hot path.
+    if (found && !found->key.revoked_at) touchApiKey(connection, found->key.id, now, options_.last_used_interval);
+    return found;
+  });
+  std::lock_guard lock(mutex_);
+  makeRoom(keys_, now);
+  keys_[cache_key] = KeyEntry{now, record};
+  return record;
+}
+
+std::expected<Caller, AuthFailure> Authenticator::authenticate(std::string_view presented_key, TimePoint now) {
+  if (presented_key.empty()) {
+    return std::unexpected(failure(AuthFailureReason::Missing,
+                                   "no API key: send it as `Authorization: Bearer <key>` or `x-api-key: <key>`"));
+  }
+  if (!parseApiKey(presented_key)) {
+    return std::unexpected(failure(AuthFailureReason::Malformed,
+                                   "the API key is not a Sluice key (expected sk-sluice- followed by 51 letters and digits)"));
+  }
+  const std::optional<KeyRecord> record = lookupKey(hashApiKey(presented_key), now);
+  if (!record) return std::unexpected(failure(AuthFailureReason::Unknown, "invalid API key"));
+  if (record->key.revoked_at) {
+    return std::unexpected(failure(AuthFailureReason::Revoked, "API key " + record->key.prefix + " was revoked"));
+  }
+  if (record->key.expires_at && *record->key.expires_at <= now) {
+    return std::unexpected(failure(AuthFailureReason::Expired, "API key " + record->key.prefix + " has expired"));
+  }
+  if (record->member_disabled_at) {
+    return std::unexpected(failure(AuthFailureReason::MemberDisabled, "member " + record->caller.user + " is disabled"));
+  }
+  return record->caller;
+}
+
+std::vector<StoredCredential> Authenticator::lookupCredentials(const std::string& user, TimePoint now) {
+  {
+    std::lock_guard lock(mutex_);
+    const auto found = credentials_.find(user);
+    if (found != credentials_.end() && fresh(found->second.fetched_at, now)) return found->second.stored;
+    ++stats_.credential_queries;
+  }
+  std::vector<StoredCredential> stored =
+      pool_->run([&](pqxx::connection& connection) { return loadPersonalCredentials(connection, user); });
+  std::lock_guard lock(mutex_);
+  makeRoom(credentials_, now);
+  credentials_[user] = CredentialEntry{now, stored};
+  return stored;
+}
+
+std::vector<std::string> Authenticator::credentialsFor(const std::string& user, TimePoint now) {
+  std::vector<std::string> ids;
+  for (const StoredCredential& stored : lookupCredentials(user, now)) ids.push_back(stored.credential_id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::expected<std::string, CredentialFailure> Authenticator::personalKey(const std::string& user,
+                                                                         const std::string& credential_id,
+                                                                         TimePoint now) {
+  const std::vector<StoredCredential> stored = lookupCredentials(user, now);
+  const auto found = std::find_if(stored.begin(), stored.end(),
+                                  [&](const StoredCredential& s) { return s.credential_id == credential_id; });
+  if (found == stored.end()) {
+    return std::unexpected(CredentialFailure{
+        CredentialFailureReason::NotSet, user + " has no personal key for credential '" + credential_id +
+                                             "' (set one with `sluicectl credentials set " + credential_id +
+                                             " --user " + user + "`)"});
+  }
+  if (!vault_) {
+    return std::unexpected(CredentialFailure{CredentialFailureReason::NoMasterKey,
+                                             "personal credentials are unavailable: the gateway has no master key "
+                                             "(SLUICE_MASTER_KEY or SLUICE_MASTER_KEY_FILE)"});
+  }
+  auto plaintext = vault_->open(found->sealed, credentialAssociatedData(user, credential_id));
+  if (!plaintext) {
+    return std::unexpected(CredentialFailure{CredentialFailureReason::Undecryptable,
+                                             "the personal key of " + user + " for credential '" + credential_id +
+                                                 "' cannot be decrypted: " + plaintext.error()});
+  }
+  return std::move(*plaintext);
+}
+
+void Authenticator::forgetAll() {
+  std::lock_guard lock(mutex_);
+  keys_.clear();
+  credentials_.clear();
+}
+
+Authenticator::Stats Authenticator::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace sluice::identity

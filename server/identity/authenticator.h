@@ -1,0 +1,120 @@
+#pragma once
+// Turns the API key a request presents into a Caller, and hands out members' personal provider
+// keys, for the request threads of the gateway.
+//
+// Cache: a lookup by key hash is remembered for `cache_ttl` (at most 2 s), positive or negative,
+// so the hot path reaches PostgreSQL about once per key per TTL per replica. Revocation, member
+// disabling and deletion are therefore seen by every replica within the TTL; expiry is checked
+// against `now` on every call, so an expired key stops at once. Time is only ever the `now`
+// passed in (tests move it; the server passes the system clock). An entry older than the TTL, or
+// stamped later than `now` (the clock went back), is refetched.
+//
+// Thread-safe: any number of threads may call any method. The cache lock is never held across
+// database I/O; two threads missing the same key both query (harmless).
+//
+// Failures: expected outcomes (no key, a malformed, unknown, revoked or expired key, a disabled
+// member, a personal key not set) are values. PostgreSQL being unreachable throws
+// pqxx::broken_connection, a busy pool PoolExhausted (environment failures: the handler answers
+// 500/503). Messages never contain the presented key or any part of it beyond a stored key's
+// public prefix.
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "server/identity/caller.h"
+#include "server/identity/connection_pool.h"
+#include "server/identity/credential_store.h"
+#include "server/identity/key_store.h"
+#include "server/identity/vault.h"
+
+namespace sluice::identity {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+enum class AuthFailureReason { Missing, Malformed, Unknown, Revoked, Expired, MemberDisabled };
+// "missing_key" | "malformed_key" | "unknown_key" | "revoked_key" | "expired_key" | "member_disabled".
+std::string_view toString(AuthFailureReason reason);
+
+// Every failure is HTTP 401 in the caller's format.
+struct AuthFailure {
+  AuthFailureReason reason = AuthFailureReason::Missing;
+  std::string message;
+};
+
+enum class CredentialFailureReason { NotSet, NoMasterKey, Undecryptable };
+struct CredentialFailure {
+  CredentialFailureReason reason = CredentialFailureReason::NotSet;
+  std::string message;  // names the member and the credential, never a value
+};
+
+struct AuthenticatorOptions {
+  std::chrono::milliseconds cache_ttl{2000};  // clamped to 2 s
+  size_t max_cache_entries = 100'000;         // per cache; beyond it stale entries go, then all
+  std::chrono::seconds last_used_interval{60};  // api_keys.last_used_at is refreshed this often at most
+};
+
+class Authenticator {
+ public:
+  // `vault`: nullptr when no master key is configured (personalKey then fails with NoMasterKey).
+  Authenticator(std::shared_ptr<ConnectionPool> pool, std::shared_ptr<const Vault> vault,
+                AuthenticatorOptions options = {});
+  // Its own pool of `pool_options.max_connections` connections to `database_url`.
+  Authenticator(const std::string& database_url, std::shared_ptr<const Vault> vault,
+                AuthenticatorOptions options = {}, PoolOptions pool_options = {});
+
+  // `presented_key`: presentedKey(Authorization, x-api-key) (api_keys.h); empty → Missing.
+  std::expected<Caller, AuthFailure> authenticate(std::string_view presented_key, TimePoint now);
+
+  // The credential ids `user` has stored a personal key for (names only).
+  std::vector<std::string> credentialsFor(const std::string& user, TimePoint now);
+  // The decrypted personal key of `user` for `credential_id`. The returned string is the only
+  // copy of the plaintext: the cache holds sealed values.
+  std::expected<std::string, CredentialFailure> personalKey(const std::string& user, const std::string& credential_id,
+                                                            TimePoint now);
+
+  // Drops every cached entry (tests; an admin action that must take effect at once).
+  void forgetAll();
+
+  struct Stats {
+    uint64_t key_lookups = 0;         // authenticate() calls that reached the key cache
+    uint64_t key_queries = 0;         // of those, the ones that went to PostgreSQL
+    uint64_t credential_queries = 0;  // personal credential loads from PostgreSQL
+  };
+  Stats stats() const;
+
+ private:
+  struct KeyEntry {
+    TimePoint fetched_at;
+    std::optional<KeyRecord> record;  // nullopt: no such key (negative entry)
+  };
+  struct CredentialEntry {
+    TimePoint fetched_at;
+    std::vector<StoredCredential> stored;
+  };
+
+  bool fresh(TimePoint fetched_at, TimePoint now) const;
+  std::optional<KeyRecord> lookupKey(const KeyHash& hash, TimePoint now);
+  std::vector<StoredCredential> lookupCredentials(const std::string& user, TimePoint now);
+  template <class Map>
+  void makeRoom(Map& map, TimePoint now);
+
+  std::shared_ptr<ConnectionPool> pool_;
+  std::shared_ptr<const Vault> vault_;
+  AuthenticatorOptions options_;
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, KeyEntry> keys_;  // by the 32 hash bytes
+  std::unordered_map<std::string, CredentialEntry> credentials_;  // by user
+  Stats stats_;
+};
+
+}  // namespace sluice::identity

@@ -1,0 +1,149 @@
+#include "server/identity/key_store.h"
+
+#include <algorithm>
+
+#include "server/identity/member_store.h"
+#include "server/identity/sql_values.h"
+
+namespace sluice::identity {
+
+namespace {
+
+std::string keyColumns() {
+  return "k.id, k.prefix, k.user_name, k.project, k.name, " + sql::microsOf("k.created_at") + ", " +
+         sql::microsOf("k.expires_at") + ", " + sql::microsOf("k.revoked_at") + ", " + sql::microsOf("k.last_used_at");
+}
+constexpr int kKeyColumns = 9;
+
+ApiKeyInfo keyOf(const pqxx::row& row) {
+  ApiKeyInfo info;
+  info.id = row[0].as<std::string>();
+  info.prefix = row[1].as<std::string>();
+  info.user = row[2].as<std::string>();
+  info.project = sql::optionalText(row[3]);
+  info.name = sql::optionalText(row[4]);
+  info.created_at = sql::timeOf(row[5]);
+  info.expires_at = sql::optionalTime(row[6]);
+  info.revoked_at = sql::optionalTime(row[7]);
+  info.last_used_at = sql::optionalTime(row[8]);
+  return info;
+}
+
+bool isBase62(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+}  // namespace
+
+std::string_view ApiKeyInfo::status(TimePoint now) const {
+  if (revoked_at) return "revoked";
+  if (expires_at && *expires_at <= now) return "expired";
+  return "active";
+}
+
+std::expected<CreatedApiKey, KeyError> createApiKey(pqxx::connection& connection, const NewApiKey& request,
+                                                    TimePoint now) {
+  if (request.expires_at && *request.expires_at <= now) {
+    return std::unexpected(KeyError{KeyErrorKind::Invalid, "the expiry must be in the future"});
+  }
+  const auto member = findMember(connection, request.user);
+  if (!member) {
+    return std::unexpected(KeyError{KeyErrorKind::NoSuchMember, "no member named '" + request.user +
+                                                                    "' (add one with `sluicectl users add`)"});
+  }
+  if (member->disabled()) {
+    return std::unexpected(KeyError{KeyErrorKind::MemberDisabled, "member '" + request.user + "' is disabled"});
+  }
+  if (request.project &&
+      std::find(member->projects.begin(), member->projects.end(), *request.project) == member->projects.end()) {
+    return std::unexpected(KeyError{KeyErrorKind::NotInProject, "'" + request.user + "' is not a member of project '" +
+                                                                    *request.project + "'"});
+  }
+  for (int attempt = 0;; ++attempt) {
+    GeneratedKey generated = generateApiKey();
+    pqxx::work transaction(connection);
+    const auto rows = transaction.exec_params(
+        "INSERT INTO api_keys AS k (id, user_name, project, name, hash, created_at, expires_at) "
+        "VALUES ($1, $2, $3, $4, $5, " +
+            sql::timestampParam(6) + ", CASE WHEN $7::bigint IS NULL THEN NULL ELSE " + sql::timestampParam(7) +
+            " END) ON CONFLICT DO NOTHING RETURNING " + keyColumns(),
+        generated.id, request.user, request.project, request.name,
+        pqxx::binarystring(generated.hash.data(), generated.hash.size()), sql::micros(now),
+        request.expires_at ? std::optional<int64_t>(sql::micros(*request.expires_at)) : std::nullopt);
+    if (rows.empty()) {
+      // NOTE: an id collision (about one in 10^14 per pair of keys); a hash collision cannot happen.
+      if (attempt < 5) continue;
+      throw std::runtime_error("could not find an unused key id");
+    }
+    transaction.commit();
+    CreatedApiKey created;
+    created.info = keyOf(rows[0]);
+    created.key = std::move(generated.key);
+    return created;
+  }
+}
+
+std::vector<ApiKeyInfo> listApiKeys(pqxx::connection& connection, const std::optional<std::string>& user) {
+  pqxx::read_transaction transaction(connection);
+  const auto rows = transaction.exec_params("SELECT " + keyColumns() +
+                                                " FROM api_keys k WHERE $1::text IS NULL OR k.user_name = $1 "
+                                                "ORDER BY k.created_at DESC, k.id",
+                                            user);
+  std::vector<ApiKeyInfo> keys;
+  for (const auto& row : rows) keys.push_back(keyOf(row));
+  return keys;
+}
+
+std::optional<std::string> keyIdFrom(std::string_view text) {
+  if (text.starts_with(kKeyPrefix)) text.remove_prefix(kKeyPrefix.size());
+  if (text.size() != kKeyIdLength && text.size() != kKeyIdLength + kKeySecretLength) return std::nullopt;
+  text = text.substr(0, kKeyIdLength);
+  if (!std::all_of(text.begin(), text.end(), isBase62)) return std::nullopt;
+  return std::string(text);
+}
+
+RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, ApiKeyInfo* info) {
+  pqxx::work transaction(connection);
+  const auto changed = transaction.exec_params(
+      "UPDATE api_keys SET revoked_at = " + sql::timestampParam(2) + " WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
+      std::string(id), sql::micros(now));
+  const auto rows = transaction.exec_params("SELECT " + keyColumns() + " FROM api_keys k WHERE k.id = $1", std::string(id));
+  transaction.commit();
+  if (rows.empty()) return RevokeResult::NoSuchKey;
+  if (info) *info = keyOf(rows[0]);
+  return changed.empty() ? RevokeResult::AlreadyRevoked : RevokeResult::Revoked;
+}
+
+std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash) {
+  pqxx::nontransaction query(connection);
+  const auto rows = query.exec_params(
+      "SELECT " + keyColumns() + ", k.hash, m.role, array_to_json(m.groups), array_to_json(m.projects), "
+          "m.primary_project, " + sql::microsOf("m.disabled_at") +
+          " FROM api_keys k JOIN members m ON m.name = k.user_name WHERE k.hash = $1",
+      pqxx::binarystring(hash.data(), hash.size()));
+  if (rows.empty()) return std::nullopt;
+  const pqxx::row& row = rows[0];
+  const std::string stored = sql::bytes(row[kKeyColumns]);
+  if (stored.size() != hash.size()) return std::nullopt;
+  KeyRecord record;
+  std::copy(stored.begin(), stored.end(), record.hash.begin());
+  if (!sameHash(record.hash, hash)) return std::nullopt;
+  record.key = keyOf(row);
+  record.caller.user = record.key.user;
+  record.caller.role = parseRole(row[kKeyColumns + 1].as<std::string>()).value_or(Role::Member);
+  record.caller.groups = sql::textArray(row[kKeyColumns + 2]);
+  record.caller.projects = sql::textArray(row[kKeyColumns + 3]);
+  record.caller.primary_project = sql::optionalText(row[kKeyColumns + 4]);
+  record.caller.api_key_id = record.key.id;
+  record.caller.key_project = record.key.project;
+  record.member_disabled_at = sql::optionalTime(row[kKeyColumns + 5]);
+  return record;
+}
+
+void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval) {
+  pqxx::nontransaction query(connection);
+  query.exec_params("UPDATE api_keys SET last_used_at = " + sql::timestampParam(2) +
+                        " WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < " + sql::timestampParam(2) +
+                        " - $3::bigint * interval '1 second')",
+                    std::string(id), sql::micros(now), static_cast<int64_t>(interval.count()));
+}
+
+}  // namespace sluice::identity

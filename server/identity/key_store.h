@@ -1,0 +1,83 @@
+#pragma once
+// API keys in PostgreSQL (table `api_keys`): create, list, revoke, and the lookup by hash that the
+// Authenticator makes on a cache miss. Keys are stored only as SHA-256 (api_keys.h).
+//
+// Every function runs on the connection it is given and throws pqxx errors when PostgreSQL fails.
+
+#include <chrono>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "server/identity/api_keys.h"
+#include "server/identity/caller.h"
+
+namespace sluice::identity {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct ApiKeyInfo {
+  std::string id;      // 8 base62 characters: the api_key_id of audit rows
+  std::string prefix;  // "sk-sluice-<id>"
+  std::string user;
+  std::optional<std::string> project;
+  std::optional<std::string> name;
+  TimePoint created_at;
+  std::optional<TimePoint> expires_at;
+  std::optional<TimePoint> revoked_at;
+  std::optional<TimePoint> last_used_at;
+
+  // "revoked", "expired" (expires_at <= now) or "active".
+  std::string_view status(TimePoint now) const;
+};
+
+struct NewApiKey {
+  std::string user;
+  std::optional<std::string> project;  // must be one of the member's projects
+  std::optional<std::string> name;
+  std::optional<TimePoint> expires_at;
+};
+
+struct CreatedApiKey {
+  ApiKeyInfo info;
+  std::string key;  // the full key: show it once, never store or log it
+};
+
+enum class KeyErrorKind { NoSuchMember, MemberDisabled, NotInProject, Invalid };
+struct KeyError {
+  KeyErrorKind kind = KeyErrorKind::Invalid;
+  std::string message;
+};
+
+// Generates a key (a new id if the first collides) and stores its hash. Fails when the member does
+// not exist or is disabled, when `project` is not one of theirs, or when expires_at is not after now.
+std::expected<CreatedApiKey, KeyError> createApiKey(pqxx::connection& connection, const NewApiKey& key, TimePoint now);
+
+// Newest first; only `user`'s when given.
+std::vector<ApiKeyInfo> listApiKeys(pqxx::connection& connection, const std::optional<std::string>& user);
+
+// The key id named by `text`: the id itself, the visible prefix "sk-sluice-<id>", or a whole key.
+std::optional<std::string> keyIdFrom(std::string_view text);
+
+enum class RevokeResult { Revoked, AlreadyRevoked, NoSuchKey };
+// Sets revoked_at = now. `info` receives the key's row when it exists.
+RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, ApiKeyInfo* info = nullptr);
+
+// What the Authenticator needs about a key and its member, in one query.
+struct KeyRecord {
+  KeyHash hash{};
+  ApiKeyInfo key;
+  Caller caller;  // filled from the member and the key
+  std::optional<TimePoint> member_disabled_at;
+};
+
+// The key whose stored hash equals `hash` (compared again in constant time), with its member.
+std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash);
+// Sets last_used_at = now unless it was set within `interval`.
+void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval);
+
+}  // namespace sluice::identity

@@ -1,0 +1,93 @@
+#pragma once
+// Quota windows (gateway.yaml `quotas:`) as arithmetic: which counters a request is counted
+// against and whether one more request fits. Pure: time comes in as `now`; no I/O, never throws.
+//
+// Windows are fixed (tumbling), not rolling: a window of `seconds` covers
+// [anchor + k*seconds, anchor + (k+1)*seconds) in UTC, and all usage in it resets together at its
+// end. The anchor is the Unix epoch, so windows that divide a day start on UTC calendar
+// boundaries (a minute, an hour, a day start at :00, at the hour, at midnight UTC); windows that
+// are whole weeks start on a Monday 00:00 UTC. Other lengths (e.g. 30 days) are counted from
+// the epoch: they are fixed, known in advance, and the same on every replica.
+//
+// The counting itself (atomic, across replicas) is QuotaStore (server/identity/quota_store.h).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+
+namespace sluice::identity {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+struct WindowSpan {
+  TimePoint start;  // inclusive
+  TimePoint end;    // exclusive: when the window's usage resets
+};
+
+// The window of `seconds` (> 0) that contains `now`.
+WindowSpan windowSpan(int64_t seconds, TimePoint now);
+
+// Whose usage a request counts toward.
+struct QuotaSubject {
+  std::string user;
+  std::optional<std::string> project;  // the attributed project; project windows skip without one
+  std::string api_key_id;
+};
+
+// The organisation windows count everything under this scope value.
+inline constexpr std::string_view kOrganisationScope = "organisation";
+
+// One counter row: a window, the scope value it counts, and its current span.
+struct QuotaCounter {
+  const catalog::QuotaWindow* window = nullptr;  // points into the catalog the counters came from
+  std::string scope_kind;   // "user" | "project" | "api_key" | "organisation"
+  std::string scope_value;
+  WindowSpan span;
+};
+
+// One counter per window whose scope the subject has, in the catalog's window order.
+std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now);
+
+struct QuotaUsage {
+  int64_t requests = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t cost_microdollars = 0;
+};
+
+enum class QuotaMeasure { Requests, InputTokens, OutputTokens, Cost };
+// "requests" | "input_tokens" | "output_tokens" | "cost".
+std::string_view toString(QuotaMeasure measure);
+
+struct QuotaBreach {
+  std::string window_id;
+  std::string scope_kind;
+  std::string scope_value;
+  QuotaMeasure measure = QuotaMeasure::Requests;
+  int64_t limit = 0;   // microdollars for Cost
+  int64_t used = 0;    // before this request; microdollars for Cost
+  TimePoint resets_at;
+
+  // "quota 'member-hourly' exceeded for user alice: 600 of 600 requests used; resets at
+  // 2026-11-29T22:00:00Z" (cost as "$20.00 of $20.00 spent"). Names no key.
+  std::string message() const;
+  // Whole seconds until resets_at (at least 1), for a Retry-After header.
+  int64_t retryAfterSeconds(TimePoint now) const;
+};
+
+// Whether one more request, estimated at `estimated_input_tokens`, fits a window whose counter
+// reads `used`. Requests, output tokens and cost are spent when the counter reaches the limit;
+// input tokens when the estimate would take the counter past it. The first exceeded measure, in
+// the order requests, input tokens, output tokens, cost; nullopt when it fits.
+std::optional<QuotaBreach> checkCounter(const QuotaCounter& counter, const QuotaUsage& used,
+                                        int64_t estimated_input_tokens);
+
+// "2026-11-29T22:00:00Z".
+std::string formatUtc(TimePoint time);
+
+}  // namespace sluice::identity

@@ -1,0 +1,68 @@
+#pragma once
+// Quota usage counted in PostgreSQL (table `quota_counters`), so a budget holds across replicas.
+//
+// reserve() runs before the upstream call: in one transaction it creates the request's counter
+// rows if needed, locks them (always in key order, so concurrent reservers never deadlock), checks
+// every window (quota.h checkCounter) and, when admitted, counts the request (requests + 1, input
+// tokens + the estimate). settle() runs after: it corrects input tokens to the actual count and
+// adds output tokens and cost. A window is therefore overrun by at most what the requests in
+// flight spend. Mode (catalog Quotas::mode):
+//   enforce: a request that would exceed any window is refused and counted nowhere;
+//   warn:    it is admitted and counted; the breach is returned so the caller records it.
+//
+// Thread-safe (each call leases its own connection). Throws pqxx errors / PoolExhausted when
+// PostgreSQL fails; the caller decides whether to fail open or closed.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "server/identity/connection_pool.h"
+#include "server/identity/quota.h"
+
+namespace sluice::identity {
+
+// One counter row a reservation was counted in.
+struct CounterRef {
+  std::string scope_kind;
+  std::string scope_value;
+  std::string window_id;
+  TimePoint window_start;
+};
+
+struct Reservation {
+  bool admitted = true;
+  // The first window found exceeded: why the request was refused (enforce), or the breach to
+  // record (warn). nullopt when every window had room.
+  std::optional<QuotaBreach> breach;
+  std::vector<CounterRef> counted;  // empty when refused or when no window applies
+  int64_t estimated_input_tokens = 0;
+};
+
+class QuotaStore {
+ public:
+  explicit QuotaStore(std::shared_ptr<ConnectionPool> pool);
+
+  // No window applying to `subject` → admitted without touching the database.
+  Reservation reserve(const catalog::Quotas& quotas, const QuotaSubject& subject, int64_t estimated_input_tokens,
+                      TimePoint now);
+  // After the call: actual tokens and cost (usage.requests is ignored), all counters in one
+  // transaction. A refused or empty reservation is a no-op.
+  void settle(const Reservation& reservation, const QuotaUsage& usage);
+  // Un-counts an admitted request that was never sent (refused later, client gone before dispatch).
+  void release(const Reservation& reservation);
+  // Deletes counters of windows that ended before `before`; returns how many.
+  size_t prune(TimePoint before);
+
+ private:
+  void adjust(const Reservation& reservation, int64_t requests, int64_t input_tokens, int64_t output_tokens,
+              int64_t cost_microdollars);
+
+  std::shared_ptr<ConnectionPool> pool_;
+};
+
+}  // namespace sluice::identity
