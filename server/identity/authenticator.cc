@@ -40,7 +40,10 @@ Authenticator::Authenticator(const std::string& database_url, std::shared_ptr<co
     : Authenticator(std::make_shared<ConnectionPool>(database_url, pool_options), std::move(vault), options) {}
 
 bool Authenticator::fresh(TimePoint fetched_at, TimePoint now) const {
-  return fetched_at <= now && now - fetched_at < options_.cache_ttl;
+  // Either direction: threads read the clock a little apart; a clock stepped back by more than
+  // the TTL must not extend an entry's life.
+  const auto age = now > fetched_at ? now - fetched_at : fetched_at - now;
+  return age < options_.cache_ttl;
 }
 
 template <class Map>

@@ -6,8 +6,8 @@
 // so the hot path reaches PostgreSQL about once per key per TTL per replica. Revocation, member
 // disabling and deletion are therefore seen by every replica within the TTL; expiry is checked
 // against `now` on every call, so an expired key stops at once. Time is only ever the `now`
-// passed in (tests move it; the server passes the system clock). An entry older than the TTL, or
-// stamped later than `now` (the clock went back), is refetched.
+// passed in (tests move it; the server passes the system clock). An entry stamped more than the
+// TTL before `now`, or after it (the clock went back), is refetched.
 //
 // Thread-safe: any number of threads may call any method. The cache lock is never held across
 // database I/O; two threads missing the same key both query (harmless).

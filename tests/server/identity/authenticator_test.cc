@@ -1,1 +1,188 @@
+#include "server/identity/authenticator.h"
+
+#include <atomic>
+#include <thread>
+
 #include <boost/test/unit_test.hpp>
+
+#include "server/identity/api_keys.h"
+#include "server/identity/key_store.h"
+#include "tests/server/identity/identity_database.h"
+
+using namespace sluice;
+using namespace sluice::identity;
+using namespace std::chrono;
+using test::identityDatabase;
+using test::kTestNow;
+
+namespace {
+
+std::string newKey(const std::string& user, std::optional<std::string> project = std::nullopt,
+                   std::optional<system_clock::time_point> expires_at = std::nullopt) {
+  auto connection = identityDatabase().connect();
+  NewApiKey request;
+  request.user = user;
+  request.project = std::move(project);
+  request.expires_at = expires_at;
+  return createApiKey(*connection, request, kTestNow).value().key;
+}
+
+std::unique_ptr<Authenticator> newAuthenticator() {
+  return std::make_unique<Authenticator>(identityDatabase().url(), nullptr);
+}
+
+void exec(const std::string& sql) {
+  auto connection = identityDatabase().connect();
+  pqxx::nontransaction query(*connection);
+  query.exec(sql);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(authenticator)
+
+BOOST_AUTO_TEST_CASE(a_valid_key_yields_the_member_and_the_key) {
+  test::addTestMember("au-alice", {"odoo-delivery", "research"}, {"engineering"}, Role::Admin);
+  const std::string key = newKey("au-alice", "odoo-delivery");
+  auto auth = newAuthenticator();
+  const auto caller = auth->authenticate(key, kTestNow);
+  BOOST_REQUIRE_MESSAGE(caller.has_value(), caller.error().message);
+  BOOST_TEST(caller->user == "au-alice");
+  BOOST_TEST((caller->role == Role::Admin));
+  BOOST_TEST(caller->groups == (std::vector<std::string>{"engineering"}));
+  BOOST_TEST(caller->projects == (std::vector<std::string>{"odoo-delivery", "research"}));
+  BOOST_TEST(caller->primary_project.value() == "odoo-delivery");
+  BOOST_TEST(caller->key_project.value() == "odoo-delivery");
+  BOOST_TEST(caller->api_key_id == parseApiKey(key)->id);
+  BOOST_TEST(identityDatabase().scalar("SELECT last_used_at IS NOT NULL FROM api_keys WHERE id = '" +
+                                       caller->api_key_id + "'") == "t");
+}
+
+BOOST_AUTO_TEST_CASE(missing_malformed_and_unknown_keys_fail_without_echoing_the_key) {
+  auto auth = newAuthenticator();
+  BOOST_TEST((auth->authenticate("", kTestNow).error().reason == AuthFailureReason::Missing));
+  const std::string malformed = "sk-ant-api03-very-secret-value";
+  const auto bad = auth->authenticate(malformed, kTestNow);
+  BOOST_TEST((bad.error().reason == AuthFailureReason::Malformed));
+  BOOST_TEST(bad.error().message.find("very-secret") == std::string::npos);
+  const std::string unknown = generateApiKey().key;
+  const auto missing = auth->authenticate(unknown, kTestNow);
+  BOOST_TEST((missing.error().reason == AuthFailureReason::Unknown));
+  BOOST_TEST(missing.error().message == "invalid API key");
+  BOOST_TEST(toString(missing.error().reason) == "unknown_key");
+}
+
+BOOST_AUTO_TEST_CASE(revocation_takes_effect_after_the_cache_ttl) {
+  test::addTestMember("au-bob");
+  const std::string key = newKey("au-bob");
+  auto auth = newAuthenticator();
+  BOOST_REQUIRE(auth->authenticate(key, kTestNow).has_value());
+  {
+    auto connection = identityDatabase().connect();
+    revokeApiKey(*connection, parseApiKey(key)->id, kTestNow);
+  }
+  // Within the TTL the cached answer stands...
+  BOOST_TEST(auth->authenticate(key, kTestNow + milliseconds(1999)).has_value());
+  // ...after it, the key is refused; 2 s < the 5 s promised on every replica.
+  const auto revoked = auth->authenticate(key, kTestNow + milliseconds(2000));
+  BOOST_REQUIRE(!revoked.has_value());
+  BOOST_TEST((revoked.error().reason == AuthFailureReason::Revoked));
+  BOOST_TEST(revoked.error().message == "API key sk-sluice-" + std::string(parseApiKey(key)->id) + " was revoked");
+  // A fresh authenticator (another replica) refuses it at once.
+  BOOST_TEST((newAuthenticator()->authenticate(key, kTestNow).error().reason == AuthFailureReason::Revoked));
+}
+
+BOOST_AUTO_TEST_CASE(expiry_is_exact_even_when_cached) {
+  test::addTestMember("au-carol");
+  const std::string key = newKey("au-carol", std::nullopt, kTestNow + seconds(10));
+  auto auth = newAuthenticator();
+  BOOST_TEST(auth->authenticate(key, kTestNow + seconds(9)).has_value());
+  const auto expired = auth->authenticate(key, kTestNow + seconds(10));
+  BOOST_TEST((expired.error().reason == AuthFailureReason::Expired));
+  BOOST_TEST(expired.error().message.find("has expired") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_disabled_member_is_refused_after_the_ttl) {
+  test::addTestMember("au-dave");
+  const std::string key = newKey("au-dave");
+  auto auth = newAuthenticator();
+  BOOST_REQUIRE(auth->authenticate(key, kTestNow).has_value());
+  {
+    auto connection = identityDatabase().connect();
+    disableMember(*connection, "au-dave", kTestNow);
+  }
+  const auto refused = auth->authenticate(key, kTestNow + seconds(3));
+  BOOST_TEST((refused.error().reason == AuthFailureReason::MemberDisabled));
+}
+
+BOOST_AUTO_TEST_CASE(positive_and_negative_answers_are_cached_for_the_ttl) {
+  test::addTestMember("au-erin");
+  const std::string key = newKey("au-erin");
+  const std::string unknown = generateApiKey().key;
+  auto auth = newAuthenticator();
+  for (int i = 0; i < 100; ++i) {
+    const auto at = kTestNow + milliseconds(i * 10);  // all within one TTL
+    BOOST_REQUIRE(auth->authenticate(key, at).has_value());
+    BOOST_REQUIRE(!auth->authenticate(unknown, at).has_value());
+  }
+  BOOST_TEST(auth->stats().key_lookups == 200u);
+  BOOST_TEST(auth->stats().key_queries == 2u);
+  auth->authenticate(key, kTestNow + seconds(2));
+  BOOST_TEST(auth->stats().key_queries == 3u);
+  // A clock stepped back by more than the TTL does not extend an entry's life.
+  auth->authenticate(key, kTestNow - milliseconds(100));
+  BOOST_TEST(auth->stats().key_queries == 4u);
+  // The TTL cannot be set above 2 s.
+  AuthenticatorOptions options;
+  options.cache_ttl = seconds(30);
+  Authenticator capped(identityDatabase().url(), nullptr, options);
+  capped.authenticate(key, kTestNow);
+  capped.authenticate(key, kTestNow + seconds(2));
+  BOOST_TEST(capped.stats().key_queries == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(many_threads_share_one_authenticator) {
+  test::addTestMember("au-frank");
+  std::vector<std::string> keys;
+  for (int i = 0; i < 4; ++i) keys.push_back(newKey("au-frank"));
+  auto auth = newAuthenticator();
+  std::atomic<int> ok{0};
+  std::atomic<int> ticks{0};  // one simulated clock for all threads: 1 ms per call, 3.2 s in all
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const auto now = kTestNow + milliseconds(ticks++);
+        if (auth->authenticate(keys[(t + i) % keys.size()], now).has_value()) ++ok;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  BOOST_TEST(ok.load() == 16 * 200);
+  // Two TTLs, 4 keys, at worst every thread racing on each miss.
+  BOOST_TEST(auth->stats().key_queries <= 2u * 4u * 16u, auth->stats().key_queries << " queries");
+}
+
+BOOST_AUTO_TEST_CASE(survives_the_database_dropping_its_connections) {
+  test::addTestMember("au-grace");
+  const std::string first = newKey("au-grace");
+  const std::string second = newKey("au-grace");
+  auto auth = newAuthenticator();
+  BOOST_REQUIRE(auth->authenticate(first, kTestNow).has_value());
+  // What a PostgreSQL restart does to the pool's idle connection.
+  exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+       "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  const auto after = auth->authenticate(second, kTestNow);
+  BOOST_TEST(after.has_value(), (after ? "" : after.error().message));
+}
+
+BOOST_AUTO_TEST_CASE(an_unreachable_database_throws) {
+  PoolOptions pool;
+  pool.connect_timeout_seconds = 1;
+  Authenticator auth("postgresql://sluice:sluice@127.0.0.1:1/none", nullptr, {}, pool);
+  BOOST_CHECK_THROW(auth.authenticate(generateApiKey().key, kTestNow), pqxx::broken_connection);
+  // Missing and malformed keys never need the database.
+  BOOST_TEST((auth.authenticate("", kTestNow).error().reason == AuthFailureReason::Missing));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

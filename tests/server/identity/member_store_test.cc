@@ -1,1 +1,116 @@
+#include "server/identity/member_store.h"
+
 #include <boost/test/unit_test.hpp>
+
+#include "server/identity/key_store.h"
+#include "tests/server/identity/identity_database.h"
+
+using namespace sluice;
+using namespace sluice::identity;
+using namespace std::chrono;
+using test::identityDatabase;
+using test::kTestNow;
+
+BOOST_AUTO_TEST_SUITE(member_store)
+
+BOOST_AUTO_TEST_CASE(add_list_find_and_refuse_a_duplicate) {
+  auto connection = identityDatabase().connect();
+  NewMember member;
+  member.name = "ms-alice";
+  member.role = Role::Admin;
+  member.groups = {"engineering", "platform", "engineering"};
+  member.projects = {"odoo-delivery", "research"};
+  member.primary_project = "research";
+  const auto added = addMember(*connection, member, kTestNow);
+  BOOST_REQUIRE_MESSAGE(added.has_value(), added.error().message);
+  BOOST_TEST(added->groups == (std::vector<std::string>{"engineering", "platform"}));
+  BOOST_TEST(added->primary_project.value() == "research");
+  BOOST_TEST((added->created_at == kTestNow));
+  BOOST_TEST(!added->disabled());
+  const auto again = addMember(*connection, member, kTestNow);
+  BOOST_REQUIRE(!again.has_value());
+  BOOST_TEST((again.error().kind == MemberErrorKind::AlreadyExists));
+  const auto found = findMember(*connection, "ms-alice");
+  BOOST_REQUIRE(found.has_value());
+  BOOST_TEST((found->role == Role::Admin));
+  BOOST_TEST(found->projects == (std::vector<std::string>{"odoo-delivery", "research"}));
+  bool listed = false;
+  for (const Member& m : listMembers(*connection)) listed = listed || m.name == "ms-alice";
+  BOOST_TEST(listed);
+  BOOST_TEST(!findMember(*connection, "ms-nobody").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(invalid_members_are_refused_before_the_database) {
+  auto connection = identityDatabase().connect();
+  NewMember bad;
+  bad.name = "has space";
+  BOOST_TEST((addMember(*connection, bad, kTestNow).error().kind == MemberErrorKind::Invalid));
+  NewMember primary;
+  primary.name = "ms-bob";
+  primary.projects = {"a"};
+  primary.primary_project = "b";
+  const auto refused = addMember(*connection, primary, kTestNow);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().message.find("primary project 'b'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(disable_is_idempotent_and_knows_unknown_members) {
+  test::addTestMember("ms-carol");
+  auto connection = identityDatabase().connect();
+  BOOST_TEST((disableMember(*connection, "ms-carol", kTestNow) == DisableResult::Disabled));
+  BOOST_TEST((disableMember(*connection, "ms-carol", kTestNow + hours(1)) == DisableResult::AlreadyDisabled));
+  BOOST_TEST((findMember(*connection, "ms-carol")->disabled_at.value() == kTestNow));
+  BOOST_TEST((disableMember(*connection, "ms-nobody", kTestNow) == DisableResult::NoSuchMember));
+}
+
+BOOST_AUTO_TEST_CASE(keys_are_created_listed_and_revoked_by_id_or_prefix) {
+  test::addTestMember("ms-dave", {"odoo-delivery"});
+  auto connection = identityDatabase().connect();
+  NewApiKey request;
+  request.user = "ms-dave";
+  request.project = "odoo-delivery";
+  request.name = "laptop";
+  request.expires_at = kTestNow + hours(24 * 90);
+  const auto created = createApiKey(*connection, request, kTestNow);
+  BOOST_REQUIRE_MESSAGE(created.has_value(), created.error().message);
+  BOOST_TEST(created->key.starts_with(created->info.prefix));
+  BOOST_TEST(created->info.prefix == "sk-sluice-" + created->info.id);
+  BOOST_TEST(created->info.project.value() == "odoo-delivery");
+  BOOST_TEST(created->info.status(kTestNow) == "active");
+  BOOST_TEST(created->info.status(kTestNow + hours(24 * 90)) == "expired");
+  // Only the hash is stored.
+  const std::string stored = identityDatabase().scalar("SELECT encode(hash, 'hex') || prefix || coalesce(name, '') "
+                                                       "FROM api_keys WHERE id = '" + created->info.id + "'");
+  BOOST_TEST(stored.find(created->key.substr(18)) == std::string::npos);
+  const auto listed = listApiKeys(*connection, std::string("ms-dave"));
+  BOOST_REQUIRE(listed.size() == 1u);
+  BOOST_TEST(listed[0].id == created->info.id);
+  BOOST_TEST(keyIdFrom(created->info.prefix).value() == created->info.id);
+  BOOST_TEST(keyIdFrom(created->key).value() == created->info.id);
+  BOOST_TEST(keyIdFrom(created->info.id).value() == created->info.id);
+  BOOST_TEST(!keyIdFrom("nope").has_value());
+  ApiKeyInfo info;
+  BOOST_TEST((revokeApiKey(*connection, created->info.id, kTestNow, &info) == RevokeResult::Revoked));
+  BOOST_TEST(info.status(kTestNow) == "revoked");
+  BOOST_TEST((revokeApiKey(*connection, created->info.id, kTestNow) == RevokeResult::AlreadyRevoked));
+  BOOST_TEST((revokeApiKey(*connection, "ZZZZZZZZ", kTestNow) == RevokeResult::NoSuchKey));
+}
+
+BOOST_AUTO_TEST_CASE(keys_are_refused_for_unknown_or_disabled_members_and_foreign_projects) {
+  test::addTestMember("ms-erin", {"research"});
+  auto connection = identityDatabase().connect();
+  NewApiKey request;
+  request.user = "ms-nobody";
+  BOOST_TEST((createApiKey(*connection, request, kTestNow).error().kind == KeyErrorKind::NoSuchMember));
+  request.user = "ms-erin";
+  request.project = "payroll";
+  BOOST_TEST((createApiKey(*connection, request, kTestNow).error().kind == KeyErrorKind::NotInProject));
+  request.project.reset();
+  request.expires_at = kTestNow - seconds(1);
+  BOOST_TEST((createApiKey(*connection, request, kTestNow).error().kind == KeyErrorKind::Invalid));
+  request.expires_at.reset();
+  disableMember(*connection, "ms-erin", kTestNow);
+  BOOST_TEST((createApiKey(*connection, request, kTestNow).error().kind == KeyErrorKind::MemberDisabled));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,34 @@
+#pragma once
+// The identity database tests' shared scratch database (migrated), and helpers to seed it.
+// Tests use distinct member names, so they can share it.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "server/identity/member_store.h"
+#include "tests/server/store/scratch_database.h"
+
+namespace sluice::test {
+
+inline ScratchDatabase& identityDatabase() {
+  static ScratchDatabase instance;
+  return instance;
+}
+
+// 2026-11-29T21:43:20Z: tests pass their own `now`.
+inline const std::chrono::system_clock::time_point kTestNow{std::chrono::seconds(1'795'988'600)};
+
+inline identity::Member addTestMember(const std::string& name, std::vector<std::string> projects = {},
+                                      std::vector<std::string> groups = {}, identity::Role role = identity::Role::Member) {
+  identity::NewMember member;
+  member.name = name;
+  member.role = role;
+  member.projects = std::move(projects);
+  member.groups = std::move(groups);
+  if (!member.projects.empty()) member.primary_project = member.projects.front();
+  auto connection = identityDatabase().connect();
+  return identity::addMember(*connection, member, kTestNow).value();
+}
+
+}  // namespace sluice::test
