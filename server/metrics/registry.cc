@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <shared_mutex>
 #include <stdexcept>
@@ -51,8 +50,29 @@ Family::~Family() = default;
 
 namespace detail {
 
-// Orders label-value lists lexicographically; transparent so that a lookup by string_views
+// Hash and equality of label-value lists; transparent so that a lookup by string_views
 // allocates nothing.
+struct LabelsHash {
+  using is_transparent = void;
+  template <class Values>
+  size_t operator()(const Values& values) const {
+    size_t hash = values.size();
+    for (std::string_view value : values) {
+      hash ^= std::hash<std::string_view>{}(value) + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
+    }
+    return hash;
+  }
+};
+
+struct LabelsEqual {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return std::ranges::equal(a, b, [](std::string_view x, std::string_view y) { return x == y; });
+  }
+};
+
+// Orders label-value lists lexicographically (render order).
 struct LabelsLess {
   using is_transparent = void;
   template <class A, class B>
@@ -140,9 +160,13 @@ class SeriesTable {
   template <class Fn>
   void forEachVisible(Fn&& fn) const {
     std::shared_lock lock(mutex_);
-    for (const auto& [values, entry] : entries_) {
-      if (!entry.hidden.load(std::memory_order_relaxed)) fn(values, *entry.series);
+    std::vector<const typename Map::value_type*> visible;
+    visible.reserve(entries_.size());
+    for (const auto& item : entries_) {
+      if (!item.second.hidden.load(std::memory_order_relaxed)) visible.push_back(&item);
     }
+    std::ranges::sort(visible, LabelsLess{}, [](const auto* item) -> const auto& { return item->first; });
+    for (const auto* item : visible) fn(item->first, *item->second.series);
   }
 
  private:
@@ -150,6 +174,9 @@ class SeriesTable {
     std::unique_ptr<Series> series;
     std::atomic<bool> hidden{false};
   };
+  // NOTE: hashed for the hot path (with() on every request); render() sorts, it runs per scrape.
+  // Nodes never move, so the series and the key outlive rehashing.
+  using Map = std::unordered_map<std::vector<std::string>, Entry, LabelsHash, LabelsEqual>;
 
   static Series& reveal(Entry& entry) {
     if (entry.hidden.load(std::memory_order_relaxed)) entry.hidden.store(false, std::memory_order_relaxed);
@@ -165,7 +192,7 @@ class SeriesTable {
   const Family& family_;
   CounterFamily* const dropped_;  // nullptr for the dropped family itself
   mutable std::shared_mutex mutex_;
-  std::map<std::vector<std::string>, Entry, LabelsLess> entries_;
+  Map entries_;
   size_t max_series_;
   size_t limited_count_ = 0;     // entries other than the overflow series
   Series* overflow_ = nullptr;
