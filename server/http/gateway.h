@@ -10,6 +10,8 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "server/http/client_watch.h"
+#include "server/http/endpoint_states.h"
 #include "server/upstream/client.h"
 
 namespace sluice::audit {
@@ -39,6 +41,10 @@ class Gateway {
 
   const ServerOptions& options() const { return options_; }
   upstream::Client& upstream() { return upstream_; }
+  // Breakers and in-flight counts per provider endpoint (this process's view).
+  EndpointStates& endpoints() { return endpoints_; }
+  // Notices callers that hang up while their request waits on a provider.
+  ClientWatch& clientWatch() { return client_watch_; }
 
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
@@ -52,6 +58,8 @@ class Gateway {
   ServerOptions options_;
   std::atomic<std::shared_ptr<const catalog::Catalog>> catalog_;
   upstream::Client upstream_;
+  EndpointStates endpoints_;
+  ClientWatch client_watch_;
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
 };

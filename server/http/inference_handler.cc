@@ -1,19 +1,37 @@
+// The inference endpoints (/v1/messages, /v1/chat/completions, /v1/responses): one Exchange per
+// request walks the pure plan (server/dispatch) and does the I/O.
+//
+//   read and parse the body → plan (health snapshot, context window, governance, strategy) →
+//   for each attempt: bind it, ask its breaker, send; retry the same endpoint while the retry
+//   budget allows (429/503/529), once more without an optional field the target refused, then the
+//   next deployment (5xx, transport failure) → relay the answer, translated when the wires differ.
+//
+// The client watch cancels the upstream exchange the moment the caller hangs up, even while the
+// provider is silent; the RequestAudit guard writes exactly one row whatever happens.
+
 #include <chrono>
 #include <istream>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <nlohmann/json.hpp>
 
 #include "server/audit/guard.h"
+#include "server/dispatch/attempt_walk.h"
+#include "server/dispatch/failover.h"
+#include "server/dispatch/optional_field.h"
 #include "server/dispatch/planner.h"
 #include "server/dispatch/pricing.h"
-#include "server/http/relay.h"
-#include "server/http/upstream_call.h"
+#include "server/dispatch/token_estimate.h"
 #include "server/http/handlers.h"
+#include "server/http/relay.h"
 #include "server/http/respond.h"
+#include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
 #include "server/wire/client.h"
 #include "server/wire/codec.h"
@@ -23,13 +41,58 @@ namespace sluice::http {
 namespace {
 
 using nlohmann::ordered_json;
+using SteadyClock = std::chrono::steady_clock;
+
+// The largest provider error body read for classification and relaying.
+constexpr size_t kMaxErrorBody = 256u << 10;
+
+double uniformDraw() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
+dispatch::TransportKind kindOf(upstream::TransportFailure failure) {
+  switch (failure) {
+    case upstream::TransportFailure::Connect: return dispatch::TransportKind::Connect;
+    case upstream::TransportFailure::Timeout: return dispatch::TransportKind::Timeout;
+    case upstream::TransportFailure::Reset: return dispatch::TransportKind::Reset;
+    case upstream::TransportFailure::Tls: return dispatch::TransportKind::Tls;
+    case upstream::TransportFailure::Protocol: return dispatch::TransportKind::Protocol;
+  }
+  return dispatch::TransportKind::Reset;
+}
+
+// The request's own output ceiling, by the client wire's field name.
+const char* maxTokensField(catalog::Wire wire, const ordered_json& body) {
+  switch (wire) {
+    case catalog::Wire::Anthropic: return "max_tokens";
+    case catalog::Wire::OpenAIChat: return body.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+    case catalog::Wire::OpenAIResponses: return "max_output_tokens";
+    case catalog::Wire::Gemini: return "maxOutputTokens";
+  }
+  return "max_tokens";
+}
+
+int64_t millisBetween(SteadyClock::time_point from, SteadyClock::time_point to) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
+}
+
+int clientFd(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (!impl) return -1;
+  try {
+    return impl->socket().impl()->sockfd();
+  } catch (const Poco::Exception&) {
+    return -1;
+  }
+}
 
 class Exchange {
  public:
   Exchange(Gateway& gateway, catalog::Wire client_wire, Poco::Net::HTTPServerRequest& request,
            Poco::Net::HTTPServerResponse& response)
       : gateway_(gateway), client_wire_(client_wire), request_(request), response_(response),
-        request_id_(response.get("x-sluice-request-id", "")), started_(std::chrono::steady_clock::now()),
+        request_id_(response.get("x-sluice-request-id", "")), started_(SteadyClock::now()),
         audit_(gateway.audit(), request_id_) {
     auto& row = audit_.record();
     row.client_wire = std::string(catalog::toString(client_wire));
@@ -54,136 +117,377 @@ class Exchange {
       requested = parsed["model"].get<std::string>();
     }
     stream_ = parsed.contains("stream") && parsed["stream"].is_boolean() && parsed["stream"].get<bool>();
-
-    catalog_ = gateway_.catalog();
-    dispatch::PlanRequest plan_request;
-    plan_request.requested_model = requested;
-    auto plan = dispatch::planDispatch(*catalog_, plan_request);
+    if (client_wire_ == catalog::Wire::OpenAIChat) {
+      const auto options = parsed.find("stream_options");
+      client_asked_usage_ = options != parsed.end() && options->is_object() && options->contains("include_usage") &&
+                            (*options)["include_usage"].is_boolean() && (*options)["include_usage"].get<bool>();
+    }
     audit_.record().requested_model = requested;
     audit_.record().is_streaming = stream_;
+
+    catalog_ = gateway_.catalog();
+    const dispatch::Health health = gateway_.endpoints().snapshot(SteadyClock::now());
+    dispatch::PlanRequest plan_request;
+    plan_request.requested_model = requested;
+    plan_request.health = &health;
+    plan_request.draw = uniformDraw();
+    const char* max_field = maxTokensField(client_wire_, parsed);
+    if (parsed.contains(max_field) && parsed[max_field].is_number_integer()) {
+      plan_request.max_tokens = parsed[max_field].get<int64_t>();
+    }
+    auto plan = dispatch::planDispatch(*catalog_, plan_request);
+    // The estimate counts the request's text at about four bytes a token, so it is at most a
+    // quarter of the body: a body that small always fits and needs no decoding.
+    if (plan && plan->model->limits.context_window &&
+        static_cast<int64_t>(raw_body_.size() / 4) > *plan->model->limits.context_window && decodeIr()) {
+      plan_request.estimated_input_tokens = dispatch::estimateInputTokens(*ir_);
+      plan = dispatch::planDispatch(*catalog_, plan_request);
+    }
     if (!plan) {
       audit_.record().route_match = dispatch::joinRouteMatch(plan.error().route_match);
       return fail(plan.error());
     }
     model_ = plan->model_id;
-    route_match_ = dispatch::joinRouteMatch(plan->route_match);
     auto& row = audit_.record();
     row.requested_model = plan->requested_model;
     row.model = plan->model_id;
     row.route_id = plan->route->id;
     row.strategy = std::string(catalog::toString(plan->strategy));
-    row.route_match = route_match_;
+    row.route_match = dispatch::joinRouteMatch(plan->route_match);
     if (!plan->attempts.empty()) {
       row.provider = plan->attempts.front().provider->id;
       row.endpoint = plan->attempts.front().endpoint->key;
+    }
+    if (plan->context_fallback_from) {
+      log::info("context fallback", {{"request_id", request_id_},
+                                     {"from", *plan->context_fallback_from},
+                                     {"to", plan->model_id},
+                                     {"estimated_input_tokens", plan->estimated_input_tokens}});
     }
     execute(*plan, parsed);
   }
 
  private:
-  void execute(const dispatch::Plan& plan, ordered_json& body) {
-    std::vector<std::string> skipped;
-    std::optional<wire::ApiError> last_error;
-    for (size_t index = 0; index < plan.attempts.size(); ++index) {
-      const auto& attempt = plan.attempts[index];
-      const bool last = index + 1 == plan.attempts.size();
-      const std::string& where = attempt.endpoint->key;
-      if (!attempt.credential->configured()) {
-        skipped.push_back(where + ": credential '" + attempt.credential->id + "' is not configured");
-        recordAttempt(attempt, 0, "skipped:credential_unconfigured", skipped.back(), 0);
-        continue;
-      }
-      if (attempt.credential->kind == catalog::CredentialKind::Personal) {
-        skipped.push_back(where + ": needs the caller's own '" + attempt.credential->id + "' key");
-        recordAttempt(attempt, 0, "skipped:personal_key_missing", skipped.back(), 0);
-        continue;
-      }
-      const catalog::Wire provider_wire = attempt.endpoint->wire;
-      const bool passthrough = provider_wire == client_wire_;
-      std::string upstream_body;
-      if (passthrough) {
-        body["model"] = attempt.deployment->upstream_model;
-        if (stream_ && provider_wire == catalog::Wire::OpenAIChat) {
-          // Without it a Chat stream carries no usage at all, and the request could not be accounted.
-          auto& options = body["stream_options"];
-          if (!options.is_object()) options = ordered_json::object();
-          if (!options.contains("include_usage")) options["include_usage"] = true;
-        }
-        upstream_body = body.dump();
-      } else {
-        if (!ir_) {
-          auto decoded = wire::decodeRequest(client_wire_, raw_body_);
-          if (!decoded) return fail(decoded.error());
-          ir_ = std::move(*decoded);
-        }
-        wire::EncodeOptions options;
-        options.upstream_model = attempt.deployment->upstream_model;
-        options.max_output = plan.model->limits.max_output;
-        options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
-        auto encoded = wire::encodeRequest(provider_wire, *ir_, options);
-        if (!encoded) return fail(encoded.error());
-        upstream_body = std::move(*encoded);
-      }
-      const upstream::Request call = buildUpstreamCall(attempt, request_, client_wire_, std::move(upstream_body), stream_);
-
-      std::unique_ptr<upstream::Response> answer;
-      const auto sent_at = std::chrono::steady_clock::now();
-      try {
-        answer = gateway_.upstream().send(call);
-      } catch (const upstream::TransportError& failure) {
-        recordAttempt(attempt, 0, "transport:" + std::string(upstream::toString(failure.failure())), failure.what(),
-                      millisSince(sent_at));
-        log::warn("upstream transport failure", {{"request_id", request_id_},
-                                                 {"endpoint", where},
-                                                 {"failure", std::string(upstream::toString(failure.failure()))},
-                                                 {"error", failure.what()}});
-        last_error = wire::ApiError{failure.failure() == upstream::TransportFailure::Timeout ? 504 : 502,
-                                    "upstream_unreachable", where + ": " + failure.what(), {}, {}};
-        continue;
-      }
-      const int status = answer->status();
-      if ((status == 429 || status >= 500) && !last) {
-        const std::string error_body = answer->readAll();
-        last_error = wire::decodeError(provider_wire, status, error_body, answer->header("Retry-After"));
-        recordAttempt(attempt, status, "status_" + std::to_string(status), last_error->message, millisSince(sent_at));
-        log::warn("upstream failed, trying the next deployment",
-                  {{"request_id", request_id_}, {"endpoint", where}, {"status", status}});
-        continue;
-      }
-      served_ = where;
-      wire::ResponseContext context{plan.requested_model, request_id_,
-                                    std::chrono::duration_cast<std::chrono::seconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count()};
-      const RelayResult result = passthrough ? relayPassthrough(*answer, response_, client_wire_, context)
-                                             : relayTranslated(*answer, response_, provider_wire, client_wire_, context);
-      cost_ = dispatch::costMicrodollars(attempt.deployment->pricing, result.usage);
-      usage_ = result.usage;
-      recordAttempt(attempt, status, status < 400 ? "ok" : "status_" + std::to_string(status), result.error_message,
-                    millisSince(sent_at));
-      auto& row = audit_.record();
-      row.served_provider = attempt.provider->id;
-      row.served_endpoint = where;
-      row.usage = result.usage;
-      row.cost_microdollars = cost_;
-      row.upstream_ms = millisSince(sent_at);
-      row.error_key = result.error_key;
-      row.error_message = result.error_message;
-      if (result.client_gone) {
-        row.status = 499;
-        row.aborted = true;
-        row.outcome = std::string(audit::outcome::kClientGoneMidStream);
-      } else {
-        row.status = result.status;
-        row.outcome = std::string(result.status < 400 && !result.upstream_broke ? audit::outcome::kOk
-                                                                                 : audit::outcome::kUpstreamError);
-      }
-      return finish(result.client_gone ? 499 : result.status, result.error_key);
+  bool decodeIr() {
+    if (ir_) return true;
+    auto decoded = wire::decodeRequest(client_wire_, raw_body_);
+    if (!decoded) {
+      decode_error_ = decoded.error();
+      return false;
     }
-    if (last_error) return fail(*last_error);
+    ir_ = std::move(*decoded);
+    return true;
+  }
+
+  // The body this attempt sends: the client's own with the model rewritten when the wires match,
+  // else the request encoded for the provider's wire.
+  std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
+                                                     ordered_json& body) {
+    const catalog::Wire provider_wire = attempt.endpoint->wire;
+    if (provider_wire == client_wire_) {
+      body["model"] = attempt.deployment->upstream_model;
+      if (plan.max_tokens_clamped && plan.max_tokens) body[maxTokensField(client_wire_, body)] = *plan.max_tokens;
+      if (stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_) {
+        // Without it a Chat stream carries no usage at all, and the request could not be accounted;
+        // the relay takes the usage chunk out again before the client sees it.
+        auto& options = body["stream_options"];
+        if (!options.is_object()) options = ordered_json::object();
+        options["include_usage"] = true;
+      }
+      return body.dump();
+    }
+    if (!decodeIr()) return std::unexpected(*decode_error_);
+    wire::EncodeOptions options;
+    options.upstream_model = attempt.deployment->upstream_model;
+    options.max_output = plan.model->limits.max_output;
+    options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
+    return wire::encodeRequest(provider_wire, *ir_, options);
+  }
+
+  void execute(const dispatch::Plan& plan, ordered_json& body) {
+    upstream::Cancel cancel;
+    const auto watching = gateway_.clientWatch().watch(clientFd(request_), cancel);
+    dispatch::AttemptWalk walk(plan.attempts);
+    std::vector<std::string> field_segments;
+    std::optional<wire::ApiError> last_error;
+    std::optional<dispatch::AttemptOutcome> last_outcome;
+    int sent_count = 0;
+    EndpointStates& states = gateway_.endpoints();
+
+    while (const dispatch::Attempt* attempt = walk.next()) {
+      if (cancel.cancelled()) return clientGoneBeforeResponse(plan, walk, field_segments);
+      const catalog::Endpoint& endpoint = *attempt->endpoint;
+      if (auto why = dispatch::unboundReason(*attempt, false)) {
+        recordAttempt(*attempt, 0,
+                      attempt->credential && attempt->credential->kind == catalog::CredentialKind::Personal
+                          ? "skipped:personal_key_missing"
+                          : "skipped:credential_unconfigured",
+                      endpoint.key + ": " + *why, 0);
+        skipped_.push_back(endpoint.key + ": " + *why);
+        walk.skip(*why);
+        continue;
+      }
+      if (!walk.lastResort()) {
+        const auto admission =
+            states.apply(endpoint, attempt->provider->breaker, dispatch::BreakerEvent::probe(), SteadyClock::now());
+        if (!admission.admitted) {
+          recordAttempt(*attempt, 0, "skipped:circuit_open", admission.reason, 0);
+          walk.defer(admission.reason);
+          continue;
+        }
+      }
+      auto encoded = bodyFor(*attempt, plan, body);
+      if (!encoded) return fail(encoded.error());
+      std::string upstream_body = std::move(*encoded);
+      const bool passthrough = endpoint.wire == client_wire_;
+      int retries = 0;
+      bool field_retried = false;
+      bool moved_on = false;
+      while (!moved_on) {
+        const upstream::Request call = buildUpstreamCall(*attempt, request_, client_wire_, upstream_body, stream_);
+        const auto sent_at = SteadyClock::now();
+        auto in_flight = states.enter(endpoint.key);
+        ++sent_count;
+        std::unique_ptr<upstream::Response> answer;
+        dispatch::AttemptOutcome outcome;
+        std::string failure_text;
+        std::string error_body;
+        try {
+          answer = gateway_.upstream().send(call, &cancel);
+          if (answer->status() >= 400) {
+            error_body = readBounded(*answer);
+            if (cancel.cancelled()) throw upstream::TransportError(upstream::TransportFailure::Reset, "cancelled");
+          }
+        } catch (const upstream::TransportError& failure) {
+          upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+          if (cancel.cancelled()) {
+            recordAttempt(*attempt, 0, "client_gone", "the client hung up while the provider had not answered",
+                          millisBetween(sent_at, SteadyClock::now()));
+            return clientGoneBeforeResponse(plan, walk, field_segments);
+          }
+          answer.reset();
+          outcome = dispatch::AttemptOutcome::transportFailure(kindOf(failure.failure()));
+          failure_text = failure.what();
+        }
+        if (answer) {
+          const int status = answer->status();
+          outcome = dispatch::AttemptOutcome::http(status, dispatch::parseRetryAfter(answer->header("Retry-After")));
+          if (status >= 400 && !field_retried) {
+            if (auto retry = dispatch::optionalFieldRetry(status, error_body, upstream_body)) {
+              upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+              recordAttempt(*attempt, status, retry->segment(), shortMessage(endpoint.wire, status, error_body),
+                            millisBetween(sent_at, SteadyClock::now()));
+              states.apply(endpoint, attempt->provider->breaker, dispatch::BreakerEvent::success(), SteadyClock::now());
+              log::info("retrying without an optional field the provider refused",
+                        {{"request_id", request_id_}, {"endpoint", endpoint.key}, {"field", retry->field}});
+              field_segments.push_back(retry->segment());
+              upstream_body = std::move(retry->body);
+              field_retried = true;
+              continue;
+            }
+          }
+        }
+        const dispatch::Classification verdict =
+            dispatch::classifyAttempt(outcome, retries, attempt->provider->retry);
+        if (auto event = dispatch::breakerEventFor(outcome)) {
+          const auto transition = states.apply(endpoint, attempt->provider->breaker, *event, SteadyClock::now());
+          if (transition.changed()) {
+            log::warn("breaker", {{"endpoint", endpoint.key},
+                                  {"from", std::string(dispatch::toString(transition.from))},
+                                  {"to", std::string(dispatch::toString(transition.to))},
+                                  {"reason", transition.reason}});
+          }
+        }
+        switch (verdict.verdict) {
+          case dispatch::AttemptVerdict::Success:
+          case dispatch::AttemptVerdict::Final: {
+            RelayOutcome relayed = relay(*attempt, plan, *answer, passthrough, error_body, sent_at, cancel);
+            if (relayed.failed_before_first_byte) {
+              // The provider failed before any byte reached the client: still free to move on.
+              outcome = dispatch::AttemptOutcome::transportFailure(dispatch::TransportKind::Reset);
+              states.apply(endpoint, attempt->provider->breaker, dispatch::BreakerEvent::failure(), SteadyClock::now());
+              last_error = wire::ApiError{502, "upstream_unreachable", endpoint.key + ": " + relayed.failure, {}, {}};
+              last_outcome = outcome;
+              walk.sent(outcome);
+              moved_on = true;
+              break;
+            }
+            walk.sent(outcome);
+            return finishServed(*attempt, plan, walk, field_segments, relayed.result);
+          }
+          case dispatch::AttemptVerdict::RetrySame: {
+            upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+            recordAttempt(*attempt, outcome.status.value_or(0), resultOf(outcome),
+                          verdict.reason + attemptError(endpoint.wire, outcome, error_body, failure_text),
+                          millisBetween(sent_at, SteadyClock::now()));
+            answer.reset();
+            log::warn("upstream busy, retrying the same deployment",
+                      {{"request_id", request_id_}, {"endpoint", endpoint.key}, {"reason", verdict.reason}});
+            if (!cancel.waitFor(verdict.delay)) return clientGoneBeforeResponse(plan, walk, field_segments);
+            ++retries;
+            continue;
+          }
+          case dispatch::AttemptVerdict::NextDeployment: {
+            upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+            const std::string message = attemptError(endpoint.wire, outcome, error_body, failure_text);
+            recordAttempt(*attempt, outcome.status.value_or(0), resultOf(outcome), message,
+                          millisBetween(sent_at, SteadyClock::now()));
+            if (outcome.status) {
+              last_error = wire::decodeError(endpoint.wire, *outcome.status, error_body,
+                                             answer ? answer->header("Retry-After") : std::string());
+            } else {
+              last_error = wire::ApiError{outcome.transport == dispatch::TransportKind::Timeout ? 504 : 502,
+                                          "upstream_unreachable", endpoint.key + ": " + failure_text, {}, {}};
+            }
+            last_outcome = outcome;
+            log::warn("upstream failed, trying the next deployment",
+                      {{"request_id", request_id_}, {"endpoint", endpoint.key}, {"result", resultOf(outcome)}});
+            walk.sent(outcome);
+            moved_on = true;
+            break;
+          }
+        }
+      }
+    }
+    noteRouting(plan, walk, field_segments);
+    if (last_error) {
+      failed_after_attempts_ = sent_count;
+      timed_out_ = last_outcome && last_outcome->transport == dispatch::TransportKind::Timeout;
+      return fail(clientFacing(*last_error, client_wire_));
+    }
     std::string reasons;
-    for (const auto& reason : skipped) reasons += (reasons.empty() ? "" : "; ") + reason;
+    for (const auto& reason : skipped_) reasons += (reasons.empty() ? "" : "; ") + reason;
     fail({503, "no_deployment_available", "no deployment of '" + model_ + "' can serve this request: " + reasons, {}, {}});
+  }
+
+  struct RelayOutcome {
+    RelayResult result;
+    bool failed_before_first_byte = false;
+    std::string failure;
+  };
+
+  RelayOutcome relay(const dispatch::Attempt& attempt, const dispatch::Plan& plan, upstream::Response& answer,
+                     bool passthrough, const std::string& error_body, SteadyClock::time_point sent_at,
+                     const upstream::Cancel& cancel) {
+    RelayOutcome out;
+    wire::ResponseContext context;
+    context.model = plan.requested_model;
+    context.request_id = request_id_;
+    context.created =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    context.include_usage = client_wire_ != catalog::Wire::OpenAIChat || client_asked_usage_;
+    RelayOptions options;
+    options.cancel = &cancel;
+    options.hide_unasked_usage = passthrough && stream_ && client_wire_ == catalog::Wire::OpenAIChat && !client_asked_usage_;
+    try {
+      if (answer.status() >= 400) {
+        out.result = relayErrorBody(answer, error_body, response_, attempt.endpoint->wire, client_wire_, context);
+      } else if (passthrough) {
+        out.result = relayPassthrough(answer, response_, client_wire_, context, options);
+      } else {
+        out.result = relayTranslated(answer, response_, attempt.endpoint->wire, client_wire_, context, options);
+      }
+    } catch (const upstream::TransportError& failure) {
+      if (response_.sent()) throw;  // NOTE: relay only throws before sending; this guards that promise
+      upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+      recordAttempt(attempt, answer.status(), "transport:" + std::string(upstream::toString(failure.failure())),
+                    std::string("before the first byte: ") + failure.what(), millisBetween(sent_at, SteadyClock::now()));
+      out.failed_before_first_byte = true;
+      out.failure = failure.what();
+      return out;
+    }
+    upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
+    recordAttempt(attempt, answer.status(),
+                  out.result.client_gone       ? "client_gone"
+                  : answer.status() >= 400     ? "status_" + std::to_string(answer.status())
+                  : out.result.upstream_broke  ? "stream_broken"
+                                               : "ok",
+                  out.result.error_message, millisBetween(sent_at, SteadyClock::now()));
+    return out;
+  }
+
+  void finishServed(const dispatch::Attempt& attempt, const dispatch::Plan& plan, const dispatch::AttemptWalk& walk,
+                    const std::vector<std::string>& field_segments, const RelayResult& result) {
+    noteRouting(plan, walk, field_segments);
+    served_ = attempt.endpoint->key;
+    cost_ = dispatch::costMicrodollars(attempt.deployment->pricing, result.usage);
+    usage_ = result.usage;
+    auto& row = audit_.record();
+    row.served_provider = attempt.provider->id;
+    row.served_endpoint = attempt.endpoint->key;
+    row.usage = result.usage;
+    row.cost_microdollars = cost_;
+    row.upstream_ms = upstream_ms_;
+    if (result.first_byte_at) row.ttfb_ms = millisBetween(started_, *result.first_byte_at);
+    row.error_key = result.error_key;
+    row.error_message = result.error_message;
+    if (result.client_gone) {
+      row.status = 499;
+      row.aborted = true;
+      row.outcome = std::string(result.first_byte_at ? audit::outcome::kClientGoneMidStream
+                                                     : audit::outcome::kClientGoneBeforeResponse);
+      response_.setKeepAlive(false);
+    } else {
+      row.status = result.status;
+      row.outcome = std::string(result.status < 400 && !result.upstream_broke ? audit::outcome::kOk
+                                                                               : audit::outcome::kUpstreamError);
+    }
+    finish(result.client_gone ? 499 : result.status, result.error_key);
+  }
+
+  void clientGoneBeforeResponse(const dispatch::Plan& plan, const dispatch::AttemptWalk& walk,
+                                const std::vector<std::string>& field_segments) {
+    noteRouting(plan, walk, field_segments);
+    auto& row = audit_.record();
+    row.status = 499;
+    row.aborted = true;
+    row.upstream_ms = upstream_ms_;
+    row.outcome = std::string(audit::outcome::kClientGoneBeforeResponse);
+    row.error_key = "client_gone";
+    row.error_message = "the client hung up before the provider answered";
+    response_.setKeepAlive(false);
+    log::info("client hung up before the response", {{"request_id", request_id_}});
+    finish(499, "client_gone");
+  }
+
+  // route_match gets the failover and retried_without segments the walk left.
+  void noteRouting(const dispatch::Plan& plan, const dispatch::AttemptWalk& walk,
+                   const std::vector<std::string>& field_segments) {
+    std::vector<std::string> segments = plan.route_match;
+    if (const std::string failover = walk.segment(); !failover.empty()) segments.push_back(failover);
+    for (const auto& segment : field_segments) segments.push_back(segment);
+    route_match_ = dispatch::joinRouteMatch(segments);
+    audit_.record().route_match = route_match_;
+    for (const auto& failover : walk.failovers()) {
+      log::info("failover", {{"request_id", request_id_},
+                             {"from", failover.from},
+                             {"to", failover.to},
+                             {"reason", failover.reason}});
+    }
+  }
+
+  std::string readBounded(upstream::Response& answer) {
+    std::string body;
+    while (body.size() < kMaxErrorBody && answer.readSome(body)) {
+    }
+    if (body.size() >= kMaxErrorBody) answer.abort();
+    return body;
+  }
+
+  static std::string resultOf(const dispatch::AttemptOutcome& outcome) {
+    if (outcome.transport) return "transport:" + std::string(dispatch::toString(*outcome.transport));
+    return "status_" + std::to_string(outcome.status.value_or(0));
+  }
+
+  static std::string shortMessage(catalog::Wire wire, int status, const std::string& body) {
+    return wire::decodeError(wire, status, body, "").message;
+  }
+
+  static std::string attemptError(catalog::Wire wire, const dispatch::AttemptOutcome& outcome,
+                                  const std::string& error_body, const std::string& failure_text) {
+    if (outcome.transport) return failure_text.empty() ? std::string() : ": " + failure_text;
+    if (outcome.status && *outcome.status >= 400) return ": " + shortMessage(wire, *outcome.status, error_body);
+    return {};
   }
 
   void fail(const wire::ApiError& error) {
@@ -192,7 +496,9 @@ class Exchange {
     row.error_key = error.key;
     row.error_message = error.message;
     row.outcome = std::string(outcomeFor(error));
+    if (upstream_ms_ > 0) row.upstream_ms = upstream_ms_;
     sendError(response_, client_wire_, error, request_id_);
+    row.ttfb_ms = millisBetween(started_, SteadyClock::now());
     finish(error.status, error.key);
   }
 
@@ -206,12 +512,11 @@ class Exchange {
     if (key == "governance_denied") return audit::outcome::kGovernanceDenied;
     if (key == "no_deployment_available" || key == "no_deployment") return audit::outcome::kNoDeploymentAvailable;
     if (key == "internal_error") return audit::outcome::kInternalError;
-    if (key == "upstream_unreachable") {
-      if (error.status == 504) return audit::outcome::kUpstreamTimeout;
-      return audit_.record().attempts.size() > 1 ? audit::outcome::kAllDeploymentsFailed : audit::outcome::kUpstreamError;
+    if (failed_after_attempts_ > 0) {
+      if (failed_after_attempts_ > 1) return audit::outcome::kAllDeploymentsFailed;
+      return timed_out_ ? audit::outcome::kUpstreamTimeout : audit::outcome::kUpstreamError;
     }
-    if (error.status >= 400 && error.status < 500 && audit_.record().attempts.empty()) return audit::outcome::kInvalidRequest;
-    return audit_.record().attempts.size() > 1 ? audit::outcome::kAllDeploymentsFailed : audit::outcome::kUpstreamError;
+    return audit::outcome::kInvalidRequest;
   }
 
   void recordAttempt(const dispatch::Attempt& attempt, int status, std::string result, std::string error,
@@ -222,16 +527,13 @@ class Exchange {
     record.status = status;
     record.result = std::move(result);
     record.error = std::move(error);
+    if (record.error.starts_with(": ")) record.error.erase(0, 2);
     record.duration_ms = duration_ms;
     audit_.record().attempts.push_back(std::move(record));
   }
 
-  static int64_t millisSince(std::chrono::steady_clock::time_point since) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - since).count();
-  }
-
   void finish(int status, const std::string& error_key = "") {
-    const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_);
+    const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started_);
     nlohmann::json fields = {{"request_id", request_id_},
                              {"path", request_.getURI()},
                              {"status", status},
@@ -245,6 +547,7 @@ class Exchange {
                              {"cache_write_tokens", usage_.cache_write_tokens},
                              {"reasoning_tokens", usage_.reasoning_tokens},
                              {"cost_microdollars", cost_},
+                             {"upstream_ms", upstream_ms_},
                              {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}};
     if (!error_key.empty()) fields["error_key"] = error_key;
     log::info("request", fields);
@@ -255,17 +558,23 @@ class Exchange {
   Poco::Net::HTTPServerRequest& request_;
   Poco::Net::HTTPServerResponse& response_;
   std::string request_id_;
-  std::chrono::steady_clock::time_point started_;
+  SteadyClock::time_point started_;
   std::shared_ptr<const catalog::Catalog> catalog_;
   bool stream_ = false;
+  bool client_asked_usage_ = false;
   std::string model_;
   std::string route_match_;
   std::string served_;
+  std::vector<std::string> skipped_;
   audit::RequestAudit audit_;
   std::string raw_body_;
   std::optional<wire::Request> ir_;
+  std::optional<wire::ApiError> decode_error_;
   wire::Usage usage_;
   int64_t cost_ = 0;
+  int64_t upstream_ms_ = 0;
+  int failed_after_attempts_ = 0;
+  bool timed_out_ = false;
 };
 
 }  // namespace

@@ -4,14 +4,19 @@
 
 #include "server/http/respond.h"
 #include "server/log/json_log.h"
+#include "server/wire/openai_chat/unasked_usage_filter.h"
 
 namespace sluice::http {
 
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 bool isEventStream(const upstream::Response& answer) {
   return answer.header("Content-Type").find("text/event-stream") != std::string::npos;
 }
+
+bool cancelled(const RelayOptions& options) { return options.cancel && options.cancel->cancelled(); }
 
 void copyProviderHeaders(const upstream::Response& answer, Poco::Net::HTTPServerResponse& response) {
   for (const char* name : {"retry-after", "retry-after-ms"}) {
@@ -55,17 +60,54 @@ void takeError(const wire::StreamEvent& event, RelayResult& result) {
   result.error_message = event.error.message;
 }
 
-// Writes and flushes; false when the client is gone.
-bool deliver(std::ostream& out, const std::string& bytes) {
-  if (bytes.empty()) return true;
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.flush();
-  return out.good();
+wire::StreamEvent brokenStream(const std::string& why) {
+  wire::StreamEvent event;
+  event.type = wire::StreamEvent::Type::Error;
+  event.error = {502, "upstream_stream_broken", "the provider's stream broke: " + why, {}, {}};
+  return event;
 }
 
-// The provider's error as a client of another wire expects it: OpenAI-style clients key their
-// retry logic on code "rate_limit_exceeded" (429) and "server_is_overloaded" (503), whatever the
-// provider called it. The audit keeps the provider's own key.
+// The client's side of a stream: the head goes out with the first bytes; every write is flushed.
+class ClientStream {
+ public:
+  ClientStream(Poco::Net::HTTPServerResponse& response, RelayResult& result) : response_(response), result_(result) {}
+
+  // False when the client is gone.
+  bool deliver(const std::string& bytes) {
+    if (bytes.empty()) return true;
+    if (!out_) {
+      beginStream(response_, result_.status);
+      out_ = &response_.send();
+    }
+    out_->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out_->flush();
+    if (!out_->good()) return false;
+    if (!result_.first_byte_at) result_.first_byte_at = SteadyClock::now();
+    return true;
+  }
+
+  // A stream that carried no bytes at all still owes the client a response.
+  void close() {
+    if (!out_) {
+      beginStream(response_, result_.status);
+      response_.send().flush();
+    }
+  }
+
+ private:
+  Poco::Net::HTTPServerResponse& response_;
+  RelayResult& result_;
+  std::ostream* out_ = nullptr;
+};
+
+// Reads the first bytes of a streamed answer before anything is sent to the client. Throws
+// TransportError (nothing sent) when the provider fails first. False at an empty body.
+bool firstBytes(upstream::Response& answer, std::string& chunk) { return answer.readSome(chunk); }
+
+}  // namespace
+
+// OpenAI-style clients key their retry logic on code "rate_limit_exceeded" (429) and
+// "server_is_overloaded" (503), whatever the provider called it. The audit keeps the provider's key.
 wire::ApiError clientFacing(wire::ApiError error, catalog::Wire client_wire) {
   if (client_wire == catalog::Wire::Anthropic || error.key == "insufficient_quota") return error;
   if (error.status == 429) error.key = "rate_limit_exceeded";
@@ -73,75 +115,92 @@ wire::ApiError clientFacing(wire::ApiError error, catalog::Wire client_wire) {
   return error;
 }
 
-RelayResult relayError(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
-                       catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context) {
+RelayResult relayErrorBody(const upstream::Response& answer, const std::string& body,
+                           Poco::Net::HTTPServerResponse& response, catalog::Wire provider_wire,
+                           catalog::Wire client_wire, const wire::ResponseContext& context) {
   RelayResult result;
-  const std::string body = answer.readAll();
-  wire::ApiError error = wire::decodeError(provider_wire, answer.status(), body, answer.header("Retry-After"));
-  copyProviderHeaders(answer, response);
-  sendError(response, client_wire, clientFacing(error, client_wire), context.request_id);
-  result.status = wire::clientStatusFor(client_wire, error.status);
+  const wire::ApiError error = wire::decodeError(provider_wire, answer.status(), body, answer.header("Retry-After"));
   result.error_key = error.key.empty() ? "upstream_error" : error.key;
   result.error_message = error.message;
+  copyProviderHeaders(answer, response);
+  if (provider_wire == client_wire) {
+    const std::string content_type = answer.header("Content-Type");
+    result.status = answer.status();
+    sendBody(response, result.status, content_type.empty() ? "application/json" : content_type, body);
+  } else {
+    sendError(response, client_wire, clientFacing(error, client_wire), context.request_id);
+    result.status = wire::clientStatusFor(client_wire, error.status);
+  }
+  result.first_byte_at = SteadyClock::now();
   return result;
 }
 
-}  // namespace
-
 RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerResponse& response, catalog::Wire wire,
-                             const wire::ResponseContext& context) {
+                             const wire::ResponseContext& context, const RelayOptions& options) {
   RelayResult result;
   result.status = answer.status();
-  copyProviderHeaders(answer, response);
-  const std::string content_type = answer.header("Content-Type");
   if (!isEventStream(answer)) {
+    const std::string content_type = answer.header("Content-Type");
     const std::string body = answer.readAll();
-    if (result.status >= 400) {
-      const auto error = wire::decodeError(wire, result.status, body, answer.header("Retry-After"));
-      result.error_key = error.key.empty() ? "upstream_error" : error.key;
-      result.error_message = error.message;
-    } else if (auto decoded = wire::decodeResponse(wire, body)) {
+    if (cancelled(options)) {
+      result.client_gone = true;
+      return result;
+    }
+    if (result.status >= 400) return relayErrorBody(answer, body, response, wire, wire, context);
+    if (auto decoded = wire::decodeResponse(wire, body)) {
       result.usage = decoded->usage;
       result.usage_reported = decoded->usage_reported;
     }
+    copyProviderHeaders(answer, response);
     sendBody(response, result.status, content_type.empty() ? "application/json" : content_type, body);
+    result.first_byte_at = SteadyClock::now();
     return result;
   }
-  beginStream(response, result.status);
-  std::ostream& out = response.send();
-  auto tap = wire::makeStreamDecoder(wire);
   std::string chunk;
+  bool more = firstBytes(answer, chunk);
+  if (cancelled(options)) {
+    result.client_gone = true;
+    return result;
+  }
+  copyProviderHeaders(answer, response);
+  ClientStream client(response, result);
+  auto tap = wire::makeStreamDecoder(wire);
+  std::optional<wire::openai_chat::UnaskedUsageFilter> filter;
+  if (options.hide_unasked_usage) filter.emplace();
+  auto gone = [&] {
+    answer.abort();  // closing the upstream socket is what stops generation and billing
+    result.client_gone = true;
+    return result;
+  };
   try {
-    while (answer.readSome(chunk)) {
+    while (more) {
       for (const auto& event : tap->feed(chunk)) {
         takeUsage(event, result);
         takeError(event, result);
       }
-      if (!deliver(out, chunk)) {
-        answer.abort();  // closing the upstream socket is what stops generation and billing
-        result.client_gone = true;
-        return result;
-      }
+      if (!client.deliver(filter ? filter->feed(chunk) : chunk)) return gone();
       chunk.clear();
+      more = answer.readSome(chunk);
     }
+    if (cancelled(options)) return gone();
+    if (filter && !client.deliver(filter->finish())) return gone();
     for (const auto& event : tap->finish()) {
       takeUsage(event, result);
       if (event.type == wire::StreamEvent::Type::Error) {
         takeError(event, result);
         // The provider's stream ended without its terminal event: end the client's cleanly.
         auto encoder = wire::makeStreamEncoder(wire, context);
-        if (encoder) deliver(out, encoder->encode(event));
+        if (encoder && !client.deliver(encoder->encode(event))) return gone();
       }
     }
+    client.close();
   } catch (const upstream::TransportError& failure) {
+    if (cancelled(options)) return gone();
     result.upstream_broke = true;
     result.error_key = "upstream_stream_broken";
     result.error_message = failure.what();
-    wire::StreamEvent event;
-    event.type = wire::StreamEvent::Type::Error;
-    event.error = {502, "upstream_stream_broken", std::string("the provider's stream broke: ") + failure.what(), {}, {}};
     if (auto encoder = wire::makeStreamEncoder(wire, context)) {
-      if (!deliver(out, encoder->encode(event))) result.client_gone = true;
+      if (!client.deliver(encoder->encode(brokenStream(failure.what())))) result.client_gone = true;
     }
   }
   return result;
@@ -149,31 +208,42 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
 
 RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
                             catalog::Wire provider_wire, catalog::Wire client_wire,
-                            const wire::ResponseContext& context) {
-  if (answer.status() >= 400) return relayError(answer, response, provider_wire, client_wire, context);
+                            const wire::ResponseContext& context, const RelayOptions& options) {
   RelayResult result;
   result.status = answer.status();
-  copyProviderHeaders(answer, response);
   if (!isEventStream(answer)) {
     const std::string body = answer.readAll();
+    if (cancelled(options)) {
+      result.client_gone = true;
+      return result;
+    }
+    if (result.status >= 400) return relayErrorBody(answer, body, response, provider_wire, client_wire, context);
+    copyProviderHeaders(answer, response);
     auto decoded = wire::decodeResponse(provider_wire, body);
     if (!decoded) {
       sendError(response, client_wire, decoded.error(), context.request_id);
       result.status = decoded.error().status;
       result.error_key = decoded.error().key;
       result.error_message = decoded.error().message;
+      result.upstream_broke = true;
       return result;
     }
     result.usage = decoded->usage;
     result.usage_reported = decoded->usage_reported;
     sendJson(response, result.status, wire::encodeResponse(client_wire, *decoded, context));
+    result.first_byte_at = SteadyClock::now();
     return result;
   }
-  beginStream(response, result.status);
-  std::ostream& out = response.send();
+  std::string chunk;
+  bool more = firstBytes(answer, chunk);
+  if (cancelled(options)) {
+    result.client_gone = true;
+    return result;
+  }
+  copyProviderHeaders(answer, response);
+  ClientStream client(response, result);
   auto decoder = wire::makeStreamDecoder(provider_wire);
   auto encoder = wire::makeStreamEncoder(client_wire, context);
-  std::string chunk;
   auto forward = [&](const std::vector<wire::StreamEvent>& events) {
     std::string bytes;
     for (const auto& event : events) {
@@ -181,24 +251,26 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
       takeError(event, result);
       bytes += encoder->encode(event);
     }
-    return deliver(out, bytes);
+    return client.deliver(bytes);
+  };
+  auto gone = [&] {
+    answer.abort();
+    result.client_gone = true;
+    return result;
   };
   try {
-    while (answer.readSome(chunk)) {
-      if (!forward(decoder->feed(chunk))) {
-        answer.abort();
-        result.client_gone = true;
-        return result;
-      }
+    while (more) {
+      if (!forward(decoder->feed(chunk))) return gone();
       chunk.clear();
+      more = answer.readSome(chunk);
     }
-    if (!forward(decoder->finish()) || !deliver(out, encoder->finish())) result.client_gone = true;
+    if (cancelled(options)) return gone();
+    if (!forward(decoder->finish()) || !client.deliver(encoder->finish())) return gone();
+    client.close();
   } catch (const upstream::TransportError& failure) {
+    if (cancelled(options)) return gone();
     answer.abort();
-    wire::StreamEvent event;
-    event.type = wire::StreamEvent::Type::Error;
-    event.error = {502, "upstream_stream_broken", std::string("the provider's stream broke: ") + failure.what(), {}, {}};
-    if (!forward({event}) || !deliver(out, encoder->finish())) result.client_gone = true;
+    if (!forward({brokenStream(failure.what())}) || !client.deliver(encoder->finish())) result.client_gone = true;
   }
   return result;
 }

@@ -2,7 +2,14 @@
 // Sending a provider's answer to the client: byte for byte when both speak the same wire (usage is
 // read on the way), or translated through the neutral IR. Streams are flushed event by event, and
 // the upstream connection is closed the moment the client is gone.
+//
+// Nothing reaches the client before the provider's first body bytes have arrived: a provider that
+// fails before then (reset, idle timeout) makes relay throw upstream::TransportError with nothing
+// sent, so the caller may still fail over. Once bytes went out, failures end the client's stream
+// with its wire's own error event instead.
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include <Poco/Net/HTTPServerResponse.h>
@@ -14,6 +21,14 @@
 
 namespace sluice::http {
 
+struct RelayOptions {
+  // Cancelled by the client watch when the client hangs up; relay then stops and reports it.
+  const upstream::Cancel* cancel = nullptr;
+  // Passthrough OpenAI Chat streams the gateway asked usage for on the client's behalf: the usage
+  // chunk is read, then removed from what the client sees.
+  bool hide_unasked_usage = false;
+};
+
 struct RelayResult {
   int status = 0;               // the status the client was sent
   bool client_gone = false;     // the client hung up mid-answer (upstream aborted)
@@ -22,14 +37,27 @@ struct RelayResult {
   bool usage_reported = false;
   std::string error_key;        // set when the answer was an error
   std::string error_message;
+  // When the first bytes of the answer went to the client; unset when none did.
+  std::optional<std::chrono::steady_clock::time_point> first_byte_at;
 };
 
 // Same wire: the body goes to the client unchanged.
 RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
-                             catalog::Wire wire, const wire::ResponseContext& context);
+                             catalog::Wire wire, const wire::ResponseContext& context, const RelayOptions& options);
 
 // Different wires: provider_wire is decoded into the IR and encoded as client_wire.
 RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
-                            catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context);
+                            catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context,
+                            const RelayOptions& options);
+
+// The provider's error as a client of another wire expects it (OpenAI-style clients key their
+// retry logic on the codes rate_limit_exceeded and server_is_overloaded).
+wire::ApiError clientFacing(wire::ApiError error, catalog::Wire client_wire);
+
+// A provider's error answer whose body was already read: relayed as is on the same wire (status,
+// body), otherwise translated into the client's wire.
+RelayResult relayErrorBody(const upstream::Response& answer, const std::string& body,
+                           Poco::Net::HTTPServerResponse& response, catalog::Wire provider_wire,
+                           catalog::Wire client_wire, const wire::ResponseContext& context);
 
 }  // namespace sluice::http

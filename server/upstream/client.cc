@@ -2,6 +2,8 @@
 
 #include <istream>
 
+#include <sys/socket.h>
+
 #include <Poco/Net/Context.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
@@ -93,15 +95,41 @@ Poco::Timespan millis(int ms) { return Poco::Timespan(static_cast<Poco::Timespan
 
 }  // namespace
 
+void Cancel::cancel() {
+  std::lock_guard lock(mutex_);
+  cancelled_.store(true, std::memory_order_release);
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  woken_.notify_all();
+}
+
+bool Cancel::waitFor(std::chrono::milliseconds duration) {
+  std::unique_lock lock(mutex_);
+  return !woken_.wait_for(lock, duration, [this] { return cancelled_.load(std::memory_order_acquire); });
+}
+
+void Cancel::attach(int fd) {
+  std::lock_guard lock(mutex_);
+  fd_ = fd;
+  if (cancelled_.load(std::memory_order_acquire) && fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+}
+
+void Cancel::detach() {
+  std::lock_guard lock(mutex_);
+  fd_ = -1;
+}
+
 Response::Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Poco::Net::HTTPClientSession> session,
-                   std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms)
-    : pool_(std::move(pool)), origin_(std::move(origin)), session_(std::move(session)), head_(std::move(head)), body_(body) {
+                   std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel)
+    : pool_(std::move(pool)), origin_(std::move(origin)), session_(std::move(session)), head_(std::move(head)), body_(body),
+      cancel_(cancel) {
   session_->setTimeout(session_->getTimeout(), session_->getTimeout(), millis(idle_ms));
   body_->exceptions(std::ios::badbit);
 }
 
 Response::~Response() {
-  if (finished_ && !aborted_ && head_->getKeepAlive()) {
+  // Detached first: once pooled, the socket belongs to another request.
+  if (cancel_) cancel_->detach();
+  if (finished_ && !aborted_ && head_->getKeepAlive() && !(cancel_ && cancel_->cancelled())) {
     pool_->give(origin_, std::move(session_));
   } else if (session_) {
     try {
@@ -150,6 +178,7 @@ std::string Response::readAll() {
 void Response::abort() {
   if (aborted_) return;
   aborted_ = true;
+  if (cancel_) cancel_->detach();
   try {
     session_->abort();
   } catch (const Poco::Exception&) {
@@ -160,7 +189,7 @@ void Response::abort() {
 Client::Client(int max_idle_per_origin) : pool_(std::make_shared<Pool>(max_idle_per_origin)) {}
 Client::~Client() = default;
 
-std::unique_ptr<Response> Client::send(const Request& request) {
+std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
   const Poco::URI uri(request.url);
   const std::string origin = uri.getScheme() + "://" + uri.getHost() + ":" + std::to_string(uri.getPort());
   // A pooled connection the provider already closed fails before any answer: retry once on a fresh one.
@@ -172,6 +201,7 @@ std::unique_ptr<Response> Client::send(const Request& request) {
     session->setTimeout(millis(request.timeouts.connect_ms), millis(request.timeouts.first_byte_ms),
                         millis(request.timeouts.first_byte_ms));
     bool sent = false;
+    if (cancel && cancel->cancelled()) throw TransportError(TransportFailure::Reset, "cancelled: the client is gone");
     try {
       Poco::Net::HTTPRequest head(request.method, uri.getPathAndQuery(), Poco::Net::HTTPMessage::HTTP_1_1);
       head.setKeepAlive(true);
@@ -181,13 +211,19 @@ std::unique_ptr<Response> Client::send(const Request& request) {
       out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
       out.flush();
       sent = true;
+      if (cancel) cancel->attach(session->socket().impl()->sockfd());
       auto response = std::make_unique<Poco::Net::HTTPResponse>();
       std::istream& body = session->receiveResponse(*response);
       return std::make_unique<Response>(pool_, origin, std::move(session), std::move(response), &body,
-                                        request.timeouts.idle_ms);
+                                        request.timeouts.idle_ms, cancel);
     } catch (const Poco::TimeoutException& error) {
+      if (cancel) cancel->detach();
       translate(error, sent);
     } catch (const Poco::Exception& error) {
+      if (cancel) {
+        cancel->detach();
+        if (cancel->cancelled()) throw TransportError(TransportFailure::Reset, "cancelled: the client is gone");
+      }
       if (reused && round == 0 && !dynamic_cast<const Poco::TimeoutException*>(&error)) continue;
       translate(error, sent || reused);
     }

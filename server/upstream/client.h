@@ -3,8 +3,11 @@
 // reads, and an abort that closes the socket at once (that is what stops generation upstream).
 // Thread-safe: one Client is shared by every request thread; a Response belongs to one thread.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -35,6 +38,29 @@ class TransportError : public std::runtime_error {
   TransportFailure failure_;
 };
 
+// Lets another thread stop one request's upstream exchange at once: the client-watch thread
+// cancels when the caller hangs up, and the blocked read (or the wait for the response head)
+// returns immediately because the socket is shut down. Thread-safe.
+class Cancel {
+ public:
+  // Shuts the attached socket down (if any) and wakes waitFor(). Idempotent.
+  void cancel();
+  bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
+  // Sleeps up to `duration`; returns false early when cancelled.
+  bool waitFor(std::chrono::milliseconds duration);
+
+  // Used by the client: the socket of the exchange in progress (-1 none). attach() on a cancelled
+  // token shuts the socket down at once.
+  void attach(int fd);
+  void detach();
+
+ private:
+  std::atomic<bool> cancelled_{false};
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  int fd_ = -1;
+};
+
 struct Request {
   std::string method = "POST";
   std::string url;  // absolute http:// or https:// URL, query included
@@ -49,7 +75,7 @@ class Pool;
 class Response {
  public:
   Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Poco::Net::HTTPClientSession> session,
-           std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms);
+           std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel);
   ~Response();  // returns the connection to the pool only when the body was read to the end
   Response(const Response&) = delete;
   Response& operator=(const Response&) = delete;
@@ -72,6 +98,7 @@ class Response {
   std::unique_ptr<Poco::Net::HTTPClientSession> session_;
   std::unique_ptr<Poco::Net::HTTPResponse> head_;
   std::istream* body_;
+  Cancel* cancel_;
   bool finished_ = false;
   bool aborted_ = false;
 };
@@ -83,7 +110,9 @@ class Client {
 
   // Sends the request and waits for the response head (connect_ms to connect, first_byte_ms for
   // the head). Throws TransportError when the provider cannot be reached or does not answer.
-  std::unique_ptr<Response> send(const Request& request);
+  // `cancel`, when given, must outlive the Response; cancelling it ends the exchange at once
+  // (send or a later read then throws TransportError{Reset}).
+  std::unique_ptr<Response> send(const Request& request, Cancel* cancel = nullptr);
 
  private:
   std::shared_ptr<Pool> pool_;

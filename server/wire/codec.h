@@ -35,6 +35,10 @@ struct ResponseContext {
   std::string model;       // the model id the client asked for (shown back to it)
   std::string request_id;  // the gateway's request id (used to mint response ids when needed)
   int64_t created = 0;     // unix seconds, passed in (codecs never read the clock)
+  // OpenAI Chat streams: whether the client asked for the usage chunk (stream_options.
+  // include_usage). OpenAI sends it only when asked; clients that read choices[0] of every chunk
+  // break on an unasked one. Other wires always carry usage.
+  bool include_usage = true;
 };
 
 // Incremental reader of a provider's streamed body (SSE framing included). Feed bytes as they

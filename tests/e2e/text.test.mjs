@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { DEFECTS } from './lib/known-defects.mjs';
 import { MODELS, mockText, startStack, tokens } from './lib/stack.mjs';
 
 let stack;
@@ -151,7 +150,7 @@ for (const target of MODELS) {
       assert.equal(finish, 'stop');
       await t.test(
         'no usage chunk without stream_options.include_usage',
-        { todo: DEFECTS.chatUsageUnasked },
+        {},
         () => {
           assert.deepEqual(withUsage, []);
         },

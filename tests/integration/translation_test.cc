@@ -42,6 +42,7 @@ json request(const std::string& path, const std::string& model, bool stream, boo
     if (tools) body["tools"] = json::array({{{"type", "function"}, {"name", "get_weather"}, {"parameters", schema}}});
   }
   if (stream) body["stream"] = true;
+  if (stream && path == "/v1/chat/completions") body["stream_options"] = {{"include_usage", true}};
   return body;
 }
 
@@ -153,6 +154,34 @@ BOOST_AUTO_TEST_CASE(every_client_format_reaches_every_provider_wire_streamed) {
         // The mock counts ceil(bytes / 4) of the answer text.
         BOOST_TEST(streamed.output_tokens == static_cast<int64_t>((expectedText(model).size() + 3) / 4));
       }
+    }
+  }
+}
+
+// OpenAI sends stream usage only when asked; the gateway asks every provider for it (to account
+// the request) but must not show it to a client that did not ask, passthrough or translated.
+BOOST_AUTO_TEST_CASE(chat_streams_carry_usage_only_when_the_client_asked) {
+  Gateway gateway;
+  for (const auto& model : kModels) {
+    BOOST_TEST_CONTEXT(model) {
+      json body = request("/v1/chat/completions", model, true);
+      body.erase("stream_options");
+      auto result = gateway.stream("/v1/chat/completions", {}, body.dump());
+      BOOST_REQUIRE_EQUAL(result.status, 200);
+      const auto events = sluice::test::parseSse(result.body);
+      BOOST_REQUIRE(!events.empty());
+      BOOST_TEST(events.back().data == "[DONE]");
+      std::string text;
+      for (const auto& event : events) {
+        if (event.data == "[DONE]") continue;
+        const json chunk = json::parse(event.data);
+        BOOST_TEST(!chunk.contains("usage"), event.data);
+        BOOST_REQUIRE(chunk["choices"].is_array());
+        BOOST_TEST(!chunk["choices"].empty(), event.data);  // every chunk has choices[0]
+        const auto& delta = chunk["choices"][0]["delta"];
+        if (delta.contains("content") && delta["content"].is_string()) text += delta["content"].get<std::string>();
+      }
+      BOOST_TEST(text == expectedText(model));
     }
   }
 }

@@ -153,7 +153,7 @@ class ChatStreamEncoder final : public StreamEncoder {
   void end(std::string& out) {
     if (started_) {
       writeFinish(out);
-      if (usage_reported_) {
+      if (usage_reported_ && context_.include_usage) {
         Json body = {{"id", id_}, {"object", "chat.completion.chunk"}, {"created", context_.created}, {"model", model_}};
         body["choices"] = Json::array();
         body["usage"] = usageToJson(usage_);

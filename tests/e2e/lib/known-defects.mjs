@@ -3,14 +3,6 @@
 // suite until the gateway is fixed. Remove the entry (and its use) with the fix.
 
 export const DEFECTS = {
-  // POST /v1/chat/completions {"stream":true} without stream_options.include_usage, on every
-  // wire: the gateway still sends a final `{"choices":[],"usage":{…}}` chunk (translated lanes
-  // since the start; the passthrough lane since it asks the provider for usage, 1bf630a, and then
-  // relays the provider's usage chunk and `"usage":null` on every chunk). OpenAI sends usage only
-  // when asked; a client that reads choices[0] of every chunk breaks on it. The gateway should
-  // read the usage and drop that chunk (and the nulls) when the client did not ask.
-  chatUsageUnasked: 'gateway sends a usage chunk (choices: []) on a Chat stream that did not ask for include_usage',
-
   // Anthropic `thinking` (or Responses `reasoning`) through gemini-3-flash, streamed: the first
   // thinking block ends without a signature_delta (signature ""), and the thought signature comes
   // in a second, empty thinking block AFTER the text block; Responses likewise puts an empty

@@ -1,0 +1,105 @@
+#include "server/http/client_watch.h"
+
+#include <cerrno>
+#include <vector>
+
+#include <poll.h>
+#include <sys/socket.h>
+
+namespace sluice::http {
+
+namespace {
+
+constexpr int kPollMs = 20;
+
+// True when the peer closed its side or the connection failed; false when it only sent bytes.
+bool peerGone(int fd) {
+  char byte;
+  const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return true;
+  if (n > 0) return false;
+  return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
+}  // namespace
+
+ClientWatch::Registration& ClientWatch::Registration::operator=(Registration&& other) noexcept {
+  if (this != &other) {
+    if (watch_) watch_->unwatch(id_);
+    watch_ = other.watch_;
+    id_ = other.id_;
+    other.watch_ = nullptr;
+  }
+  return *this;
+}
+
+ClientWatch::Registration::~Registration() {
+  if (watch_) watch_->unwatch(id_);
+}
+
+ClientWatch::ClientWatch() : thread_([this] { run(); }) {}
+
+ClientWatch::~ClientWatch() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& cancel) {
+  if (client_fd < 0) return {};
+  uint64_t id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    id = next_id_++;
+    Entry entry;
+    entry.fd = client_fd;
+    entry.cancel = &cancel;
+    entries_.emplace(id, entry);
+  }
+  wake_.notify_one();
+  return Registration(this, id);
+}
+
+void ClientWatch::unwatch(uint64_t id) {
+  std::lock_guard lock(mutex_);
+  entries_.erase(id);
+}
+
+void ClientWatch::run() {
+  std::vector<pollfd> fds;
+  std::vector<uint64_t> ids;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !entries_.empty(); });
+      if (stopping_) return;
+      fds.clear();
+      ids.clear();
+      for (const auto& [id, entry] : entries_) {
+        pollfd item{};
+        item.fd = entry.fd;
+        item.events = POLLIN | POLLRDHUP;
+        fds.push_back(item);
+        ids.push_back(id);
+      }
+    }
+    const int ready = ::poll(fds.data(), fds.size(), kPollMs);
+    if (ready <= 0) continue;
+    std::lock_guard lock(mutex_);
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      const auto it = entries_.find(ids[i]);
+      if (it == entries_.end()) continue;  // the request finished meanwhile; its fd may be reused
+      const bool gone = (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP)) != 0 || peerGone(fds[i].fd);
+      if (gone) it->second.cancel->cancel();
+      // Either way, stop polling it: gone needs no second look, and a client with bytes pending
+      // (pipelining) would keep the socket readable for the rest of this request.
+      entries_.erase(it);
+    }
+  }
+}
+
+}  // namespace sluice::http
