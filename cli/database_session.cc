@@ -21,7 +21,7 @@ int withDatabase(const std::string& url, std::ostream& err, const std::function<
   try {
     return body(*connection);
   } catch (const pqxx::undefined_table& error) {
-    err << "sluicectl: the database has no audit tables yet; run `sluicectl migrate` (" << error.what() << ")\n";
+    err << "sluicectl: the database is missing tables; run `sluicectl migrate` (" << error.what() << ")\n";
     return 1;
   } catch (const std::exception& error) {
     err << "sluicectl: " << error.what() << "\n";

@@ -9,7 +9,11 @@
 
 #include "cli/audit_commands.h"
 #include "cli/catalog_commands.h"
+#include "cli/credentials_commands.h"
+#include "cli/keys_commands.h"
 #include "cli/migrate_command.h"
+#include "cli/users_commands.h"
+#include "server/config/catalog_loader.h"
 
 namespace {
 
@@ -81,6 +85,62 @@ int main(int argc, char** argv) {
   usage->add_flag("--csv", csv, "print CSV");
   usage->fallthrough();
 
+  sluice::cli::UsersAddOptions user_add;
+  std::string primary_project;
+  auto* users = app.add_subcommand("users", "the members who may call the gateway");
+  users->require_subcommand(1);
+  users->fallthrough();
+  auto* users_add = users->add_subcommand("add", "add a member");
+  users_add->add_option("NAME", user_add.name, "the member's name (what rules.yaml's person band names)")->required();
+  users_add->add_option("--role", user_add.role, "member or admin")->required();
+  users_add->add_option("--group", user_add.groups, "a group (repeat for more)");
+  users_add->add_option("--project", user_add.projects, "a project the member belongs to (repeat for more)");
+  users_add->add_option("--primary-project", primary_project, "the project requests default to (one of --project)");
+  users_add->fallthrough();
+  auto* users_list = users->add_subcommand("list", "list the members");
+  users_list->fallthrough();
+  std::string disable_name;
+  auto* users_disable = users->add_subcommand("disable", "disable a member: every key of theirs stops working");
+  users_disable->add_option("NAME", disable_name, "the member")->required();
+  users_disable->fallthrough();
+
+  sluice::cli::KeysCreateOptions key_create;
+  std::string key_project, key_expires, key_name;
+  auto* keys = app.add_subcommand("keys", "members' API keys");
+  keys->require_subcommand(1);
+  keys->fallthrough();
+  auto* keys_create = keys->add_subcommand("create", "create an API key; it is printed once, on the last line");
+  keys_create->add_option("NAME", key_create.user, "the member the key belongs to")->required();
+  keys_create->add_option("--project", key_project, "attribute every request with this key to this project");
+  keys_create->add_option("--expires", key_expires, "lifetime: 90d, 12h, 2w, … (default: never)");
+  keys_create->add_option("--name", key_name, "a label for listings: laptop, ci, …");
+  keys_create->fallthrough();
+  std::string keys_user;
+  auto* keys_list = keys->add_subcommand("list", "list API keys (prefixes only)");
+  keys_list->add_option("NAME", keys_user, "only this member's keys");
+  keys_list->fallthrough();
+  std::string revoke_key;
+  auto* keys_revoke = keys->add_subcommand("revoke", "revoke an API key: it stops working within 5 seconds");
+  keys_revoke->add_option("KEY-ID", revoke_key, "the key id or its prefix sk-sluice-<id>")->required();
+  keys_revoke->fallthrough();
+
+  std::string credential_id, credential_user, credentials_user, old_key_file;
+  auto* credentials = app.add_subcommand("credentials", "members' personal provider keys (encrypted at rest)");
+  credentials->require_subcommand(1);
+  credentials->fallthrough();
+  auto* credentials_set = credentials->add_subcommand("set", "store a member's key for a personal credential, read from stdin");
+  credentials_set->add_option("CREDENTIAL", credential_id, "a kind: personal credential of credentials.yaml")->required();
+  credentials_set->add_option("--user", credential_user, "the member")->required();
+  credentials_set->fallthrough();
+  auto* credentials_list = credentials->add_subcommand("list", "which personal credentials are set (never the values)");
+  credentials_list->add_option("--user", credentials_user, "only this member's");
+  credentials_list->fallthrough();
+  auto* rotate_master = credentials->add_subcommand(
+      "rotate-master", "re-encrypt every personal credential from the old master key to SLUICE_MASTER_KEY");
+  rotate_master->add_option("--old-key-file", old_key_file,
+                            "file holding the old master key (default: SLUICE_MASTER_KEY_OLD or SLUICE_MASTER_KEY_OLD_FILE)");
+  rotate_master->fallthrough();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -108,5 +168,30 @@ int main(int argc, char** argv) {
     return sluice::cli::requestsList(database_url, list_options, format, now, std::cout, std::cerr);
   }
   if (*usage) return sluice::cli::usageReport(database_url, usage_since, by, format, now, std::cout, std::cerr);
+  if (*users_add) {
+    user_add.primary_project = given(primary_project);
+    return sluice::cli::usersAdd(database_url, user_add, json, now, std::cout, std::cerr);
+  }
+  if (*users_list) return sluice::cli::usersList(database_url, json, std::cout, std::cerr);
+  if (*users_disable) return sluice::cli::usersDisable(database_url, disable_name, json, now, std::cout, std::cerr);
+  if (*keys_create) {
+    key_create.project = given(key_project);
+    key_create.expires = given(key_expires);
+    key_create.name = given(key_name);
+    return sluice::cli::keysCreate(database_url, key_create, json, now, std::cout, std::cerr);
+  }
+  if (*keys_list) return sluice::cli::keysList(database_url, given(keys_user), json, now, std::cout, std::cerr);
+  if (*keys_revoke) return sluice::cli::keysRevoke(database_url, revoke_key, json, now, std::cout, std::cerr);
+  if (*credentials_set) {
+    return sluice::cli::credentialsSet(database_url, services, credential_id, credential_user, std::cin,
+                                       sluice::config::processEnvironment(), json, now, std::cout, std::cerr);
+  }
+  if (*credentials_list) {
+    return sluice::cli::credentialsList(database_url, given(credentials_user), json, std::cout, std::cerr);
+  }
+  if (*rotate_master) {
+    return sluice::cli::credentialsRotateMaster(database_url, given(old_key_file), sluice::config::processEnvironment(),
+                                                json, now, std::cout, std::cerr);
+  }
   return 2;
 }

@@ -1,0 +1,113 @@
+#include "cli/users_commands.h"
+
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/database_session.h"
+#include "cli/identity_time.h"
+#include "cli/table.h"
+#include "server/identity/member_store.h"
+
+namespace sluice::cli {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& names, const std::optional<std::string>& marked = std::nullopt) {
+  std::string text;
+  for (const auto& name : names) {
+    if (!text.empty()) text += ",";
+    text += name;
+    if (marked && name == *marked) text += "*";
+  }
+  return text.empty() ? "-" : text;
+}
+
+nlohmann::json memberJson(const identity::Member& member) {
+  return {{"name", member.name},
+          {"role", identity::toString(member.role)},
+          {"groups", member.groups},
+          {"projects", member.projects},
+          {"primary_project", member.primary_project ? nlohmann::json(*member.primary_project) : nlohmann::json()},
+          {"disabled_at", jsonTime(member.disabled_at)},
+          {"created_at", jsonTime(member.created_at)}};
+}
+
+}  // namespace
+
+int usersAdd(const std::string& database_url, const UsersAddOptions& options, bool json,
+             std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+  const auto role = identity::parseRole(options.role);
+  if (!role) {
+    err << "sluicectl: --role must be member or admin, got '" << options.role << "'\n";
+    return 2;
+  }
+  identity::NewMember member;
+  member.name = options.name;
+  member.role = *role;
+  member.groups = options.groups;
+  member.projects = options.projects;
+  member.primary_project = options.primary_project;
+  if (auto problem = identity::validateMember(member)) {
+    err << "sluicectl: " << *problem << "\n";
+    return 2;
+  }
+  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+    const auto added = identity::addMember(connection, member, now);
+    if (!added) {
+      err << "sluicectl: " << added.error().message << "\n";
+      return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
+    }
+    if (json) {
+      out << memberJson(*added).dump(2) << "\n";
+    } else {
+      out << "added " << identity::toString(added->role) << " " << added->name << " (groups " << joined(added->groups)
+          << "; projects " << joined(added->projects, added->primary_project) << ")\n";
+    }
+    return 0;
+  });
+}
+
+int usersList(const std::string& database_url, bool json, std::ostream& out, std::ostream& err) {
+  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+    const auto members = identity::listMembers(connection);
+    if (json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& member : members) list.push_back(memberJson(member));
+      out << list.dump(2) << "\n";
+      return 0;
+    }
+    Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "STATUS", "CREATED"});
+    for (const auto& member : members) {
+      table.addRow({member.name, std::string(identity::toString(member.role)), joined(member.groups),
+                    joined(member.projects, member.primary_project),
+                    member.disabled_at ? "disabled " + readableUtc(*member.disabled_at) : "active",
+                    readableUtc(member.created_at)});
+    }
+    table.print(out);
+    out << members.size() << (members.size() == 1 ? " member\n" : " members\n");
+    return 0;
+  });
+}
+
+int usersDisable(const std::string& database_url, const std::string& name, bool json,
+                 std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+    const auto result = identity::disableMember(connection, name, now);
+    if (result == identity::DisableResult::NoSuchMember) {
+      err << "sluicectl: no member named '" << name << "'\n";
+      return 1;
+    }
+    const bool changed = result == identity::DisableResult::Disabled;
+    if (json) {
+      out << nlohmann::json({{"name", name}, {"disabled", true}, {"changed", changed}}).dump(2) << "\n";
+    } else if (changed) {
+      out << "disabled " << name << ": every key of theirs stops working within 5 seconds\n";
+    } else {
+      out << name << " was already disabled\n";
+    }
+    return 0;
+  });
+}
+
+}  // namespace sluice::cli
