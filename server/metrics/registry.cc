@@ -83,7 +83,10 @@ struct LabelsLess {
 };
 
 // The label values → series table of one family. Series are never freed before the table, so
-// references handed out stay valid; hidden series (GaugeFamily::remove) are skipped by render.
+// references handed out stay valid; hidden series (GaugeFamily::remove) are skipped by render
+// and do not count towards max_series.
+// NOTE: a hidden series keeps its memory (a few hundred bytes) so that cached references stay
+// valid; a gauge whose label values keep changing (catalog versions) grows by that much per value.
 template <class Series>
 class SeriesTable {
  public:
@@ -103,7 +106,7 @@ class SeriesTable {
     {
       std::shared_lock lock(mutex_);
       if (auto it = entries_.find(values); it != entries_.end()) return reveal(it->second);
-      if (overflow_ != nullptr && limited_count_ >= max_series_) {
+      if (overflow_ != nullptr && limited_count_.load(std::memory_order_relaxed) >= max_series_) {
         if (dropped_counter_ != nullptr) dropped_counter_->inc();
         return *overflow_;
       }
@@ -111,12 +114,12 @@ class SeriesTable {
     std::unique_lock lock(mutex_);
     if (auto it = entries_.find(values); it != entries_.end()) return reveal(it->second);
     const bool is_overflow_key = std::ranges::all_of(values, [](std::string_view v) { return v == kOverflowLabelValue; });
-    if (is_overflow_key || limited_count_ < max_series_) {
+    if (is_overflow_key || limited_count_.load(std::memory_order_relaxed) < max_series_) {
       Entry& entry = insert(std::vector<std::string>(values.begin(), values.end()));
       if (is_overflow_key) {
         overflow_ = entry.series.get();
       } else {
-        ++limited_count_;
+        limited_count_.fetch_add(1, std::memory_order_relaxed);
       }
       return *entry.series;
     }
@@ -133,7 +136,7 @@ class SeriesTable {
     std::shared_lock lock(mutex_);
     auto it = entries_.find(values);
     if (it == entries_.end()) return nullptr;
-    it->second.hidden.store(true, std::memory_order_relaxed);
+    hide(it->second);
     return it->second.series.get();
   }
 
@@ -141,7 +144,7 @@ class SeriesTable {
   void hideAll(Fn&& on_hidden) {
     std::shared_lock lock(mutex_);
     for (auto& [values, entry] : entries_) {
-      entry.hidden.store(true, std::memory_order_relaxed);
+      hide(entry);
       on_hidden(*entry.series);
     }
   }
@@ -178,9 +181,20 @@ class SeriesTable {
   // Nodes never move, so the series and the key outlive rehashing.
   using Map = std::unordered_map<std::vector<std::string>, Entry, LabelsHash, LabelsEqual>;
 
-  static Series& reveal(Entry& entry) {
-    if (entry.hidden.load(std::memory_order_relaxed)) entry.hidden.store(false, std::memory_order_relaxed);
+  // hide() and reveal() run under the shared lock: the exchange makes exactly one caller adjust
+  // the count when two race on the same series.
+  Series& reveal(Entry& entry) {
+    if (entry.hidden.load(std::memory_order_relaxed) && entry.hidden.exchange(false, std::memory_order_relaxed) &&
+        entry.series.get() != overflow_) {
+      limited_count_.fetch_add(1, std::memory_order_relaxed);
+    }
     return *entry.series;
+  }
+
+  void hide(Entry& entry) {
+    if (!entry.hidden.exchange(true, std::memory_order_relaxed) && entry.series.get() != overflow_) {
+      limited_count_.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
 
   Entry& insert(std::vector<std::string> values) {
@@ -194,7 +208,7 @@ class SeriesTable {
   mutable std::shared_mutex mutex_;
   Map entries_;
   size_t max_series_;
-  size_t limited_count_ = 0;     // entries other than the overflow series
+  std::atomic<size_t> limited_count_{0};  // visible entries other than the overflow series
   Series* overflow_ = nullptr;
   Counter* dropped_counter_ = nullptr;
   Make make_;

@@ -136,6 +136,7 @@ class Family {
   std::vector<std::string> label_names_;
 };
 
+// The families are made by Registry (their constructors are public for it, not for callers).
 // with(): one value per label name, in labelNames() order; a different number throws
 // std::invalid_argument. Any bytes are accepted; render() escapes them and replaces invalid
 // UTF-8 with U+FFFD.
@@ -167,7 +168,8 @@ class GaugeFamily final : public Family {
   Gauge& with(std::span<const std::string> label_values);
   // Hides a series from render() (an info gauge whose version changed, a breaker whose endpoint
   // left the catalog) and sets it to 0. References stay valid; with() for the same values shows
-  // the series again. A hidden series still counts towards max_series. Unknown values: no-op.
+  // the series again. A hidden series does not count towards max_series but keeps its memory
+  // (a few hundred bytes). Unknown values: no-op.
   void remove(std::initializer_list<std::string_view> label_values);
   void remove(std::span<const std::string_view> label_values);
   // remove() for every series.

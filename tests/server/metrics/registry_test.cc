@@ -322,6 +322,19 @@ BOOST_AUTO_TEST_CASE(a_removed_gauge_series_is_hidden_until_asked_for_again) {
   BOOST_TEST(renderOwn(registry) == "# HELP info Info.\n# TYPE info gauge\n");
 }
 
+BOOST_AUTO_TEST_CASE(removed_series_free_their_place_under_the_series_limit) {
+  Registry registry;
+  GaugeFamily& family = registry.gauge("version_info", "Version.", {"version"});
+  family.setMaxSeries(2);
+  for (int version = 0; version < 50; ++version) {
+    family.with({std::to_string(version)}).set(1);
+    if (version > 0) family.remove({std::to_string(version - 1)});
+  }
+  BOOST_TEST(renderOwn(registry) == "# HELP version_info Version.\n# TYPE version_info gauge\nversion_info{version=\"49\"} 1\n");
+  family.with({"0"});  // shown again: counts again, and the limit of 2 is reached
+  BOOST_TEST(&family.with({"fresh"}) == &family.with({"other"}));
+}
+
 BOOST_AUTO_TEST_CASE(callback_families_are_read_at_render_sorted_and_deduplicated) {
   Registry registry;
   double depth = 3;
