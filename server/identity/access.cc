@@ -57,6 +57,15 @@ std::optional<BandMatch> decidingBand(const catalog::AccessRule& rule, const Acc
 
 }  // namespace
 
+AccessSubject accessSubject(const Caller& caller, const Scope& scope) {
+  AccessSubject subject;
+  subject.user = caller.user;
+  subject.role = toString(caller.role);
+  subject.groups = &caller.groups;
+  if (scope.project) subject.project = *scope.project;
+  return subject;
+}
+
 std::string Decision::message() const {
   std::string text = "authz denied [" + entity + "]";
   if (!why.empty()) text += ": " + why;

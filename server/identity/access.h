@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/identity/caller.h"
+#include "server/identity/scope.h"
 
 namespace sluice::identity {
 
@@ -33,6 +35,10 @@ struct AccessSubject {
   const std::vector<std::string>* groups = nullptr;  // nullptr: none
   std::optional<std::string_view> project;           // the attributed project, if any
 };
+
+// The subject for `caller` with the request's `scope`. The result points into both: keep them alive
+// while it is used.
+AccessSubject accessSubject(const Caller& caller, const Scope& scope);
 
 struct AccessRequest {
   std::string_view route_id;  // the route serving the request (Plan::route->id)

@@ -47,6 +47,14 @@ WindowSpan windowSpan(int64_t seconds, TimePoint now) {
   return span;
 }
 
+QuotaSubject quotaSubject(const Caller& caller, const Scope& scope) {
+  QuotaSubject subject;
+  subject.user = caller.user;
+  subject.project = scope.project;
+  subject.api_key_id = caller.api_key_id;
+  return subject;
+}
+
 std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now) {
   std::vector<QuotaCounter> counters;
   for (const catalog::QuotaWindow& window : quotas.windows) {

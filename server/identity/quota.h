@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/identity/caller.h"
+#include "server/identity/scope.h"
 
 namespace sluice::identity {
 
@@ -38,6 +40,9 @@ struct QuotaSubject {
   std::optional<std::string> project;  // the attributed project; project windows skip without one
   std::string api_key_id;
 };
+
+// The subject of a request by `caller` attributed to `scope`.
+QuotaSubject quotaSubject(const Caller& caller, const Scope& scope);
 
 // The organisation windows count everything under this scope value.
 inline constexpr std::string_view kOrganisationScope = "organisation";

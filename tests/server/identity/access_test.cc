@@ -158,6 +158,21 @@ BOOST_AUTO_TEST_CASE(the_shipped_rule_opens_every_route) {
   BOOST_TEST(decideAccess(rules, request, subjectOf(named("anyone"))).allowed);
 }
 
+BOOST_AUTO_TEST_CASE(subject_from_a_caller_and_its_scope) {
+  Caller caller;
+  caller.user = "alice";
+  caller.role = Role::Admin;
+  caller.groups = {"engineering"};
+  Scope scope;
+  scope.project = "contractors";
+  const auto the_rule = rule("gateway_route/x", kClosed, "", bands({}, {}, {"engineering"}, {}),
+                             bands({}, {"contractors"}, {}, {}));
+  BOOST_TEST(decideRule(the_rule, accessSubject(caller, scope)).basis == "deny:project=contractors");
+  scope.project.reset();
+  BOOST_TEST(decideRule(the_rule, accessSubject(caller, scope)).basis == "allow:group=engineering");
+  BOOST_TEST(std::string(accessSubject(caller, scope).role) == "admin");
+}
+
 BOOST_AUTO_TEST_CASE(message_without_a_why) {
   Decision decision;
   decision.allowed = false;
