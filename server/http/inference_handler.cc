@@ -259,8 +259,8 @@ class Exchange {
             if (cancel.cancelled()) throw upstream::TransportError(upstream::TransportFailure::Reset, "cancelled");
           }
         } catch (const upstream::TransportError& failure) {
-          upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
           if (cancel.cancelled()) {
+            upstream_ms_ += millisBetween(sent_at, SteadyClock::now());
             recordAttempt(*attempt, 0, "client_gone", "the client hung up while the provider had not answered",
                           millisBetween(sent_at, SteadyClock::now()));
             return clientGoneBeforeResponse(plan, walk, field_segments);

@@ -122,7 +122,9 @@ Response::Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_p
                    std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel)
     : pool_(std::move(pool)), origin_(std::move(origin)), session_(std::move(session)), head_(std::move(head)), body_(body),
       cancel_(cancel) {
-  session_->setTimeout(session_->getTimeout(), session_->getTimeout(), millis(idle_ms));
+  // NOTE: HTTPSession::setTimeout only takes effect at the next connect; a kept-alive socket needs
+  // its receive timeout set directly, or a reused connection would keep the previous caller's.
+  session_->socket().setReceiveTimeout(millis(idle_ms));
   body_->exceptions(std::ios::badbit);
 }
 
@@ -208,6 +210,9 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
       for (const auto& [name, value] : request.headers) head.add(name, value);
       head.setContentLength(static_cast<std::streamsize>(request.body.size()));
       std::ostream& out = session->sendRequest(head);
+      // Connected now (or reused): this call's own limits, whatever the socket had before.
+      session->socket().setSendTimeout(millis(request.timeouts.first_byte_ms));
+      session->socket().setReceiveTimeout(millis(request.timeouts.first_byte_ms));
       out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
       out.flush();
       sent = true;

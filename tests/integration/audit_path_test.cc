@@ -10,6 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
 
@@ -17,34 +18,7 @@ using nlohmann::json;
 using sluice::test::Gateway;
 using sluice::test::GatewayOptions;
 
-namespace {
-
-std::string capture(const std::string& command, int* code) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return out;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-// The row for `id`, polling while the background writer flushes.
-json auditRow(const std::string& database_url, const std::string& id) {
-  const std::string command = sluice::test::binPath("sluicectl") + " --database-url '" + database_url +
-                              "' --json audit " + id + " 2>/dev/null";
-  for (int round = 0; round < 50; ++round) {
-    int code = -1;
-    const std::string out = capture(command, &code);
-    if (code == 0) return json::parse(out);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return json();
-}
-
-}  // namespace
+using sluice::test::auditRow;
 
 BOOST_AUTO_TEST_SUITE(audit_path)
 

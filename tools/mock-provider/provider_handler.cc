@@ -182,6 +182,31 @@ void answer(Exchange& ex, const RequestInfo& info) {
   else sendBody(ex, 200, rendered.content_type, rendered.body);
 }
 
+// The first of the script's reject_fields the body carries, refused in the wire's own words.
+std::optional<ErrorSpec> rejectedField(const Exchange& ex, Wire wire) {
+  if (ex.script.reject_fields.empty()) return std::nullopt;
+  const Json body = Json::parse(ex.received.body, nullptr, false);
+  if (!body.is_object()) return std::nullopt;
+  for (const auto& field : ex.script.reject_fields) {
+    if (!body.contains(field)) continue;
+    ErrorSpec error = errorForStatus(wire, 400, Script{});
+    switch (wire) {
+      case Wire::Anthropic: error.message = field + ": Extra inputs are not permitted"; break;
+      case Wire::OpenAiChat: error.message = "Unrecognized request argument supplied: " + field; break;
+      case Wire::OpenAiResponses:
+        error.message = "Unsupported parameter: '" + field + "' is not supported with this model.";
+        error.param = field;
+        error.code = "unsupported_parameter";
+        break;
+      case Wire::Gemini:
+        error.message = "Invalid JSON payload received. Unknown name \"" + field + "\": Cannot find field.";
+        break;
+    }
+    return error;
+  }
+  return std::nullopt;
+}
+
 void serve(Exchange& ex) {
   if (!ex.route) {
     sendJson(ex, 404,
@@ -208,9 +233,17 @@ void serve(Exchange& ex) {
     }
     ex.script = std::move(*parsed);
   }
-  if (ex.script.delay_ms > 0 && !pause(ex.script.delay_ms, ex.context.stopping())) {
-    ex.note = "server stopping during delay_ms";
-    return;
+  if (ex.script.delay_ms > 0) {
+    const Wait waited = pauseWatching(ex.script.delay_ms, socketOf(ex.request), ex.context.stopping());
+    if (waited == Wait::Stopped) {
+      ex.note = "server stopping during delay_ms";
+      return;
+    }
+    if (waited == Wait::ClientGone) {
+      ex.context.stats().recordDelayAbandoned(ex.received.path);
+      ex.note = "client gone during delay_ms";
+      return;
+    }
   }
   if (ex.script.echo) {
     Json echo = toJson(ex.received);
@@ -226,6 +259,10 @@ void serve(Exchange& ex) {
   auto info = inspectRequest(*ex.route, ex.received.body);
   if (!info) {
     sendError(ex, info.error());
+    return;
+  }
+  if (auto rejected = rejectedField(ex, wire)) {
+    sendError(ex, *rejected);
     return;
   }
   if (ex.script.fixture) {

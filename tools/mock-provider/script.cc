@@ -92,6 +92,14 @@ std::expected<void, std::string> parseField(const std::string& key, const Json& 
     return {};
   }
   if (key == "thinking") return assign(toBool(value, key), script.thinking);
+  if (key == "reject_fields") {
+    if (!value.is_array()) return std::unexpected("x-mock-script: 'reject_fields' must be an array of strings");
+    for (const auto& item : value) {
+      if (!item.is_string()) return std::unexpected("x-mock-script: 'reject_fields' must be an array of strings");
+      script.reject_fields.push_back(item.get<std::string>());
+    }
+    return {};
+  }
   if (key == "finish") {
     auto name = toString(value, key);
     if (!name) return std::unexpected(name.error());

@@ -49,6 +49,9 @@ struct Script {
   std::optional<Finish> finish;              // "stop" | "length" | "content_filter"
   UsageOverride usage;
   std::vector<std::pair<std::string, std::string>> headers;  // extra response headers
+  // Top-level body fields this "provider" does not support: a request carrying one is answered
+  // 400 with the wire's own wording naming it (what real providers do with e.g. `seed`).
+  std::vector<std::string> reject_fields;
 };
 
 // Parses the header value. Empty or all-blank text gives the default Script.

@@ -34,6 +34,11 @@ void Stats::recordStall(const std::string& path) {
   ++paths_[path].streams_stalled;
 }
 
+void Stats::recordDelayAbandoned(const std::string& path) {
+  std::lock_guard lock(mutex_);
+  ++paths_[path].delays_abandoned;
+}
+
 void Stats::recordStreamEnd(const std::string& path, StreamEnd end) {
   std::lock_guard lock(mutex_);
   Counters& counters = paths_[path];
@@ -53,7 +58,8 @@ nlohmann::ordered_json Stats::countersJson(const Counters& counters, bool with_s
                               {"streams_aborted", counters.streams_aborted},
                               {"streams_reset", counters.streams_reset},
                               {"streams_stalled", counters.streams_stalled},
-                              {"events_sent", counters.events_sent}};
+                              {"events_sent", counters.events_sent},
+                              {"delays_abandoned", counters.delays_abandoned}};
   if (with_statuses) {
     nlohmann::ordered_json statuses = nlohmann::ordered_json::object();
     for (const auto& [status, count] : counters.statuses) statuses[std::to_string(status)] = count;
@@ -75,6 +81,7 @@ nlohmann::ordered_json Stats::statsJson() const {
     totals.streams_aborted += counters.streams_aborted;
     totals.streams_reset += counters.streams_reset;
     totals.streams_stalled += counters.streams_stalled;
+    totals.delays_abandoned += counters.delays_abandoned;
     totals.events_sent += counters.events_sent;
   }
   return {{"paths", paths}, {"totals", countersJson(totals, false)}};

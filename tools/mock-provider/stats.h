@@ -33,10 +33,12 @@ class Stats {
   void recordStreamStart(const std::string& path);
   void recordEvent(const std::string& path);
   void recordStall(const std::string& path);
+  // The client closed the connection while delay_ms was being waited out (before any byte).
+  void recordDelayAbandoned(const std::string& path);
   void recordStreamEnd(const std::string& path, StreamEnd end);
 
   // {"paths":{path:{requests,bytes_received,streams_started,streams_completed,streams_aborted,
-  //   streams_reset,streams_stalled,events_sent,statuses:{"200":n}}},"totals":{… without statuses}}
+  //   streams_reset,streams_stalled,events_sent,delays_abandoned,statuses:{"200":n}}},"totals":{… without statuses}}
   nlohmann::ordered_json statsJson() const;
   // The last provider request (toJson(ReceivedRequest) plus "seq" and "wire"), or nullopt.
   std::optional<nlohmann::ordered_json> lastJson() const;
@@ -54,6 +56,7 @@ class Stats {
     std::uint64_t streams_reset = 0;
     std::uint64_t streams_stalled = 0;
     std::uint64_t events_sent = 0;
+    std::uint64_t delays_abandoned = 0;
     std::map<int, std::uint64_t> statuses;
   };
   static nlohmann::ordered_json countersJson(const Counters& counters, bool with_statuses);

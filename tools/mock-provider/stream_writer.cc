@@ -22,6 +22,34 @@ bool pause(int ms, const std::atomic<bool>& stopping) {
   return !stopping.load();
 }
 
+Wait pauseWatching(int ms, Poco::Net::StreamSocket& socket, const std::atomic<bool>& stopping) {
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + std::chrono::milliseconds(ms);
+  bool watch = true;
+  while (Clock::now() < until) {
+    if (stopping.load()) return Wait::Stopped;
+    const auto left = std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()),
+                               std::chrono::milliseconds(10));
+    if (!watch) {
+      std::this_thread::sleep_for(left);
+      continue;
+    }
+    try {
+      if (socket.poll(Poco::Timespan(0, static_cast<long>(left.count()) * 1000),
+                      Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR)) {
+        char byte = 0;
+        if (socket.receiveBytes(&byte, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) return Wait::ClientGone;
+        watch = false;  // pipelined bytes: the client is there; stop polling a readable socket
+      }
+    } catch (const Poco::TimeoutException&) {
+      continue;
+    } catch (const Poco::Exception&) {
+      return Wait::ClientGone;
+    }
+  }
+  return stopping.load() ? Wait::Stopped : Wait::Done;
+}
+
 void resetConnection(Poco::Net::StreamSocket& socket) {
   try {
     socket.setLinger(true, 0);

@@ -25,6 +25,11 @@ struct Pacing {
 // Sleeps `ms` in short slices. Returns false early when `stopping` becomes true.
 bool pause(int ms, const std::atomic<bool>& stopping);
 
+enum class Wait { Done, Stopped, ClientGone };
+// Waits `ms` before the first byte while watching the client: a client that closes the connection
+// ends the wait at once (within about 10 ms).
+Wait pauseWatching(int ms, Poco::Net::StreamSocket& socket, const std::atomic<bool>& stopping);
+
 // Writes `frames` to `out` (the response body stream; each frame flushed on its own), calling
 // `on_frame` after each successful write and `on_stall` when a stall begins.
 // Returns how the stream ended. After Reset the socket is closed: the caller writes nothing more.
