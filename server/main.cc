@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@
 #include "server/audit/partition_keeper.h"
 #include "server/audit/writer.h"
 #include "server/config/catalog_loader.h"
+#include "server/config/catalog_watch.h"
 #include "server/http/connection.h"
 #include "server/http/gateway.h"
 #include "server/http/router.h"
@@ -36,6 +38,10 @@ void printDiagnostics(const std::vector<catalog::Diagnostic>& diagnostics) {
 }
 
 // The audit trail's settings (--database-url lives in ServerOptions).
+struct ReloadSettings {
+  int watch_ms = 500;  // 0: no file watch (SIGHUP only)
+};
+
 struct AuditSettings {
   bool no_migrate = false;
   std::string migrations_dir;  // empty: the migrations compiled into the binary
@@ -89,7 +95,7 @@ int prepareDatabase(const std::string& url, const AuditSettings& settings) {
   return 0;
 }
 
-int serve(http::ServerOptions options, const AuditSettings& audit_settings) {
+int serve(http::ServerOptions options, const AuditSettings& audit_settings, const ReloadSettings& reload_settings) {
   const auto loaded = config::loadCatalog(options.services_dir, config::processEnvironment());
   if (!loaded.ok()) {
     printDiagnostics(loaded.diagnostics);
@@ -132,6 +138,47 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings) {
 
   http::Gateway gateway(options, loaded.catalog);
   gateway.setAudit(audit_writer.get());
+  if (audit_writer) {
+    audit::Writer* writer = audit_writer.get();
+    gateway.metrics().setAuditSource([writer] {
+      const audit::WriterStats stats = writer->stats();
+      metrics::AuditFigures figures;
+      figures.queue_depth = stats.queue_depth;
+      figures.rows_written = stats.rows_written;
+      figures.rows_spooled = stats.rows_spooled;
+      figures.rows_replayed = stats.rows_replayed;
+      figures.batches = stats.batches;
+      figures.spool_rows = stats.rows_spooled >= stats.rows_replayed ? stats.rows_spooled - stats.rows_replayed : 0;
+      figures.spool_bytes = stats.spool_bytes;
+      figures.database_available = stats.database_available;
+      return figures;
+    });
+  }
+
+  // Live reload: SIGHUP, and any change to the catalog's files once it has settled.
+  std::mutex reload_mutex;
+  auto reload = [&](const std::string& trigger) {
+    std::lock_guard lock(reload_mutex);
+    auto next = config::loadCatalog(options.services_dir, config::processEnvironment());
+    if (next.ok()) {
+      const auto current = gateway.catalog();
+      if (current && current->version == next.catalog->version && trigger == "watch") return;
+      gateway.catalogReloaded(next.catalog, trigger);
+      log::info("catalog reloaded", {{"version", next.catalog->version}, {"trigger", trigger}});
+    } else {
+      std::vector<std::string> problems;
+      for (const auto& diagnostic : next.diagnostics) problems.push_back(diagnostic.format());
+      gateway.catalogRefused(problems, trigger);
+      log::error("catalog reload refused; the last good catalog keeps serving",
+                 {{"diagnostics", problems}, {"trigger", trigger}});
+    }
+  };
+  std::unique_ptr<config::CatalogWatch> watch;
+  if (reload_settings.watch_ms > 0) {
+    watch = std::make_unique<config::CatalogWatch>(options.services_dir, std::chrono::milliseconds(reload_settings.watch_ms),
+                                                   [&] { reload("watch"); });
+    watch->start();
+  }
   Poco::Net::ServerSocket socket;
   try {
     socket.bind(Poco::Net::SocketAddress(options.listen), true);
@@ -160,20 +207,13 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings) {
     int received = 0;
     sigwait(&signals, &received);
     if (received == SIGHUP) {
-      auto next = config::loadCatalog(options.services_dir, config::processEnvironment());
-      if (next.ok()) {
-        gateway.swapCatalog(next.catalog);
-        log::info("catalog reloaded", {{"version", next.catalog->version}});
-      } else {
-        nlohmann::json problems = nlohmann::json::array();
-        for (const auto& diagnostic : next.diagnostics) problems.push_back(diagnostic.format());
-        log::error("catalog reload refused; the last good catalog keeps serving", {{"diagnostics", problems}});
-      }
+      reload("sighup");
       continue;
     }
     break;
   }
 
+  if (watch) watch->stop();
   log::info("draining", {{"in_flight", server.currentConnections()}, {"drain_seconds", options.drain_seconds}});
   gateway.stopping().store(true);
   server.stop();
@@ -197,6 +237,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings) {
 int main(int argc, char** argv) {
   http::ServerOptions options;
   AuditSettings audit_settings;
+  ReloadSettings reload_settings;
   std::string database_url;
   bool& no_migrate = audit_settings.no_migrate;
   size_t max_body = options.max_body_bytes;
@@ -233,6 +274,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-header-bytes", max_header, "largest request head accepted (431 beyond)")
       ->envname("SLUICE_MAX_HEADER_BYTES")
       ->capture_default_str();
+  app.add_option("--watch-ms", reload_settings.watch_ms,
+                 "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
+      ->envname("SLUICE_WATCH_MS")
+      ->capture_default_str();
   app.add_option("--drain-seconds", options.drain_seconds, "how long shutdown waits for in-flight requests")
       ->envname("SLUICE_DRAIN_SECONDS")
       ->capture_default_str();
@@ -245,5 +290,5 @@ int main(int argc, char** argv) {
   options.max_body_bytes = max_body;
   options.max_header_bytes = max_header;
   if (!database_url.empty()) options.database_url = database_url;
-  return serve(options, audit_settings);
+  return serve(options, audit_settings, reload_settings);
 }

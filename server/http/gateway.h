@@ -5,13 +5,18 @@
 
 #include <atomic>
 #include <cstddef>
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "server/http/client_watch.h"
 #include "server/http/endpoint_states.h"
+#include "server/metrics/gateway_metrics.h"
+#include "server/metrics/registry.h"
 #include "server/upstream/client.h"
 
 namespace sluice::audit {
@@ -30,10 +35,20 @@ struct ServerOptions {
   int drain_seconds = 30;
 };
 
+// What live reload last did: shown at GET /admin/api/catalog/status.
+struct CatalogStatus {
+  std::string version;
+  std::chrono::system_clock::time_point loaded_at{};
+  std::string loaded_by;  // "boot", "sighup", "watch"
+  uint64_t reloads_accepted = 0;
+  uint64_t reloads_refused = 0;
+  std::optional<std::chrono::system_clock::time_point> refused_at;
+  std::vector<std::string> refused_diagnostics;  // of the last refused reload
+};
+
 class Gateway {
  public:
-  Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)
-      : options_(std::move(options)), catalog_(std::move(catalog)) {}
+  Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog);
 
   // The snapshot a request keeps for its whole life.
   std::shared_ptr<const catalog::Catalog> catalog() const { return catalog_.load(); }
@@ -45,6 +60,15 @@ class Gateway {
   EndpointStates& endpoints() { return endpoints_; }
   // Notices callers that hang up while their request waits on a provider.
   ClientWatch& clientWatch() { return client_watch_; }
+
+  // Prometheus: the registry /metrics renders and the gateway's families.
+  metrics::Registry& registry() { return registry_; }
+  metrics::GatewayMetrics& metrics() { return metrics_; }
+
+  // Live reload: swaps the catalog when `next` is valid (ok), records the outcome either way.
+  void catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger);
+  void catalogRefused(const std::vector<std::string>& diagnostics, const std::string& trigger);
+  CatalogStatus catalogStatus() const;
 
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
@@ -58,10 +82,14 @@ class Gateway {
   ServerOptions options_;
   std::atomic<std::shared_ptr<const catalog::Catalog>> catalog_;
   upstream::Client upstream_;
+  metrics::Registry registry_;
+  metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
   ClientWatch client_watch_;
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
+  mutable std::mutex status_mutex_;
+  CatalogStatus status_;
 };
 
 }  // namespace sluice::http

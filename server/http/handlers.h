@@ -43,6 +43,27 @@ class InferenceHandler : public Poco::Net::HTTPRequestHandler {
   catalog::Wire client_wire_;
 };
 
+// GET /metrics: Prometheus text exposition 0.0.4 (docs/metrics.md).
+class MetricsHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit MetricsHandler(Gateway& gateway) : gateway_(gateway) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+};
+
+// GET /admin/api/catalog/status: the catalog version serving, when and how it loaded, and the
+// diagnostics of the last refused reload.
+class CatalogStatusHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit CatalogStatusHandler(Gateway& gateway) : gateway_(gateway) {}
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+};
+
 // Anything else: 404 (or 405 for a known path with the wrong method) as JSON.
 class NotFoundHandler : public Poco::Net::HTTPRequestHandler {
  public:

@@ -93,7 +93,7 @@ class Exchange {
            Poco::Net::HTTPServerResponse& response)
       : gateway_(gateway), client_wire_(client_wire), request_(request), response_(response),
         request_id_(response.get("x-sluice-request-id", "")), started_(SteadyClock::now()),
-        audit_(gateway.audit(), request_id_) {
+        audit_(gateway.audit(), request_id_), inflight_(gateway.metrics()) {
     auto& row = audit_.record();
     row.client_wire = std::string(catalog::toString(client_wire));
     row.client_family = std::string(catalog::toString(
@@ -158,7 +158,13 @@ class Exchange {
       row.provider = plan->attempts.front().provider->id;
       row.endpoint = plan->attempts.front().endpoint->key;
     }
+    if (!plan->attempts.empty()) {
+      gateway_.metrics()
+          .deployment_selected.with({plan->route->id, plan->attempts.front().provider->id, row.strategy})
+          .inc();
+    }
     if (plan->context_fallback_from) {
+      gateway_.metrics().context_fallbacks.with({*plan->context_fallback_from, plan->model_id}).inc();
       log::info("context fallback", {{"request_id", request_id_},
                                      {"from", *plan->context_fallback_from},
                                      {"to", plan->model_id},
@@ -240,6 +246,7 @@ class Exchange {
       if (!encoded) return fail(encoded.error());
       std::string upstream_body = std::move(*encoded);
       const bool passthrough = endpoint.wire == client_wire_;
+      lane_ = passthrough ? metrics::lane::kPassthrough : metrics::lane::kTranslation;
       int retries = 0;
       bool field_retried = false;
       bool moved_on = false;
@@ -290,13 +297,7 @@ class Exchange {
         const dispatch::Classification verdict =
             dispatch::classifyAttempt(outcome, retries, attempt->provider->retry);
         if (auto event = dispatch::breakerEventFor(outcome)) {
-          const auto transition = states.apply(endpoint, attempt->provider->breaker, *event, SteadyClock::now());
-          if (transition.changed()) {
-            log::warn("breaker", {{"endpoint", endpoint.key},
-                                  {"from", std::string(dispatch::toString(transition.from))},
-                                  {"to", std::string(dispatch::toString(transition.to))},
-                                  {"reason", transition.reason}});
-          }
+          states.apply(endpoint, attempt->provider->breaker, *event, SteadyClock::now());
         }
         switch (verdict.verdict) {
           case dispatch::AttemptVerdict::Success:
@@ -419,6 +420,8 @@ class Exchange {
     row.cost_microdollars = cost_;
     row.upstream_ms = upstream_ms_;
     if (result.first_byte_at) row.ttfb_ms = millisBetween(started_, *result.first_byte_at);
+    first_byte_at_ = result.first_byte_at;
+    usage_known_ = result.usage_reported;
     row.error_key = result.error_key;
     row.error_message = result.error_message;
     if (result.client_gone) {
@@ -459,6 +462,7 @@ class Exchange {
     route_match_ = dispatch::joinRouteMatch(segments);
     audit_.record().route_match = route_match_;
     for (const auto& failover : walk.failovers()) {
+      gateway_.metrics().upstream_failovers.with({failover.from, failover.to, failover.reason}).inc();
       log::info("failover", {{"request_id", request_id_},
                              {"from", failover.from},
                              {"to", failover.to},
@@ -529,6 +533,7 @@ class Exchange {
     record.error = std::move(error);
     if (record.error.starts_with(": ")) record.error.erase(0, 2);
     record.duration_ms = duration_ms;
+    gateway_.metrics().upstream_attempts.with({attempt.provider->id, attempt.endpoint->id, record.result}).inc();
     audit_.record().attempts.push_back(std::move(record));
   }
 
@@ -551,6 +556,30 @@ class Exchange {
                              {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}};
     if (!error_key.empty()) fields["error_key"] = error_key;
     log::info("request", fields);
+
+    const auto& row = audit_.record();
+    metrics::RequestFigures figures;
+    figures.route = row.route_id;
+    figures.model = row.model;
+    figures.served_provider = row.served_provider;
+    figures.client_wire = row.client_wire;
+    figures.outcome = row.outcome;
+    figures.lane = lane_;
+    figures.status = row.status != 0 ? row.status : status;
+    figures.duration_seconds = static_cast<double>(elapsed.count()) / 1e6;
+    figures.overhead_seconds = std::max(0.0, figures.duration_seconds - static_cast<double>(upstream_ms_) / 1e3);
+    if (first_byte_at_ && row.outcome == audit::outcome::kOk) {
+      figures.time_to_first_token_seconds =
+          std::chrono::duration<double>(*first_byte_at_ - started_).count();
+    }
+    figures.usage_known = usage_known_;
+    figures.input_tokens = usage_.input_tokens;
+    figures.output_tokens = usage_.output_tokens;
+    figures.cache_read_tokens = usage_.cache_read_tokens;
+    figures.cache_write_tokens = usage_.cache_write_tokens;
+    figures.reasoning_tokens = usage_.reasoning_tokens;
+    figures.cost_microdollars = cost_;
+    gateway_.metrics().recordRequest(figures);
   }
 
   Gateway& gateway_;
@@ -567,12 +596,16 @@ class Exchange {
   std::string served_;
   std::vector<std::string> skipped_;
   audit::RequestAudit audit_;
+  metrics::InflightScope inflight_;
+  std::string_view lane_ = metrics::lane::kLocal;
+  std::optional<SteadyClock::time_point> first_byte_at_;
   std::string raw_body_;
   std::optional<wire::Request> ir_;
   std::optional<wire::ApiError> decode_error_;
   wire::Usage usage_;
   int64_t cost_ = 0;
   int64_t upstream_ms_ = 0;
+  bool usage_known_ = false;
   int failed_after_attempts_ = 0;
   bool timed_out_ = false;
 };

@@ -23,6 +23,13 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
                                      : new NotFoundHandler(true);
   if (path == "/readyz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, true))
                                     : new NotFoundHandler(true);
+  if (path == "/metrics") {
+    return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new MetricsHandler(gateway_)) : new NotFoundHandler(true);
+  }
+  if (path == "/admin/api/catalog/status") {
+    return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new CatalogStatusHandler(gateway_))
+               : new NotFoundHandler(true);
+  }
   if (path == "/v1/models" || path == "/models") {
     return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new ModelsHandler(gateway_)) : new NotFoundHandler(true);
   }

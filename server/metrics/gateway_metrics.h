@@ -120,7 +120,7 @@ struct GatewayMetrics {
   // ones marked (R); the request path updates the others where the event happens.
   // gateway_requests_total{route,model,served_provider,client_wire,status,outcome} (R)
   CounterFamily& requests;
-  // gateway_upstream_failovers_total{from,to,reason}: from/to "provider/endpoint"; reason the
+  // gateway_upstream_failovers_total{from,to,reason}: from/to provider ids; reason the
   // failover classification (status_503, status_429, timeout, transport, breaker_open, ...)
   CounterFamily& upstream_failovers;
   // gateway_deployment_selected_total{route,provider,strategy}: the first deployment of a plan

@@ -41,9 +41,10 @@ Gateway::Gateway(GatewayOptions options) {
       .args = {"--listen", "127.0.0.1:0", "--quiet", "--fixtures", fixturesDir()},
   });
   const std::string mock = mock_->baseUrl();
+  services_ = options.services.empty() ? scriptableCatalog() : options.services;
   ChildOptions gateway{
       .binary = binPath("sluice"),
-      .args = {"--services", options.services.empty() ? scriptableCatalog() : options.services, "--listen",
+      .args = {"--services", services_, "--listen",
                "127.0.0.1:0", "--threads", "64"},
       .env = {{"ANTHROPIC_BASE_URL", mock},
               {"DEEPSEEK_BASE_URL", mock + "/deepseek/v1"},

@@ -24,6 +24,8 @@ class Gateway {
 
   std::string mockUrl() const { return mock_->baseUrl(); }
   std::string baseUrl() const { return sluice_->baseUrl(); }
+  // The catalog directory the gateway serves (a temporary copy unless GatewayOptions::services).
+  const std::string& servicesDir() const { return services_; }
   ChildProcess& process() { return *sluice_; }
   ChildProcess& mock() { return *mock_; }
 
@@ -36,6 +38,7 @@ class Gateway {
   nlohmann::json mockJson(const std::string& path);
 
  private:
+  std::string services_;
   std::unique_ptr<ChildProcess> mock_;
   std::unique_ptr<ChildProcess> sluice_;
 };

@@ -1,0 +1,74 @@
+#include "server/config/catalog_watch.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace sluice::config {
+
+CatalogWatch::CatalogWatch(std::string services_dir, std::chrono::milliseconds interval,
+                           std::function<void()> on_change)
+    : services_dir_(std::move(services_dir)), interval_(interval), on_change_(std::move(on_change)) {}
+
+CatalogWatch::~CatalogWatch() { stop(); }
+
+void CatalogWatch::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void CatalogWatch::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string CatalogWatch::fingerprint(const std::string& services_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> lines;
+  std::error_code error;
+  fs::recursive_directory_iterator it(services_dir, fs::directory_options::follow_directory_symlink, error);
+  for (; !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code status_error;
+    if (!it->is_regular_file(status_error)) continue;  // follows symlinks
+    const auto size = fs::file_size(it->path(), status_error);
+    const auto mtime = fs::last_write_time(it->path(), status_error);
+    if (status_error) continue;
+    lines.push_back(it->path().string() + " " + std::to_string(size) + " " +
+                    std::to_string(mtime.time_since_epoch().count()));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& line : lines) out += line + "\n";
+  return out;
+}
+
+void CatalogWatch::run() {
+  std::string settled = fingerprint(services_dir_);
+  std::string pending;
+  bool changing = false;
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
+    lock.unlock();
+    const std::string now = fingerprint(services_dir_);
+    if (!changing) {
+      if (now != settled) {
+        changing = true;
+        pending = now;
+      }
+    } else if (now == pending) {
+      changing = false;
+      settled = now;
+      on_change_();
+    } else {
+      pending = now;
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace sluice::config

@@ -1,0 +1,46 @@
+#pragma once
+// Watches the catalog's files (every regular file under the services directory) and calls back
+// once a change has settled: a fingerprint (path, size, modification time) is taken every
+// `interval`; a change is reported when two consecutive fingerprints agree again after differing
+// (debounce: an editor's save or a `git pull` touching several files gives one reload).
+//
+// Polling rather than inotify: it sees files replaced by rename (editors, git), symlink swaps
+// (Kubernetes ConfigMaps) and network file systems alike, at the cost of a few stat() calls.
+// Thread-safe; the callback runs on the watch thread.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace sluice::config {
+
+class CatalogWatch {
+ public:
+  CatalogWatch(std::string services_dir, std::chrono::milliseconds interval, std::function<void()> on_change);
+  ~CatalogWatch();  // stops
+  CatalogWatch(const CatalogWatch&) = delete;
+  CatalogWatch& operator=(const CatalogWatch&) = delete;
+
+  void start();
+  void stop();
+
+  // The fingerprint of a directory: one line per regular file below it ("path size mtime_ns").
+  static std::string fingerprint(const std::string& services_dir);
+
+ private:
+  void run();
+
+  std::string services_dir_;
+  std::chrono::milliseconds interval_;
+  std::function<void()> on_change_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace sluice::config

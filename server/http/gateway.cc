@@ -1,0 +1,93 @@
+#include "server/http/gateway.h"
+
+#include <map>
+#include <set>
+
+#include "server/log/json_log.h"
+
+namespace sluice::http {
+
+namespace {
+
+metrics::BreakerLevel levelOf(dispatch::BreakerState state) {
+  switch (state) {
+    case dispatch::BreakerState::Closed: return metrics::BreakerLevel::Closed;
+    case dispatch::BreakerState::HalfOpen: return metrics::BreakerLevel::HalfOpen;
+    case dispatch::BreakerState::Open: return metrics::BreakerLevel::Open;
+  }
+  return metrics::BreakerLevel::Closed;
+}
+
+void declareEndpoints(metrics::GatewayMetrics& metrics, const catalog::Catalog& catalog, EndpointStates& states) {
+  const auto now = std::chrono::steady_clock::now();
+  std::map<std::string, dispatch::BreakerState> known;
+  for (const auto& [key, state] : states.states(now)) known.emplace(key, state);
+  for (const auto& provider : catalog.providers) {
+    for (const auto& endpoint : provider.endpoints) {
+      const auto it = known.find(endpoint.key);
+      metrics.setBreakerState(provider.id, endpoint.id,
+                              levelOf(it == known.end() ? dispatch::BreakerState::Closed : it->second));
+    }
+  }
+}
+
+}  // namespace
+
+Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)
+    : options_(std::move(options)), catalog_(catalog) {
+  endpoints_.onTransition([this](const std::string& key, const dispatch::Transition& transition) {
+    const size_t slash = key.find('/');
+    metrics_.setBreakerState(key.substr(0, slash), slash == std::string::npos ? "" : key.substr(slash + 1),
+                             levelOf(transition.to));
+    log::warn("breaker", {{"endpoint", key},
+                          {"from", std::string(dispatch::toString(transition.from))},
+                          {"to", std::string(dispatch::toString(transition.to))},
+                          {"reason", transition.reason}});
+  });
+  if (catalog) {
+    metrics_.setCatalogVersion(catalog->version);
+    declareEndpoints(metrics_, *catalog, endpoints_);
+    status_.version = catalog->version;
+    status_.loaded_at = std::chrono::system_clock::now();
+    status_.loaded_by = "boot";
+  }
+}
+
+void Gateway::catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger) {
+  const auto previous = catalog_.load();
+  swapCatalog(next);
+  if (previous) {
+    std::set<std::string> kept;
+    for (const auto& provider : next->providers) {
+      for (const auto& endpoint : provider.endpoints) kept.insert(endpoint.key);
+    }
+    for (const auto& provider : previous->providers) {
+      for (const auto& endpoint : provider.endpoints) {
+        if (!kept.contains(endpoint.key)) metrics_.forgetBreaker(provider.id, endpoint.id);
+      }
+    }
+  }
+  declareEndpoints(metrics_, *next, endpoints_);
+  metrics_.setCatalogVersion(next->version);
+  metrics_.recordCatalogReload(true);
+  std::lock_guard lock(status_mutex_);
+  status_.version = next->version;
+  status_.loaded_at = std::chrono::system_clock::now();
+  status_.loaded_by = trigger;
+  ++status_.reloads_accepted;
+}
+
+void Gateway::catalogRefused(const std::vector<std::string>& diagnostics, const std::string&) {
+  metrics_.recordCatalogReload(false);
+  std::lock_guard lock(status_mutex_);
+  ++status_.reloads_refused;
+  status_.refused_at = std::chrono::system_clock::now();
+  status_.refused_diagnostics = diagnostics;
+}
+
+CatalogStatus Gateway::catalogStatus() const {
+  std::lock_guard lock(status_mutex_);
+  return status_;
+}
+
+}  // namespace sluice::http
