@@ -25,6 +25,9 @@
 #include "server/http/connection.h"
 #include "server/http/gateway.h"
 #include "server/http/router.h"
+#include "server/identity/authenticator.h"
+#include "server/identity/quota_store.h"
+#include "server/identity/vault.h"
 #include "server/log/json_log.h"
 #include "server/store/database.h"
 #include "server/store/migrations.h"
@@ -96,6 +99,11 @@ int prepareDatabase(const std::string& url, const AuditSettings& settings) {
 }
 
 int serve(http::ServerOptions options, const AuditSettings& audit_settings, const ReloadSettings& reload_settings) {
+  if (!options.database_url && !options.insecure_no_auth) {
+    std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
+                 "       --insecure-no-auth to serve anonymously for local development\n";
+    return 2;
+  }
   const auto loaded = config::loadCatalog(options.services_dir, config::processEnvironment());
   if (!loaded.ok()) {
     printDiagnostics(loaded.diagnostics);
@@ -138,6 +146,23 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
 
   http::Gateway gateway(options, loaded.catalog);
   gateway.setAudit(audit_writer.get());
+  if (options.database_url && !options.insecure_no_auth) {
+    auto vault = identity::vaultFromEnvironment(config::processEnvironment());
+    if (!vault) {
+      std::cerr << "sluice: " << vault.error() << "\n";
+      return 2;
+    }
+    http::Identity identity;
+    identity.pool = std::make_shared<identity::ConnectionPool>(*options.database_url, identity::PoolOptions{});
+    const std::shared_ptr<const identity::Vault> sealed =
+        *vault ? std::make_shared<const identity::Vault>(std::move(**vault)) : nullptr;
+    identity.authenticator = std::make_shared<identity::Authenticator>(identity.pool, sealed);
+    identity.quotas = std::make_shared<identity::QuotaStore>(identity.pool);
+    gateway.setIdentity(std::move(identity));
+    log::info("API keys required", {{"personal_credentials", sealed != nullptr}});
+  } else {
+    log::warn("--insecure-no-auth: API keys are not checked; every request is anonymous");
+  }
   if (audit_writer) {
     audit::Writer* writer = audit_writer.get();
     gateway.metrics().setAuditSource([writer] {
@@ -274,6 +299,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-header-bytes", max_header, "largest request head accepted (431 beyond)")
       ->envname("SLUICE_MAX_HEADER_BYTES")
       ->capture_default_str();
+  app.add_flag("--insecure-no-auth", options.insecure_no_auth,
+               "serve without checking API keys (local development only; every request is anonymous)")
+      ->envname("SLUICE_INSECURE_NO_AUTH");
   app.add_option("--watch-ms", reload_settings.watch_ms,
                  "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
       ->envname("SLUICE_WATCH_MS")

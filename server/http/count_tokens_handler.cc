@@ -3,6 +3,7 @@
 #include "server/dispatch/planner.h"
 #include "server/dispatch/token_estimate.h"
 #include "server/http/handlers.h"
+#include "server/http/identity_gate.h"
 #include "server/http/respond.h"
 #include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
@@ -21,6 +22,7 @@ void countTokens(Gateway& gateway, Poco::Net::HTTPServerRequest& request, Poco::
     response.setKeepAlive(false);
     return sendError(response, Wire::Anthropic, {413, "request_too_large", "request body is too large", {}, {}}, request_id);
   }
+  if (auto who = identify(gateway, request); !who) return sendError(response, Wire::Anthropic, who.error(), request_id);
   auto parsed = nlohmann::ordered_json::parse(*body, nullptr, false);
   if (!parsed.is_object()) {
     return sendError(response, Wire::Anthropic, {400, "invalid_json", "request body is not a JSON object", {}, {}},

@@ -15,6 +15,8 @@
 #include "catalog/catalog.h"
 #include "server/http/client_watch.h"
 #include "server/http/endpoint_states.h"
+#include "server/identity/authenticator.h"
+#include "server/identity/quota_store.h"
 #include "server/metrics/gateway_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/upstream/client.h"
@@ -33,6 +35,16 @@ struct ServerOptions {
   size_t max_body_bytes = 32u << 20;
   size_t max_header_bytes = 64u << 10;
   int drain_seconds = 30;
+  // Serve without API keys (local development only; every request is anonymous). Without a
+  // database there is nothing to check keys against, so the server then requires this flag.
+  bool insecure_no_auth = false;
+};
+
+// Who may call, backed by PostgreSQL; absent with --insecure-no-auth.
+struct Identity {
+  std::shared_ptr<identity::ConnectionPool> pool;
+  std::shared_ptr<identity::Authenticator> authenticator;
+  std::shared_ptr<identity::QuotaStore> quotas;
 };
 
 // What live reload last did: shown at GET /admin/api/catalog/status.
@@ -70,6 +82,11 @@ class Gateway {
   void catalogRefused(const std::vector<std::string>& diagnostics, const std::string& trigger);
   CatalogStatus catalogStatus() const;
 
+  // Identity (API keys, personal credentials, quotas); null members with --insecure-no-auth.
+  // Set once at start-up, before the server accepts requests.
+  const Identity& identity() const { return identity_; }
+  void setIdentity(Identity identity) { identity_ = std::move(identity); }
+
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
 
@@ -88,6 +105,7 @@ class Gateway {
   ClientWatch client_watch_;
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
+  Identity identity_;
   mutable std::mutex status_mutex_;
   CatalogStatus status_;
 };

@@ -29,6 +29,10 @@
 #include "server/dispatch/pricing.h"
 #include "server/dispatch/token_estimate.h"
 #include "server/http/handlers.h"
+#include "server/http/identity_gate.h"
+#include "server/identity/access.h"
+#include "server/identity/quota.h"
+#include "server/wire/endpoint.h"
 #include "server/http/relay.h"
 #include "server/http/respond.h"
 #include "server/http/upstream_call.h"
@@ -125,10 +129,24 @@ class Exchange {
     audit_.record().requested_model = requested;
     audit_.record().is_streaming = stream_;
 
+    auto who = identify(gateway_, request_);
+    if (!who) return fail(who.error());
+    who_ = std::move(*who);
+    if (who_) {
+      auto& row = audit_.record();
+      row.user = who_->caller.user;
+      row.api_key_id = who_->caller.api_key_id;
+      if (who_->scope.project) row.project = *who_->scope.project;
+      if (who_->scope.source != identity::ScopeSource::None) {
+        row.project_source = std::string(identity::toString(who_->scope.source));
+      }
+    }
+
     catalog_ = gateway_.catalog();
     const dispatch::Health health = gateway_.endpoints().snapshot(SteadyClock::now());
     dispatch::PlanRequest plan_request;
     plan_request.requested_model = requested;
+    if (who_) plan_request.project = who_->scope.project;
     plan_request.health = &health;
     plan_request.draw = uniformDraw();
     const char* max_field = maxTokensField(client_wire_, parsed);
@@ -163,6 +181,20 @@ class Exchange {
           .deployment_selected.with({plan->route->id, plan->attempts.front().provider->id, row.strategy})
           .inc();
     }
+    if (who_) {
+      identity::AccessRequest access;
+      access.route_id = plan->route->id;
+      access.route_kind = plan->route->kind;
+      access.model_id = plan->model_id;
+      const identity::Decision decision =
+          identity::decideAccess(catalog_->access_rules, access, identity::accessSubject(who_->caller, who_->scope));
+      if (!decision.allowed) {
+        log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
+                                    {"entity", decision.entity}, {"basis", decision.basis}});
+        return fail({403, "access_denied", decision.message(), {}, {}});
+      }
+      if (!reserveQuota(*plan)) return;
+    }
     if (plan->context_fallback_from) {
       gateway_.metrics().context_fallbacks.with({*plan->context_fallback_from, plan->model_id}).inc();
       log::info("context fallback", {{"request_id", request_id_},
@@ -171,9 +203,59 @@ class Exchange {
                                      {"estimated_input_tokens", plan->estimated_input_tokens}});
     }
     execute(*plan, parsed);
+    settleQuota();
   }
 
  private:
+  // Counts the request against every quota window that applies before it is sent; false when
+  // an enforced window is full (the 429 was sent). A quota store that cannot be reached does not
+  // stop traffic: the request is served unchecked and the failure logged.
+  bool reserveQuota(const dispatch::Plan& plan) {
+    const auto& quotas = gateway_.identity().quotas;
+    if (!quotas || catalog_->quotas.windows.empty()) return true;
+    const auto now = std::chrono::system_clock::now();
+    try {
+      identity::Reservation reservation = quotas->reserve(
+          catalog_->quotas, identity::quotaSubject(who_->caller, who_->scope), plan.estimated_input_tokens, now);
+      if (!reservation.admitted && reservation.breach) {
+        const auto& breach = *reservation.breach;
+        fail({429, "quota_exceeded", breach.message(), {}, static_cast<int>(breach.retryAfterSeconds(now))});
+        return false;
+      }
+      if (reservation.breach) {
+        quota_warning_ = reservation.breach->message();
+        log::warn("quota exceeded (warn mode: served)", {{"request_id", request_id_},
+                                                        {"user", who_->caller.user},
+                                                        {"window", reservation.breach->window_id},
+                                                        {"message", quota_warning_}});
+      }
+      reservation_ = std::move(reservation);
+    } catch (const std::exception& error) {
+      log::error("quota store unavailable; request served without a quota check",
+                 {{"request_id", request_id_}, {"error", error.what()}});
+    }
+    return true;
+  }
+
+  void settleQuota() {
+    const auto& quotas = gateway_.identity().quotas;
+    if (!quotas || !reservation_ || !reservation_->admitted) return;
+    try {
+      if (sent_any_) {
+        identity::QuotaUsage usage;
+        usage.input_tokens = usage_.input_tokens + usage_.cache_read_tokens + usage_.cache_write_tokens;
+        usage.output_tokens = usage_.output_tokens;
+        usage.cost_microdollars = cost_;
+        quotas->settle(*reservation_, usage);
+      } else {
+        quotas->release(*reservation_);
+      }
+    } catch (const std::exception& error) {
+      log::error("quota settle failed", {{"request_id", request_id_}, {"error", error.what()}});
+    }
+    reservation_.reset();
+  }
+
   bool decodeIr() {
     if (ir_) return true;
     auto decoded = wire::decodeRequest(client_wire_, raw_body_);
@@ -223,7 +305,20 @@ class Exchange {
     while (const dispatch::Attempt* attempt = walk.next()) {
       if (cancel.cancelled()) return clientGoneBeforeResponse(plan, walk, field_segments);
       const catalog::Endpoint& endpoint = *attempt->endpoint;
-      if (auto why = dispatch::unboundReason(*attempt, false)) {
+      std::optional<std::string> personal_key;
+      std::string personal_why;
+      if (attempt->credential && attempt->credential->kind == catalog::CredentialKind::Personal && who_) {
+        try {
+          auto key = gateway_.identity().authenticator->personalKey(who_->caller.user, attempt->credential->id,
+                                                                    std::chrono::system_clock::now());
+          if (key) personal_key = std::move(*key);
+          else personal_why = key.error().message;
+        } catch (const std::exception& error) {
+          personal_why = std::string("the personal key store is unavailable: ") + error.what();
+        }
+      }
+      if (auto why = dispatch::unboundReason(*attempt, personal_key.has_value())) {
+        if (!personal_why.empty()) why = personal_why;
         recordAttempt(*attempt, 0,
                       attempt->credential && attempt->credential->kind == catalog::CredentialKind::Personal
                           ? "skipped:personal_key_missing"
@@ -251,8 +346,10 @@ class Exchange {
       bool field_retried = false;
       bool moved_on = false;
       while (!moved_on) {
-        const upstream::Request call = buildUpstreamCall(*attempt, request_, client_wire_, upstream_body, stream_);
+        upstream::Request call = buildUpstreamCall(*attempt, request_, client_wire_, upstream_body, stream_);
+        if (personal_key) call.headers.push_back(wire::credentialHeader(endpoint.wire, *personal_key));
         const auto sent_at = SteadyClock::now();
+        sent_any_ = true;
         auto in_flight = states.enter(endpoint.key);
         ++sent_count;
         std::unique_ptr<upstream::Response> answer;
@@ -424,6 +521,10 @@ class Exchange {
     usage_known_ = result.usage_reported;
     row.error_key = result.error_key;
     row.error_message = result.error_message;
+    if (row.error_key.empty() && !quota_warning_.empty()) {
+      row.error_key = "quota_warning";
+      row.error_message = quota_warning_;
+    }
     if (result.client_gone) {
       row.status = 499;
       row.aborted = true;
@@ -516,6 +617,10 @@ class Exchange {
     if (key == "governance_denied") return audit::outcome::kGovernanceDenied;
     if (key == "no_deployment_available" || key == "no_deployment") return audit::outcome::kNoDeploymentAvailable;
     if (key == "internal_error") return audit::outcome::kInternalError;
+    if (key == "invalid_api_key") return audit::outcome::kUnauthenticated;
+    if (key == "access_denied" || key == "scope_denied") return audit::outcome::kAccessDenied;
+    if (key == "quota_exceeded") return audit::outcome::kQuotaExceeded;
+    if (key == "identity_unavailable") return audit::outcome::kInternalError;
     if (failed_after_attempts_ > 0) {
       if (failed_after_attempts_ > 1) return audit::outcome::kAllDeploymentsFailed;
       return timed_out_ ? audit::outcome::kUpstreamTimeout : audit::outcome::kUpstreamError;
@@ -606,6 +711,10 @@ class Exchange {
   int64_t cost_ = 0;
   int64_t upstream_ms_ = 0;
   bool usage_known_ = false;
+  std::optional<Identified> who_;
+  std::optional<identity::Reservation> reservation_;
+  std::string quota_warning_;
+  bool sent_any_ = false;
   int failed_after_attempts_ = 0;
   bool timed_out_ = false;
 };

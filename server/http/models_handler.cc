@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/http/handlers.h"
+#include "server/http/identity_gate.h"
 #include "server/http/respond.h"
 #include "server/wire/client.h"
 
@@ -28,6 +29,9 @@ nlohmann::json modelEntry(const std::string& id, const std::string& display_name
 void ModelsHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
   const auto catalog = gateway_.catalog();
   const catalog::Wire wire = request.has("anthropic-version") ? catalog::Wire::Anthropic : catalog::Wire::OpenAIChat;
+  if (auto who = identify(gateway_, request); !who) {
+    return sendError(response, wire, who.error(), response.get("x-sluice-request-id", ""));
+  }
   const auto family = wire::detectClientFamily(request.get("x-sluice-client", ""), request.get("User-Agent", ""), wire);
   nlohmann::json data = nlohmann::json::array();
   for (const auto& model : catalog->models) {

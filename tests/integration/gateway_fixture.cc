@@ -58,6 +58,7 @@ Gateway::Gateway(GatewayOptions options) {
               {"GEMINI_API_KEY", "mock-gemini-key"}},
       .unset_env = {"SLUICE_DATABASE_URL"},
   };
+  if (!options.auth) gateway.args.push_back("--insecure-no-auth");
   for (auto& arg : options.extra_args) gateway.args.push_back(arg);
   for (auto& entry : options.extra_env) gateway.env.push_back(entry);
   sluice_ = std::make_unique<ChildProcess>(std::move(gateway));

@@ -16,6 +16,8 @@ struct GatewayOptions {
   std::vector<std::string> extra_args;
   std::vector<std::pair<std::string, std::string>> extra_env;
   std::string services;  // default: the shipped catalog
+  // Check API keys (needs --database-url in extra_args); off: --insecure-no-auth.
+  bool auth = false;
 };
 
 class Gateway {

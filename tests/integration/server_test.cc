@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(an_invalid_catalog_refuses_to_start_with_every_diagnostic) 
     gateway_yaml << "gateway:\n  default_model: claude-nonexistent\n  routez: []\n";
   }
   sluice::test::ChildProcess sluice({.binary = sluice::test::binPath("sluice"),
-                                     .args = {"--services", dir.string(), "--listen", "127.0.0.1:0"},
+                                     .args = {"--services", dir.string(), "--listen", "127.0.0.1:0", "--insecure-no-auth"},
                                      .wait_for_listening = false});
   const auto code = sluice.waitForExit(std::chrono::seconds(10));
   BOOST_REQUIRE(code.has_value());

@@ -141,7 +141,7 @@ export async function startStack() {
       'sluice',
       // A short drain: the SDKs keep idle connections open (undici closes them after 4 s), and
       // the gateway waits for them on SIGTERM.
-      ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1'],
+      ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1', '--insecure-no-auth'],
       env,
     );
   } catch (err) {
