@@ -4,6 +4,7 @@
 // immutable after start-up or internally synchronised.
 
 #include <atomic>
+#include <functional>
 #include <cstddef>
 #include <chrono>
 #include <memory>
@@ -20,6 +21,11 @@
 #include "server/metrics/gateway_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/upstream/client.h"
+
+namespace Poco::Net {
+class HTTPRequestHandler;
+class HTTPServerRequest;
+}  // namespace Poco::Net
 
 namespace sluice::audit {
 class Writer;
@@ -87,6 +93,12 @@ class Gateway {
   const Identity& identity() const { return identity_; }
   void setIdentity(Identity identity) { identity_ = std::move(identity); }
 
+  // The admin console (/admin...): main installs it; the router asks it first for every /admin
+  // path and falls back to its own handlers when it returns null.
+  using HandlerFactory = std::function<Poco::Net::HTTPRequestHandler*(const Poco::Net::HTTPServerRequest&)>;
+  void setAdminFactory(HandlerFactory factory) { admin_factory_ = std::move(factory); }
+  const HandlerFactory& adminFactory() const { return admin_factory_; }
+
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
 
@@ -106,6 +118,7 @@ class Gateway {
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
   Identity identity_;
+  HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;
   CatalogStatus status_;
 };

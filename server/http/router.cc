@@ -26,6 +26,9 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
   if (path == "/metrics") {
     return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new MetricsHandler(gateway_)) : new NotFoundHandler(true);
   }
+  if (path.starts_with("/admin") && gateway_.adminFactory()) {
+    if (auto* handler = gateway_.adminFactory()(request)) return handler;
+  }
   if (path == "/admin/api/catalog/status") {
     return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new CatalogStatusHandler(gateway_))
                : new NotFoundHandler(true);
