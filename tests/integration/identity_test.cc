@@ -40,7 +40,8 @@ std::string unique(const std::string& base) {
 
 std::string sluicectl(const std::string& args, int* code, const std::string& stdin_text = "") {
   std::string command = "SLUICE_MASTER_KEY=" + kMasterKey + " " + sluice::test::binPath("sluicectl") +
-                        " --database-url '" + testDatabaseUrl() + "' " + args + " 2>&1";
+                        " --database-url '" + testDatabaseUrl() + "' --services '" + sluice::test::sourceDir() + "/services' " + args +
+                        " 2>&1";
   if (!stdin_text.empty()) command = "printf '%s' '" + stdin_text + "' | " + command;
   return capture(command, code);
 }
