@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""The benchmark driver, run by scripts/bench.sh (which installs, builds and passes the paths).
+
+Starts every process on loopback, measures each target with the same load generator against the
+same upstreams, and writes bench/out/results.json, results.md and latency.png.
+
+Targets (request/response lanes go to the static upstream, streaming lanes to the paced mock):
+  direct          the upstream itself
+  nginx           nginx proxy_pass with a keep-alive upstream pool (the floor for one hop)
+  sluice-pass     Sluice, OpenAI client -> openai-chat endpoint (no database)
+  sluice-trans    Sluice, Anthropic client (/v1/messages) -> the same endpoint (no database)
+  sluice-pass+db  the same two lanes with --database-url: API keys and the audit writer on
+  sluice-trans+db   a real PostgreSQL, as a user runs it
+  portkey         the Portkey gateway (npm @portkey-ai/gateway), provider openai, custom host
+"""
+
+import argparse
+import datetime
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+PASS_BODY = {"model": "bench-static", "messages": [{"role": "user", "content": "Hello there"}]}
+TRANS_BODY = {"model": "bench-static", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello there"}]}
+DIRECT_BODY = {"model": "gpt-bench", "messages": [{"role": "user", "content": "Hello there"}]}
+STREAM_TOKENS = 40
+STREAM_TEXT = " ".join(f"tok{i}" for i in range(STREAM_TOKENS))
+PACE_MS = 20
+OPENAI_MARKER = '"delta":{"content":"'
+ANTHROPIC_MARKER = '"text_delta"'
+
+
+def log(message):
+    print(f"==> {message}", file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, timeout=30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+
+
+def proc_tree(pid):
+    """The pid and its children (nginx's workers)."""
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids += [int(p) for p in f.read().split()]
+    except OSError:
+        pass
+    return pids
+
+
+def rss_kib(pid):
+    total = 0
+    for p in proc_tree(pid):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def cpu_ticks(pid):
+    total = 0
+    for p in proc_tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except OSError:
+            pass
+    return total
+
+
+TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
+
+
+class Processes:
+    """Everything the benchmark started; stopped by pid, never by name."""
+
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.children = []
+
+    def start(self, name, argv, env=None, wait_listening=False, stdout=None):
+        log(f"starting {name}: {' '.join(argv[:3])} ...")
+        err = open(os.path.join(self.workdir, f"{name}.stderr"), "wb")
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE if wait_listening else (stdout or subprocess.DEVNULL),
+                                stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.children.append((name, proc))
+        if wait_listening:
+            line = proc.stdout.readline().decode().strip()
+            if not line.startswith("listening on "):
+                proc.wait(timeout=5)
+                raise RuntimeError(f"{name} did not start: {open(err.name).read()[-2000:]}")
+            address = line[len("listening on "):]
+            return proc, int(address.rsplit(":", 1)[1])
+        return proc, None
+
+    def stop_all(self):
+        for name, proc in reversed(self.children):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for name, proc in reversed(self.children):
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.children.clear()
+
+
+class Target:
+    def __init__(self, name, label, port, path, headers, body, pid, stream_path=None, stream_headers=None,
+                 stream_body=None, marker=OPENAI_MARKER, sluice=False):
+        self.name, self.label, self.port, self.path = name, label, port, path
+        self.headers, self.body, self.pid = headers, body, pid
+        self.stream_path = stream_path
+        self.stream_headers = stream_headers
+        self.stream_body = stream_body
+        self.marker = marker
+        self.sluice = sluice
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.quick = args.quick
+        self.loadgen = args.loadgen
+        self.results = {"started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        "mode": "quick" if self.quick else "full", "machine": machine(), "targets": {},
+                        "notes": []}
+        self.rounds = 1 if self.quick else 3
+        self.lat_duration = 1.0 if self.quick else 2.0
+        self.lat_warmup = 0.3 if self.quick else 0.5
+
+    # --- running the load generator -------------------------------------------------------------
+
+    def run(self, target, *, connections, duration, warmup, rate=0, stream=False, threads=1, levels_label=""):
+        argv = [self.loadgen, "--url", f"http://127.0.0.1:{target.port}{target.stream_path if stream else target.path}",
+                "-c", str(connections), "-t", str(threads), "-d", str(duration), "--warmup", str(warmup),
+                "--label", f"{target.name} {levels_label}".strip()]
+        headers = target.stream_headers if stream else target.headers
+        for h in headers:
+            argv += ["-H", h]
+        argv += ["--body", json.dumps(target.stream_body if stream else target.body)]
+        if rate:
+            argv += ["--rate", str(rate)]
+        if stream:
+            argv += ["--stream-marker", target.marker, "--pace-ms", str(PACE_MS), "--late-ms", "100",
+                     "--expect-tokens", str(STREAM_TOKENS), "--timeout-ms", "15000"]
+        ticks0 = cpu_ticks(target.pid)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peak_rss = 0
+        while proc.poll() is None:  # the target's resident set while the load runs
+            peak_rss = max(peak_rss, rss_kib(target.pid))
+            time.sleep(0.1)
+        out, err = proc.communicate()
+        ticks1 = cpu_ticks(target.pid)
+        if proc.returncode != 0:
+            raise RuntimeError(f"sluice-loadgen failed ({proc.returncode}): {err}")
+        result = json.loads(out)
+        result["target_cpu_us"] = (ticks1 - ticks0) * TICK_US
+        result["target_peak_rss_kib"] = peak_rss
+        return result
+
+    # --- the measurements -----------------------------------------------------------------------
+
+    def latency_matrix(self, targets):
+        """Closed loop at 1, 16 and 64 connections, rounds interleaved across targets."""
+        runs = {t.name: {c: [] for c in (1, 16, 64)} for t in targets}
+        for r in range(self.rounds):
+            for c in (1, 16, 64):
+                for t in targets:
+                    log(f"latency round {r + 1}/{self.rounds}: {t.name} c={c}")
+                    res = self.run(t, connections=c, duration=self.lat_duration, warmup=self.lat_warmup)
+                    runs[t.name][c].append(res)
+                    if c == 64:
+                        rss = self.results["targets"][t.name].setdefault("rss_kib", {})
+                        rss["load"] = max(rss.get("load", 0), res["target_peak_rss_kib"])
+        for t in targets:
+            out = self.results["targets"][t.name].setdefault("closed", {})
+            for c in (1, 16, 64):
+                rs = runs[t.name][c]
+                out[str(c)] = {
+                    "rps": med([x["rps"] for x in rs]),
+                    "p50_us": med([x["latency_us"]["p50"] for x in rs]),
+                    "p99_us": med([x["latency_us"]["p99"] for x in rs]),
+                    "failures": sum(x["failures"] for x in rs),
+                    "cpu_us_per_req": med([x["target_cpu_us"] / max(1, x["requests"]) for x in rs]),
+                    "runs": rs,
+                }
+
+    def frontier(self, target, direct_p99):
+        """Highest open-loop rate with p99 added latency under the bound and zero failures."""
+        bound = self.args.bound_ms * 1000
+        ceiling = self.results["targets"][target.name]["closed"]["16"]["rps"] * 1.15
+        lo, hi = 0.0, ceiling
+        rate = ceiling * 0.7
+        probes = []
+        for _ in range(2 if self.quick else 4):
+            rate = max(10.0, round(rate, -1))
+            log(f"frontier {target.name}: {rate:.0f} req/s")
+            res = self.run(target, connections=64, duration=1.5 if self.quick else 3.0, warmup=0.5, rate=rate)
+            added = res["latency_us"]["p99"] - direct_p99
+            ok = res["failures"] == 0 and added < bound
+            probes.append({"rate": rate, "p99_us": res["latency_us"]["p99"], "added_p99_us": added,
+                           "failures": res["failures"], "pass": ok})
+            if ok:
+                lo = rate
+            else:
+                hi = rate
+            rate = (lo + hi) / 2
+        self.results["targets"][target.name]["frontier"] = {"rps": lo, "bound_ms": self.args.bound_ms,
+                                                            "probes": probes}
+
+    def steady(self, target, rate):
+        res = self.run(target, connections=64, duration=2.0 if self.quick else 5.0, warmup=0.5, rate=rate)
+        self.results["targets"][target.name]["steady"] = {
+            "rate": rate, "p50_us": res["latency_us"]["p50"], "p99_us": res["latency_us"]["p99"],
+            "p999_us": res["latency_us"]["p999"], "failures": res["failures"], "run": res}
+
+    def streaming(self, target):
+        res = self.run(target, connections=16, duration=2.0 if self.quick else 5.0, warmup=0.5, stream=True)
+        self.results["targets"][target.name]["stream"] = {
+            "ttft_p50_us": res["ttft_us"]["p50"], "ttft_p99_us": res["ttft_us"]["p99"],
+            "gap_p50_us": res["gap_us"]["p50"], "gap_p99_us": res["gap_us"]["p99"],
+            "failures": res["failures"], "late_frames": res["streams"]["late_frames"],
+            "frames": res["streams"]["frames"], "run": res}
+
+    def streams_ramp(self, target):
+        levels = [200, 1000] if self.quick else [250, 500, 1000, 2000, 4000]
+        sustained, steps = 0, []
+        for n in levels:
+            log(f"streams {target.name}: {n} concurrent")
+            res = self.run(target, connections=n, duration=2.0 if self.quick else 4.0, warmup=1.0 if self.quick else 1.5,
+                           stream=True, threads=2, levels_label=f"{n} streams")
+            step = {"streams": n, "completed": res["streams"]["completed"], "failures": res["failures"],
+                    "dropped": res["streams"]["dropped"], "late_frames": res["streams"]["late_frames"],
+                    "frames": res["streams"]["frames"], "gap_p99_us": res["gap_us"]["p99"],
+                    "gap_max_us": res["gap_us"]["max"], "ttft_p99_us": res["ttft_us"]["p99"],
+                    "rss_kib": rss_kib(target.pid), "errors": res["errors"]}
+            steps.append(step)
+            if res["failures"] or res["streams"]["late_frames"] or res["streams"]["completed"] == 0:
+                break
+            sustained = n
+            time.sleep(1)  # let the previous level's connections close
+        self.results["targets"][target.name]["streams"] = {"sustained": sustained, "steps": steps,
+                                                           "max_tried": levels[-1]}
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def machine():
+    model = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "cpu_model": model, "kernel": os.uname().release,
+            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)}
+
+
+# --- starting the world ------------------------------------------------------------------------
+
+def nginx_conf(workdir, name, port, workers, body):
+    prefix = os.path.join(workdir, name)
+    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if nofile == resource.RLIM_INFINITY:
+        nofile = 65536
+    os.makedirs(os.path.join(prefix, "logs"), exist_ok=True)
+    conf = f"""
+worker_processes {workers};
+worker_rlimit_nofile {nofile};
+error_log {prefix}/logs/error.log warn;
+pid {prefix}/nginx.pid;
+daemon off;
+events {{ worker_connections 16384; }}
+http {{
+  access_log off;
+  client_body_temp_path {prefix}/body;
+  proxy_temp_path {prefix}/proxy;
+  fastcgi_temp_path {prefix}/fastcgi;
+  uwsgi_temp_path {prefix}/uwsgi;
+  scgi_temp_path {prefix}/scgi;
+  keepalive_requests 1000000;
+  keepalive_timeout 75s;
+{body}
+}}
+"""
+    path = os.path.join(prefix, "nginx.conf")
+    with open(path, "w") as f:
+        f.write(conf)
+    return prefix, path
+
+
+def sluice_supports(binary, flag):
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True)
+    return flag in out.stdout + out.stderr
+
+
+def fetch(url, body, headers):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json", **headers})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.read().decode()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--bin", required=True, help="directory with sluice, sluicectl, sluice-mock-provider")
+    parser.add_argument("--loadgen", required=True)
+    parser.add_argument("--catalog", required=True)
+    parser.add_argument("--portkey", required=True, help="path of the Portkey gateway's start-server.js")
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--bound-ms", type=float, default=5.0)
+    parser.add_argument("--steady-rate", type=float, default=2000)
+    parser.add_argument("--sluice-threads", type=int, default=5000)
+    args = parser.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="sluice-bench-")
+    procs = Processes(workdir)
+    bench = Bench(args)
+    res = bench.results
+    t_start = time.time()
+    try:
+        run_all(args, bench, procs, workdir)
+    finally:
+        procs.stop_all()
+        shutil.rmtree(workdir, ignore_errors=True)
+    res["elapsed_s"] = round(time.time() - t_start, 1)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    import report  # bench/report.py
+    report.write(res, args.out)
+    log(f"done in {res['elapsed_s']} s: {args.out}/results.md")
+
+
+def run_all(args, bench, procs, workdir):
+    res = bench.results
+    binary = lambda name: os.path.join(args.bin, name)
+
+    # The paced mock (streams) and, from its own answer, the static upstream.
+    mock, mock_port = procs.start("mock", [binary("sluice-mock-provider"), "--listen", "127.0.0.1:0", "--quiet",
+                                           "--threads", "12000"], wait_listening=True)
+    answer = fetch(f"http://127.0.0.1:{mock_port}/v1/chat/completions", DIRECT_BODY, {"Authorization": "Bearer k"})
+    if "'" in answer or "$" in answer or "\\" in answer:
+        raise RuntimeError("the mock's answer cannot be quoted in nginx's configuration")
+    static_port = free_port()
+    _, static_conf = nginx_conf(workdir, "static", static_port, 1, f"""
+  server {{
+    listen 127.0.0.1:{static_port} backlog=4096;
+    location / {{
+      default_type application/json;
+      return 200 '{answer}';
+    }}
+  }}""")
+    static, _ = procs.start("static", ["nginx", "-p", os.path.dirname(static_conf), "-c", static_conf])
+    wait_port(static_port)
+
+    proxy_port = free_port()
+    _, proxy_conf = nginx_conf(workdir, "proxy", proxy_port, "auto", f"""
+  upstream static_upstream {{ server 127.0.0.1:{static_port}; keepalive 256; keepalive_requests 1000000; }}
+  upstream mock_upstream {{ server 127.0.0.1:{mock_port}; keepalive 1024; keepalive_requests 1000000; }}
+  server {{
+    listen 127.0.0.1:{proxy_port} backlog=4096;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    location /stream/ {{ proxy_pass http://mock_upstream; proxy_buffering off; proxy_read_timeout 60s; }}
+    location / {{ proxy_pass http://static_upstream; }}
+  }}""")
+
+    stream_script = json.dumps({"chunk_delay_ms": PACE_MS, "text": STREAM_TEXT})
+    openai_stream = {"model": "gpt-bench", "stream": True, "messages": [{"role": "user", "content": "Hello there"}]}
+    targets = []
+    targets.append(Target("direct", "direct (upstream)", static_port, "/v1/chat/completions",
+                          ["Authorization: Bearer k"], DIRECT_BODY, static.pid,
+                          stream_path="/v1/chat/completions", stream_body=openai_stream,
+                          stream_headers=["Authorization: Bearer k", f"x-mock-script: {stream_script}"]))
+    # Streaming "direct" goes to the mock: measured with its own port below.
+    targets[0].stream_port = mock_port
+    targets[0].mock_pid = mock.pid
+
+    nginx, _ = procs.start("nginx", ["nginx", "-p", os.path.dirname(proxy_conf), "-c", proxy_conf])
+    wait_port(proxy_port)
+    targets.append(Target("nginx", "nginx proxy_pass", proxy_port, "/v1/chat/completions",
+                          ["Authorization: Bearer k"], DIRECT_BODY, nginx.pid,
+                          stream_path="/stream/v1/chat/completions", stream_body=openai_stream,
+                          stream_headers=["Authorization: Bearer k", f"x-mock-script: {stream_script}"]))
+
+    # Sluice, without and with the database.
+    sluice_env = dict(os.environ, BENCH_UPSTREAM_KEY="bench-upstream-key",
+                      BENCH_STATIC_URL=f"http://127.0.0.1:{static_port}", BENCH_MOCK_URL=f"http://127.0.0.1:{mock_port}")
+    sluice_env.pop("SLUICE_DATABASE_URL", None)
+    has_auth = sluice_supports(binary("sluice"), "--insecure-no-auth")
+    res["sluice_auth"] = has_auth
+    sluice_common = [binary("sluice"), "--services", args.catalog, "--listen", "127.0.0.1:0",
+                     "--threads", str(args.sluice_threads)]
+    configs = [("", [] + (["--insecure-no-auth"] if has_auth else []), None)]
+    if args.database_url:
+        key = prepare_database(args, binary, res)
+        configs.append(("+db", ["--database-url", args.database_url, "--audit-spool",
+                                os.path.join(workdir, "audit.spool")], key))
+    else:
+        res["notes"].append("no database URL: the audit lanes were not run")
+    anthropic_stream = {"model": "bench-stream", "max_tokens": 256, "stream": True,
+                        "messages": [{"role": "user", "content": "Hello there"}]}
+    for suffix, flags, key in configs:
+        idle_before = None
+        sluice, port = procs.start(f"sluice{suffix}", sluice_common + flags, env=sluice_env, wait_listening=True)
+        time.sleep(1.0)
+        idle_before = rss_kib(sluice.pid)
+        bearer = [f"Authorization: Bearer {key}"] if key else []
+        xkey = [f"x-api-key: {key}"] if key else []
+        script = [f"x-mock-script: {stream_script}"]
+        p = Target(f"sluice-pass{suffix}", f"Sluice passthrough{' + audit' if suffix else ''}", port,
+                   "/v1/chat/completions", bearer, PASS_BODY, sluice.pid,
+                   stream_path="/v1/chat/completions", stream_headers=bearer + script,
+                   stream_body={**openai_stream, "model": "bench-stream"}, sluice=True)
+        t = Target(f"sluice-trans{suffix}", f"Sluice translation{' + audit' if suffix else ''}", port,
+                   "/v1/messages", xkey + ["anthropic-version: 2023-06-01"], TRANS_BODY, sluice.pid,
+                   stream_path="/v1/messages", stream_headers=xkey + ["anthropic-version: 2023-06-01"] + script,
+                   stream_body=anthropic_stream, marker=ANTHROPIC_MARKER, sluice=True)
+        p.idle_rss = t.idle_rss = idle_before
+        targets += [p, t]
+
+    portkey_port = free_port()
+    portkey, _ = procs.start("portkey", ["node", args.portkey, f"--port={portkey_port}", "--headless"])
+    wait_port(portkey_port)
+    pk_headers = ["Authorization: Bearer k", "x-portkey-provider: openai"]
+    targets.append(Target("portkey", "Portkey gateway", portkey_port, "/v1/chat/completions",
+                          pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{static_port}/v1"], DIRECT_BODY,
+                          portkey.pid, stream_path="/v1/chat/completions", stream_body=openai_stream,
+                          stream_headers=pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{mock_port}/v1",
+                                                       "x-portkey-forward-headers: x-mock-script",
+                                                       f"x-mock-script: {stream_script}"]))
+
+    # Idle RSS: after start and one request per lane (first-request set-up is not idle state).
+    time.sleep(1.0)
+    for tg in targets:
+        entry = res["targets"].setdefault(tg.name, {"label": tg.label})
+        fetch(f"http://127.0.0.1:{tg.port}{tg.path}", tg.body, dict(h.split(": ", 1) for h in tg.headers))
+    time.sleep(0.5)
+    for tg in targets:
+        res["targets"][tg.name]["rss_kib"] = {"start": getattr(tg, "idle_rss", None) or rss_kib(tg.pid),
+                                              "idle": rss_kib(tg.pid)}
+
+    bench.latency_matrix(targets)
+
+    direct = res["targets"]["direct"]["closed"]
+    for tg in targets[1:]:
+        bench.frontier(tg, direct["1"]["p99_us"])
+
+    log(f"steady {args.steady_rate:.0f} req/s")
+    for tg in targets:
+        fr = res["targets"][tg.name].get("frontier")
+        if fr and fr["rps"] < args.steady_rate * 0.5:
+            res["targets"][tg.name]["steady"] = {"rate": args.steady_rate, "skipped": "frontier far below the rate"}
+            continue
+        bench.steady(tg, args.steady_rate)
+
+    # After load: the request lanes are done; give the processes a few seconds of quiet.
+    time.sleep(5.0)
+    for tg in targets:
+        res["targets"][tg.name]["rss_kib"]["after"] = rss_kib(tg.pid)
+
+    # Streaming: direct is the mock itself.
+    direct_stream = Target("direct", "", targets[0].stream_port, "", [], None, mock.pid,
+                           stream_path=targets[0].stream_path, stream_headers=targets[0].stream_headers,
+                           stream_body=targets[0].stream_body)
+    stream_targets = [direct_stream] + targets[1:]
+    for tg in stream_targets:
+        log(f"streaming {tg.name}")
+        bench.streaming(tg)
+    for tg in stream_targets:
+        if tg.name.endswith("+db") and bench.quick:
+            continue
+        bench.streams_ramp(tg)
+        if tg.name != "direct":
+            res["targets"][tg.name]["rss_kib"]["after_streams"] = rss_kib(tg.pid)
+
+
+def prepare_database(args, binary, res):
+    """Migrates the benchmark's database and, when the gateway checks keys, makes a member and a key."""
+    env = dict(os.environ, SLUICE_DATABASE_URL=args.database_url)
+    ctl = binary("sluicectl")
+    subprocess.run([ctl, "--services", args.catalog, "migrate"], env=env, check=True, capture_output=True)
+    help_text = subprocess.run([ctl, "--help"], capture_output=True, text=True).stdout
+    if "users" not in help_text:
+        return None
+    name = f"bench-{int(time.time())}"
+    subprocess.run([ctl, "users", "add", name, "--role", "member"], env=env, check=True, capture_output=True)
+    out = subprocess.run([ctl, "keys", "create", name, "--name", "bench"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    key = out.strip().splitlines()[-1].strip()
+    res["notes"].append(f"requests on the +db lanes carry an API key of member {name}")
+    return key
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main()
