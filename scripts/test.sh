@@ -4,6 +4,7 @@
 #
 #   scripts/test.sh                       # build/
 #   SLUICE_SANITIZE=1 scripts/test.sh     # build-asan/, AddressSanitizer + UBSan
+#   SLUICE_SKIP_FUZZ=1 scripts/test.sh    # without the libFuzzer short run (scripts/fuzz.sh)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,4 +18,25 @@ if [[ ${SLUICE_SANITIZE:-0} == 1 ]]; then
 fi
 
 sluice_say "testing (ctest in ${SLUICE_BUILD_DIR#"${repo}/"})"
-exec ctest --test-dir "${SLUICE_BUILD_DIR}" --output-on-failure -j2 --timeout 300 "$@"
+# A short libFuzzer run of every wire decoder and the SSE parser (clang, ASan + UBSan) follows
+# CTest, unless only some tests were asked for or SLUICE_SKIP_FUZZ=1; its build runs (niced)
+# while CTest does, whose tests mostly wait on processes. scripts/fuzz.sh SECONDS runs it longer.
+fuzz=0
+if [[ $# -eq 0 && ${SLUICE_SKIP_FUZZ:-0} != 1 && ${SLUICE_SANITIZE:-0} != 1 ]]; then
+  fuzz=1
+  mkdir -p "${repo}/.cache"
+  nice -n 10 "${repo}/scripts/fuzz.sh" --build >"${repo}/.cache/fuzz-build.log" 2>&1 &
+  fuzz_build=$!
+fi
+status=0
+ctest --test-dir "${SLUICE_BUILD_DIR}" --output-on-failure -j2 --timeout 300 "$@" || status=$?
+if [[ ${fuzz} == 1 ]]; then
+  if wait "${fuzz_build}"; then
+    "${repo}/scripts/fuzz.sh" "${SLUICE_FUZZ_SECONDS:-10}" || status=1
+  else
+    echo "test: the libFuzzer build failed:" >&2
+    tail -n 40 "${repo}/.cache/fuzz-build.log" >&2
+    status=1
+  fi
+fi
+exit "${status}"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang 16, ASan + UBSan) into build-fuzz/ and runs each one for
+# SECONDS (default 15) over a corpus seeded from tests/fixtures. Exits non-zero on the first
+# crash, leak or sanitizer report; the crashing input is left in build-fuzz/crashes/.
+#
+#   scripts/fuzz.sh            # the short run scripts/test.sh does
+#   scripts/fuzz.sh 600        # a long run (10 minutes per target)
+#   scripts/fuzz.sh --build    # only build (scripts/test.sh builds while CTest runs)
+#
+# clang 16 with Debian 12's libstdc++ 12: std::expected is hidden behind __cpp_concepts >= 202002,
+# which clang 16 implements but does not yet announce, so the build announces it.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_only=0
+if [[ ${1:-} == --build ]]; then
+  build_only=1
+  shift
+fi
+seconds=${1:-15}
+build=${repo}/build-fuzz
+say() { printf '==> %s\n' "$*"; }
+
+if ! command -v clang++-16 >/dev/null 2>&1 || [[ ! -d /usr/lib/llvm-16/lib/clang ]]; then
+  say "installing clang-16 (libFuzzer)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q clang-16 libclang-rt-16-dev >/dev/null
+fi
+
+: "${CCACHE_DIR:=${repo}/.cache/ccache}"
+export CCACHE_DIR CCACHE_BASEDIR=${repo}
+say "building the libFuzzer targets in build-fuzz"
+CC=clang-16 CXX=clang++-16 cmake -S "${repo}" -B "${build}" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSLUICE_FUZZ=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  "-DCMAKE_CXX_FLAGS=-Wno-macro-redefined -D__cpp_concepts=202002L" >/dev/null
+targets=(request_decode sse stream_decode response_decode)
+cmake --build "${build}" -j "${SLUICE_JOBS:-$(nproc)}" --target "${targets[@]/%/_fuzzer}"
+[[ ${build_only} == 1 ]] && exit 0
+
+mkdir -p "${build}/crashes"
+status=0
+for target in "${targets[@]}"; do
+  corpus=${build}/corpus/${target}
+  mkdir -p "${corpus}"
+  say "fuzzing ${target} for ${seconds}s"
+  # New inputs go to the first directory; the fixtures only seed it.
+  if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "${build}/bin/${target}_fuzzer" -max_total_time="${seconds}" -rss_limit_mb=2048 -max_len=262144 \
+    -artifact_prefix="${build}/crashes/${target}-" -print_final_stats=1 \
+    "${corpus}" "${repo}/tests/fixtures" 2>"${build}/${target}.log"; then
+    echo "fuzz: ${target} failed; see ${build}/${target}.log and ${build}/crashes/" >&2
+    tail -n 40 "${build}/${target}.log" >&2
+    status=1
+  else
+    grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "${build}/${target}.log" | sed "s/^/    ${target} /" || true
+  fi
+done
+exit "${status}"

@@ -1,0 +1,148 @@
+// The audit trail survives its database: PostgreSQL stopped under load (pg_ctlcluster stop) and
+// started again, then the gateway killed with SIGKILL while rows wait in its spool. Afterwards
+// every answered request has exactly one row. Runs alone (RUN_SERIAL): it stops the shared server.
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/integration/audit_rows.h"
+#include "tests/integration/gateway_fixture.h"
+#include "tests/support/test_env.h"
+
+using sluice::test::capture;
+using sluice::test::Gateway;
+using sluice::test::GatewayOptions;
+using sluice::test::testDatabaseUrl;
+
+namespace {
+
+std::string cluster() {
+  const char* value = std::getenv("SLUICE_PG_CLUSTER");
+  return value ? value : "15 main";
+}
+
+void postgres(const std::string& action) {
+  int code = -1;
+  const std::string out = capture("pg_ctlcluster " + cluster() + " " + action + " 2>&1", &code);
+  BOOST_REQUIRE_MESSAGE(code == 0, "pg_ctlcluster " << action << ": " << out);
+}
+
+// Restarts PostgreSQL if a test stopped it and failed before starting it again.
+struct PostgresGuard {
+  ~PostgresGuard() {
+    int code = -1;
+    capture("pg_ctlcluster " + cluster() + " start 2>&1", &code);
+  }
+};
+
+// How many rows the audit table holds for `ids`, and how many distinct ids among them, polling until
+// every id is there (or `limit` passes).
+std::pair<size_t, size_t> rowsFor(const std::vector<std::string>& ids, std::chrono::seconds limit) {
+  std::string list;
+  for (const auto& id : ids) list += (list.empty() ? "'" : ",'") + id + "'";
+  // Thousands of ids: the query goes in a file, not on a command line.
+  const std::string file = "/tmp/sluice-it-outage-query-" + std::to_string(::getpid()) + ".sql";
+  std::ofstream(file) << "select count(*), count(distinct id) from ai_requests where id in (" << list << ");\n";
+  const auto until = std::chrono::steady_clock::now() + limit;
+  std::pair<size_t, size_t> counts{0, 0};
+  while (std::chrono::steady_clock::now() < until) {
+    int code = -1;
+    const std::string out = capture("psql '" + testDatabaseUrl() + "' -At -f " + file + " 2>&1", &code);
+    if (code == 0) {
+      const size_t bar = out.find('|');
+      if (bar != std::string::npos) {
+        counts = {std::stoul(out.substr(0, bar)), std::stoul(out.substr(bar + 1))};
+        if (counts.first >= ids.size()) return counts;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return counts;
+}
+
+GatewayOptions outageOptions(const std::string& spool) {
+  GatewayOptions options;
+  // The test is about the audit trail: callers need no key, so traffic keeps flowing while the
+  // database is away.
+  options.extra_args = {"--database-url", testDatabaseUrl(), "--audit-spool", spool};
+  return options;
+}
+
+const std::string kBody = R"({"model":"claude-haiku-5-5","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(audit_outage)
+
+BOOST_AUTO_TEST_CASE(postgres_stopped_under_load_loses_no_row_and_duplicates_none) {
+  PostgresGuard guard;
+  const std::string spool = "/tmp/sluice-it-outage-" + std::to_string(::getpid()) + ".spool";
+  Gateway gateway(outageOptions(spool));
+  std::mutex mutex;
+  std::vector<std::string> ids;
+  std::atomic<bool> stop{false};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int i = 0; i < 4; ++i) {
+    callers.emplace_back([&] {
+      while (!stop.load()) {
+        const auto answer = gateway.call("POST", "/v1/messages", {}, kBody);
+        if (answer.status != 200) {
+          ++failures;
+          continue;
+        }
+        std::lock_guard lock(mutex);
+        ids.push_back(answer.header("x-sluice-request-id"));
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  postgres("stop -m fast");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  postgres("start");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  stop = true;
+  for (auto& caller : callers) caller.join();
+  BOOST_TEST(failures.load() == 0);  // the database being away never fails a request
+  BOOST_TEST_MESSAGE(ids.size() << " requests answered across the outage");
+  BOOST_REQUIRE(ids.size() > 20u);
+  const auto [rows, distinct] = rowsFor(ids, std::chrono::seconds(30));
+  BOOST_TEST(rows == ids.size());
+  BOOST_TEST(distinct == ids.size());
+}
+
+BOOST_AUTO_TEST_CASE(a_gateway_killed_with_rows_in_its_spool_replays_them_at_the_next_start) {
+  PostgresGuard guard;
+  const std::string spool = "/tmp/sluice-it-kill-" + std::to_string(::getpid()) + ".spool";
+  std::vector<std::string> ids;
+  {
+    Gateway gateway(outageOptions(spool));
+    postgres("stop -m fast");
+    for (int i = 0; i < 25; ++i) {
+      const auto answer = gateway.call("POST", "/v1/messages", {}, kBody);
+      BOOST_REQUIRE_EQUAL(answer.status, 200);
+      ids.push_back(answer.header("x-sluice-request-id"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // rows reach the spool (fsync per batch)
+    gateway.process().sendSignal(SIGKILL);
+    gateway.process().waitForExit(std::chrono::seconds(5));
+    postgres("start");
+  }
+  Gateway restarted(outageOptions(spool));
+  const auto [rows, distinct] = rowsFor(ids, std::chrono::seconds(30));
+  BOOST_TEST(rows == ids.size());
+  BOOST_TEST(distinct == ids.size());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
