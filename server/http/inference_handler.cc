@@ -213,6 +213,13 @@ class Exchange {
   bool reserveQuota(const dispatch::Plan& plan) {
     const auto& quotas = gateway_.identity().quotas;
     if (!quotas || catalog_->quotas.windows.empty()) return true;
+    estimated_input_tokens_ = plan.estimated_input_tokens;
+    // Warn mode never refuses, so nothing needs counting before the call: the request is counted
+    // once it has been answered, off the caller's path to the first byte.
+    if (catalog_->quotas.mode == catalog::QuotaMode::Warn) {
+      count_after_ = true;
+      return true;
+    }
     const auto now = std::chrono::system_clock::now();
     try {
       identity::Reservation reservation = quotas->reserve(
@@ -239,6 +246,28 @@ class Exchange {
 
   void settleQuota() {
     const auto& quotas = gateway_.identity().quotas;
+    if (quotas && count_after_ && sent_any_) {
+      count_after_ = false;
+      try {
+        reservation_ = quotas->reserve(catalog_->quotas, identity::quotaSubject(who_->caller, who_->scope),
+                                       estimated_input_tokens_, std::chrono::system_clock::now());
+        if (reservation_->breach) {
+          const std::string message = reservation_->breach->message();
+          log::warn("quota exceeded (warn mode: served)", {{"request_id", request_id_},
+                                                          {"user", who_->caller.user},
+                                                          {"window", reservation_->breach->window_id},
+                                                          {"message", message}});
+          auto& row = audit_.record();
+          if (row.error_key.empty()) {
+            row.error_key = "quota_warning";
+            row.error_message = message;
+          }
+        }
+      } catch (const std::exception& error) {
+        log::error("quota store unavailable; request not counted", {{"request_id", request_id_}, {"error", error.what()}});
+        return;
+      }
+    }
     if (!quotas || !reservation_ || !reservation_->admitted) return;
     try {
       if (sent_any_) {
@@ -714,6 +743,8 @@ class Exchange {
   std::optional<Identified> who_;
   std::optional<identity::Reservation> reservation_;
   std::string quota_warning_;
+  bool count_after_ = false;
+  int64_t estimated_input_tokens_ = 0;
   bool sent_any_ = false;
   int failed_after_attempts_ = 0;
   bool timed_out_ = false;
