@@ -6,7 +6,7 @@
 // the shipped one (<repo>/services) whose providers also forward `x-mock-script`, so a test can
 // script the mock per request through the gateway.
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,6 +113,22 @@ function scriptableCatalog() {
   return dir;
 }
 
+// With a database (SLUICE_TEST_DATABASE_URL, set by scripts/test.sh) the gateway checks API keys
+// as in production: a member and a key are made with sluicectl, and every SDK client presents
+// that key (the Anthropic SDK as x-api-key, the OpenAI SDK as Authorization: Bearer). Without
+// one the gateway runs with --insecure-no-auth.
+function makeMemberKey(databaseUrl) {
+  const sluicectl = path.join(binDir, 'sluicectl');
+  const name = `e2e-${process.pid}-${Date.now()}`;
+  const common = ['--database-url', databaseUrl, '--services', path.join(sourceDir, 'services')];
+  execFileSync(sluicectl, [...common, 'users', 'add', name, '--role', 'member', '--project', 'e2e',
+    '--primary-project', 'e2e'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const out = execFileSync(sluicectl, [...common, 'keys', 'create', name, '--name', 'e2e'], { encoding: 'utf8' });
+  const key = out.trim().split('\n').pop();
+  if (!key.startsWith('sk-sluice-')) throw new Error(`sluicectl keys create printed no key: ${out}`);
+  return key;
+}
+
 export async function startStack() {
   const mock = await startChild(
     'sluice-mock-provider',
@@ -121,6 +137,7 @@ export async function startStack() {
   );
   let catalog;
   let gateway;
+  let apiKey;
   try {
     catalog = scriptableCatalog();
     const env = { ...process.env };
@@ -137,11 +154,16 @@ export async function startStack() {
       OPENAI_API_KEY: 'mock-openai-key',
       GEMINI_API_KEY: 'mock-gemini-key',
     });
+    const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
+    const identity = databaseUrl
+      ? ['--database-url', databaseUrl, '--audit-spool', path.join(catalog, 'audit.spool')]
+      : ['--insecure-no-auth'];
+    apiKey = databaseUrl ? makeMemberKey(databaseUrl) : 'sk-e2e-anonymous';
     gateway = await startChild(
       'sluice',
       // A short drain: the SDKs keep idle connections open (undici closes them after 4 s), and
       // the gateway waits for them on SIGTERM.
-      ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1', '--insecure-no-auth'],
+      ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1', ...identity],
       env,
     );
   } catch (err) {
@@ -149,11 +171,12 @@ export async function startStack() {
     if (catalog) fs.rmSync(catalog, { recursive: true, force: true });
     throw err;
   }
-  return new Stack(mock, gateway, catalog);
+  return new Stack(mock, gateway, catalog, apiKey);
 }
 
 export class Stack {
-  constructor(mock, gateway, catalog) {
+  constructor(mock, gateway, catalog, apiKey) {
+    this.apiKey = apiKey;
     this.mock = mock;
     this.gateway = gateway;
     this.catalog = catalog;
@@ -165,7 +188,7 @@ export class Stack {
   anthropic({ script, headers = {}, ...options } = {}) {
     return new Anthropic({
       baseURL: this.gatewayUrl,
-      apiKey: 'sk-ant-e2e',
+      apiKey: this.apiKey,
       maxRetries: 0,
       timeout: 20000,
       defaultHeaders: { ...headers, ...(script ? { 'x-mock-script': JSON.stringify(script) } : {}) },
@@ -177,7 +200,7 @@ export class Stack {
   openai({ script, headers = {}, ...options } = {}) {
     return new OpenAI({
       baseURL: `${this.gatewayUrl}/v1`,
-      apiKey: 'sk-e2e',
+      apiKey: this.apiKey,
       maxRetries: 0,
       timeout: 20000,
       defaultHeaders: { ...headers, ...(script ? { 'x-mock-script': JSON.stringify(script) } : {}) },
