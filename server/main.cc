@@ -18,6 +18,7 @@
 #include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
+#include "server/admin/console.h"
 #include "server/audit/partition_keeper.h"
 #include "server/audit/writer.h"
 #include "server/config/catalog_loader.h"
@@ -163,6 +164,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   } else {
     log::warn("--insecure-no-auth: API keys are not checked; every request is anonymous");
   }
+  admin::installConsole(gateway);
   if (audit_writer) {
     audit::Writer* writer = audit_writer.get();
     gateway.metrics().setAuditSource([writer] {

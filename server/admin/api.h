@@ -1,0 +1,53 @@
+#pragma once
+// The console's JSON API (docs/console.md lists every path). Each function answers one path for a
+// signed-in admin (or, for connect, any member); none throws for bad input (4xx replies), and
+// database failures throw pqxx errors that the handler maps to 503.
+
+#include <ostream>
+#include <string>
+
+#include <Poco/Net/HTTPServerRequest.h>
+
+#include "server/admin/context.h"
+#include "server/admin/exchange.h"
+#include "server/identity/caller.h"
+
+namespace sluice::admin {
+
+// gateway_api.cc: /admin/api/gateway/{overview,providers,routes,settings}
+Reply gatewayOverview(ConsoleContext& context, const Exchange& exchange);
+Reply gatewayProviders(ConsoleContext& context, const Exchange& exchange);
+Reply gatewayRoutes(ConsoleContext& context, const Exchange& exchange);
+Reply gatewaySettings(ConsoleContext& context, const Exchange& exchange);
+
+// requests_api.cc: /admin/api/requests, /admin/api/requests/<id>, /admin/api/requests/live (SSE)
+Reply requestList(ConsoleContext& context, const Exchange& exchange);
+Reply requestDetail(ConsoleContext& context, const std::string& id);
+// Writes server-sent events to `out` until the client leaves or the gateway stops.
+void streamLiveRequests(ConsoleContext& context, std::ostream& out);
+
+// analytics_api.cc: /admin/api/analytics, /admin/api/analytics.csv
+Reply analytics(ConsoleContext& context, const Exchange& exchange);
+Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
+
+// members_api.cc: /admin/api/members
+Reply members(ConsoleContext& context, const Exchange& exchange);
+
+// route_editor.cc: /admin/api/routes/{source,validate,save,history,history/<name>}
+Reply routeSource(ConsoleContext& context, const Exchange& exchange);
+Reply routeValidate(ConsoleContext& context, const Exchange& exchange);
+Reply routeSave(ConsoleContext& context, const Exchange& exchange);
+Reply routeHistory(ConsoleContext& context, const std::string& name);
+
+// probe.cc: POST /admin/api/probe {"model", "endpoint"}
+Reply probeDeployment(ConsoleContext& context, const Exchange& exchange,
+                      const Poco::Net::HTTPServerRequest& request);
+
+// connect_api.cc: /admin/api/connect for `caller`; `base_url` is how the caller reaches the gateway.
+Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, const std::string& base_url);
+
+// access_api.cc: /admin/api/access (rules) and /admin/api/access/check?user=&project=
+Reply accessRules(ConsoleContext& context, const Exchange& exchange);
+Reply accessCheck(ConsoleContext& context, const Exchange& exchange);
+
+}  // namespace sluice::admin

@@ -1,0 +1,157 @@
+// Shared by every console page: DOM building (no innerHTML: every value is text), the JSON API
+// with the session's CSRF token, formatting, tables and the header.
+'use strict';
+(function () {
+  const S = {};
+  window.Sluice = S;
+  S.session = null;
+
+  // el('td', {class: 'num', onclick: fn}, child, 'text', ...)
+  S.el = function (tag, attrs, ...children) {
+    const svg = ['svg', 'g', 'path', 'line', 'rect', 'text', 'polyline', 'circle', 'title'].includes(tag);
+    const node = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+      else if (name === 'text') node.textContent = value;
+      else node.setAttribute(name, value === true ? '' : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === undefined || child === null || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  };
+  const el = S.el;
+
+  S.api = async function (path, options = {}) {
+    const init = { method: options.method || 'GET', headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+    if (options.body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(options.body);
+    }
+    if (init.method !== 'GET' && S.session) init.headers['X-CSRF-Token'] = S.session.csrf;
+    if (options.headers) Object.assign(init.headers, options.headers);
+    const reply = await fetch(path, init);
+    if (reply.status === 401 && !options.allow401) {
+      location.href = '/admin/login?next=' + encodeURIComponent(location.pathname + location.search);
+      throw new Error('not signed in');
+    }
+    const text = await reply.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (_) { data = { raw: text }; }
+    if (!reply.ok && !options.allowError) {
+      const message = data && data.error ? data.error.message || data.error.key : reply.status + ' ' + reply.statusText;
+      const error = new Error(message);
+      error.status = reply.status;
+      error.data = data;
+      throw error;
+    }
+    return { status: reply.status, data };
+  };
+
+  S.fmtInt = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'));
+  S.fmtMs = (n) => (n === null || n === undefined ? '–' : n >= 10000 ? (n / 1000).toFixed(1) + ' s' : Math.round(n) + ' ms');
+  S.fmtUsd = (micros) => {
+    if (micros === null || micros === undefined) return '–';
+    const usd = Number(micros) / 1e6;
+    return '$' + (usd >= 100 ? usd.toFixed(2) : usd >= 1 ? usd.toFixed(3) : usd.toFixed(6));
+  };
+  S.fmtPct = (x) => (x === null || x === undefined ? '–' : (x * 100).toFixed(1) + ' %');
+  S.fmtTime = (t) => {
+    if (!t) return '–';
+    const d = new Date(t);
+    return isNaN(d) ? String(t) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  };
+  S.badge = (state) => el('span', { class: 'badge st-' + state, text: String(state).replace('_', ' ') });
+
+  // columns: [{title, value: row => node|text, num: bool}]
+  S.table = function (columns, rows, options = {}) {
+    const head = el('tr', {}, columns.map((c) => el('th', { class: c.num ? 'num' : null, scope: 'col', text: c.title })));
+    const body = rows.map((row) =>
+      el('tr', options.rowAttrs ? options.rowAttrs(row) : {}, columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(row)))));
+    if (rows.length === 0) body.push(el('tr', {}, el('td', { colspan: columns.length, class: 'muted', text: options.empty || 'Nothing yet.' })));
+    return el('div', { class: 'scroll' }, el('table', options.attrs || {}, el('thead', {}, head), el('tbody', {}, body)));
+  };
+
+  S.kv = (pairs) => el('dl', { class: 'kv' }, pairs.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v === undefined || v === null || v === '' ? '–' : v)]));
+
+  S.codeBlock = function (text, label) {
+    const pre = el('pre', { 'aria-label': label || 'configuration' }, text);
+    const copy = el('button', { type: 'button', class: 'secondary copy', onclick: async () => {
+      try { await navigator.clipboard.writeText(text); copy.textContent = 'Copied'; } catch (_) { copy.textContent = 'Select and copy'; }
+    } }, 'Copy');
+    return el('div', {}, copy, pre);
+  };
+
+  // Accessible tabs: [{id, title, render: async (panel) => {}}]; the hash remembers the tab.
+  S.tabs = function (container, tabs) {
+    const list = el('div', { class: 'tabs', role: 'tablist' });
+    const panel = el('section', { role: 'tabpanel', tabindex: '0' });
+    const buttons = tabs.map((tab, index) => el('button', {
+      type: 'button', role: 'tab', id: 'tab-' + tab.id, 'aria-selected': 'false', 'aria-controls': 'panel',
+      onclick: () => select(index),
+      onkeydown: (event) => {
+        if (event.key === 'ArrowRight') { select((index + 1) % tabs.length); buttons[(index + 1) % tabs.length].focus(); }
+        if (event.key === 'ArrowLeft') { select((index + tabs.length - 1) % tabs.length); buttons[(index + tabs.length - 1) % tabs.length].focus(); }
+      },
+    }, tab.title));
+    panel.id = 'panel';
+    list.append(...buttons);
+    container.replaceChildren(list, panel);
+    async function select(index) {
+      buttons.forEach((b, i) => { b.setAttribute('aria-selected', String(i === index)); b.tabIndex = i === index ? 0 : -1; });
+      history.replaceState(null, '', '#' + tabs[index].id);
+      panel.setAttribute('aria-labelledby', 'tab-' + tabs[index].id);
+      panel.replaceChildren(el('p', { class: 'muted', text: 'Loading…' }));
+      try {
+        const content = el('div', {});
+        await tabs[index].render(content);
+        panel.replaceChildren(content);
+      } catch (error) {
+        panel.replaceChildren(el('p', { class: 'error', role: 'alert', text: 'Could not load: ' + error.message }));
+      }
+    }
+    const wanted = tabs.findIndex((t) => '#' + t.id === location.hash);
+    select(wanted >= 0 ? wanted : 0);
+    return { select };
+  };
+
+  S.fail = function (app, error) {
+    app.replaceChildren(el('p', { class: 'error', role: 'alert', text: 'Could not load: ' + error.message }));
+  };
+
+  // Runs the page once the session is known. open: the page works without a session.
+  S.start = function (render, options = {}) {
+    const go = async () => {
+      const page = document.body.dataset.page;
+      for (const link of document.querySelectorAll('[data-nav]')) {
+        if (link.dataset.nav === page || (page === 'request' && link.dataset.nav === 'requests')) link.setAttribute('aria-current', 'page');
+      }
+      try {
+        const reply = await S.api('/admin/api/session', { allow401: options.open, allowError: options.open });
+        S.session = reply.status === 200 ? reply.data : null;
+      } catch (_) {
+        return;
+      }
+      const who = document.getElementById('who');
+      const out = document.getElementById('sign-out');
+      if (S.session && who) {
+        who.textContent = S.session.user;
+        out.hidden = false;
+        out.addEventListener('click', async () => {
+          await S.api('/admin/logout', { method: 'POST' });
+          location.href = '/admin/login';
+        });
+      }
+      const app = document.getElementById('app');
+      try {
+        await render(app);
+      } catch (error) {
+        S.fail(app, error);
+      }
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', go);
+    else go();
+  };
+})();

@@ -1,0 +1,58 @@
+// /admin/requests/<id>: one audit row: what was asked, what served it and why, the attempts as a
+// timeline, tokens, cost and timings.
+'use strict';
+(function () {
+  const S = window.Sluice;
+  const el = S.el;
+  S.start(async (app) => {
+    const id = decodeURIComponent(location.pathname.split('/').pop());
+    const { data: r } = await S.api('/admin/api/requests/' + encodeURIComponent(id));
+    document.querySelector('h1').textContent = 'Request ' + r.id;
+    const failover = r.served_endpoint && r.endpoint && r.served_endpoint !== r.endpoint;
+    const attempts = Array.isArray(r.attempts) ? r.attempts : [];
+    let offset = 0;
+    app.replaceChildren(
+      el('p', {}, el('a', { href: '/admin/requests', text: '← All requests' })),
+      el('div', { class: 'grid' },
+        el('div', { class: 'card' }, el('h2', { text: 'Who' }), S.kv([
+          ['Member', r.user_name], ['API key', r.api_key_id], ['Project', r.project ? `${r.project} (${r.project_source || '?'})` : ''],
+          ['Client', `${r.client_family || '?'} on the ${r.client_wire || '?'} wire`], ['Arrived', S.fmtTime(r.created_at)],
+          ['Completed', S.fmtTime(r.completed_at)], ['Probe', r.probe ? 'yes (console Test)' : 'no'],
+        ])),
+        el('div', { class: 'card', id: 'request-routing' }, el('h2', { text: 'What served it' }), S.kv([
+          ['Asked for', r.requested_model], ['Model', r.model], ['Route', r.route_id], ['Strategy', r.strategy],
+          ['Provider (primary)', r.provider ? `${r.provider} · ${r.endpoint}` : ''],
+          ['Served provider', el('span', { id: 'served-provider' }, r.served_provider ? `${r.served_provider} · ${r.served_endpoint}` : 'none',
+            failover ? el('span', { class: 'warnc', text: ' (failover)' }) : '')],
+          ['Route match', el('code', { id: 'route-match', text: r.route_match || '' })],
+        ])),
+        el('div', { class: 'card' }, el('h2', { text: 'Outcome' }), S.kv([
+          ['Status', String(r.status)], ['Outcome', el('span', { id: 'outcome', class: r.outcome === 'ok' ? 'good' : 'bad', text: r.outcome })],
+          ['Error', r.error_key ? `${r.error_key}: ${r.error_message || ''}` : ''], ['Streaming', r.is_streaming ? 'yes' : 'no'],
+          ['Client left early', r.aborted ? 'yes' : 'no'],
+        ])),
+        el('div', { class: 'card' }, el('h2', { text: 'Tokens, cost, time' }), S.kv([
+          ['Input tokens', S.fmtInt(r.input_tokens)], ['Output tokens', S.fmtInt(r.output_tokens)],
+          ['Cache read / write', `${S.fmtInt(r.cache_read_tokens)} / ${S.fmtInt(r.cache_write_tokens)}`],
+          ['Reasoning tokens', S.fmtInt(r.reasoning_tokens)], ['Cost', S.fmtUsd(r.cost_microdollars)],
+          ['Latency', S.fmtMs(r.latency_ms)], ['Time to first byte', S.fmtMs(r.ttfb_ms)],
+          ['Waiting on upstreams', S.fmtMs(r.upstream_ms)], ['Gateway overhead', S.fmtMs(r.overhead_ms)],
+        ]))),
+      el('h2', { text: `Attempts (${attempts.length})` }),
+      attempts.length ? el('ol', { class: 'timeline', id: 'attempts' }, attempts.map((a) => {
+        const start = offset;
+        offset += a.duration_ms || 0;
+        const kind = a.result === 'ok' ? 'ok' : String(a.result || '').startsWith('skipped') ? 'skip' : 'fail';
+        return el('li', { class: kind },
+          el('b', { text: `${a.provider} · ${a.endpoint}` }), ' ', el('span', { class: kind === 'ok' ? 'good' : kind === 'skip' ? 'warnc' : 'bad', text: a.result }),
+          a.status ? ` (HTTP ${a.status})` : '', el('br'),
+          el('span', { class: 'muted', text: `+${start} ms, took ${a.duration_ms} ms` }), ' ',
+          el('span', { class: 'bar', style: null, 'data-width': Math.max(2, Math.min(300, a.duration_ms / 10)) }),
+          a.error ? el('div', { class: 'muted', text: a.error }) : '');
+      })) : el('p', { class: 'muted', text: 'No upstream was tried.' }));
+    for (const bar of app.querySelectorAll('.bar')) bar.style.width = bar.dataset.width + 'px';
+    if (r.request_body || r.response_body) {
+      app.append(el('h2', { text: 'Bodies' }), el('pre', { text: r.request_body || '' }), el('pre', { text: r.response_body || '' }));
+    }
+  });
+})();

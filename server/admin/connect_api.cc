@@ -1,0 +1,108 @@
+// /admin/connect: what a member pastes into their client to use this gateway, built from the
+// catalog (the models advertised to each client family) and the address they reached it at.
+#include "server/admin/api.h"
+
+namespace sluice::admin {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKeyPlaceholder = "<your sk-sluice-... key>";
+
+std::vector<const catalog::Model*> modelsFor(const catalog::Catalog& catalog, catalog::ClientFamily family) {
+  std::vector<const catalog::Model*> out;
+  for (const auto& model : catalog.models) {
+    if (model.advertisedTo(family)) out.push_back(&model);
+  }
+  return out;
+}
+
+// Claude Code budgets a model's context by its id: "[1m]" tells it the window is a million tokens.
+std::string claudeId(const catalog::Model& model) {
+  const bool million = model.limits.context_window && *model.limits.context_window >= 1'000'000;
+  return million ? model.id + "[1m]" : model.id;
+}
+
+std::string tomlString(const std::string& value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, const std::string& base_url) {
+  const auto catalog = context.gateway.catalog();
+  json out = {{"user", caller.user}, {"base_url", base_url}, {"version", catalog->version}};
+
+  // Claude Code: environment variables (Anthropic wire at the gateway's root).
+  const auto claude = modelsFor(*catalog, catalog::ClientFamily::Claude);
+  json claude_models = json::array();
+  for (const auto* model : claude) claude_models.push_back({{"id", claudeId(*model)}, {"name", model->display_name}});
+  std::string claude_env = "export ANTHROPIC_BASE_URL=" + base_url + "\nexport ANTHROPIC_AUTH_TOKEN=" + kKeyPlaceholder + "\n";
+  if (!claude.empty()) {
+    claude_env += "export ANTHROPIC_MODEL=" + claudeId(*claude.front()) + "\n";
+    claude_env += "export ANTHROPIC_DEFAULT_SONNET_MODEL=" + claudeId(*claude.front()) + "\n";
+  }
+  out["claude_code"] = {{"models", claude_models}, {"env", claude_env}};
+
+  // Codex: a model provider on the Responses wire.
+  const auto codex = modelsFor(*catalog, catalog::ClientFamily::Codex);
+  json codex_models = json::array();
+  for (const auto* model : codex) codex_models.push_back({{"id", model->id}, {"name", model->display_name}});
+  std::string toml;
+  if (!codex.empty()) toml += "model = " + tomlString(codex.front()->id) + "\n";
+  toml += "model_provider = \"sluice\"\n\n[model_providers.sluice]\nname = \"Sluice\"\nbase_url = " +
+          tomlString(base_url + "/v1") + "\nenv_key = \"SLUICE_API_KEY\"\nwire_api = \"responses\"\n";
+  out["codex"] = {{"models", codex_models},
+                  {"config_toml", toml},
+                  {"env", std::string("export SLUICE_API_KEY=") + kKeyPlaceholder + "\n"}};
+
+  // OpenCode: an OpenAI-compatible provider with the models it may list.
+  const auto opencode = modelsFor(*catalog, catalog::ClientFamily::OpenCode);
+  json opencode_models = json::object();
+  for (const auto* model : opencode) {
+    json entry = {{"name", model->display_name}};
+    if (model->limits.context_window || model->limits.max_output) {
+      entry["limit"] = {{"context", model->limits.context_window.value_or(0)},
+                        {"output", model->limits.max_output.value_or(0)}};
+    }
+    opencode_models[model->id] = entry;
+  }
+  const json opencode_json = {{"$schema", "https://opencode.ai/config.json"},
+                              {"provider",
+                               {{"sluice",
+                                 {{"npm", "@ai-sdk/openai-compatible"},
+                                  {"name", "Sluice"},
+                                  {"options", {{"baseURL", base_url + "/v1"}, {"apiKey", "{env:SLUICE_API_KEY}"}}},
+                                  {"models", opencode_models}}}}}};
+  out["opencode"] = {{"config_json", opencode_json.dump(2)}};
+
+  // The SDKs.
+  const std::string any_model = catalog->default_model;
+  out["sdks"] = {
+      {"anthropic_python", "from anthropic import Anthropic\nclient = Anthropic(base_url=\"" + base_url +
+                               "\", api_key=\"" + kKeyPlaceholder + "\")\nprint(client.messages.create(model=\"" +
+                               any_model + "\", max_tokens=256,\n    messages=[{\"role\": \"user\", \"content\": \"Hello\"}]).content[0].text)\n"},
+      {"openai_python", "from openai import OpenAI\nclient = OpenAI(base_url=\"" + base_url + "/v1\", api_key=\"" +
+                            kKeyPlaceholder + "\")\nprint(client.chat.completions.create(model=\"" + any_model +
+                            "\",\n    messages=[{\"role\": \"user\", \"content\": \"Hello\"}]).choices[0].message.content)\n"},
+      {"curl", "curl " + base_url + "/v1/messages -H 'x-api-key: " + kKeyPlaceholder +
+                   "' -H 'content-type: application/json' \\\n  -d '{\"model\": \"" + any_model +
+                   "\", \"max_tokens\": 64, \"messages\": [{\"role\": \"user\", \"content\": \"Hello\"}]}'\n"}};
+  json all = json::array();
+  for (const auto& model : catalog->models) {
+    json families = json::array();
+    for (const auto family : model.clients) families.push_back(std::string(catalog::toString(family)));
+    all.push_back({{"id", model.id}, {"name", model.display_name}, {"clients", families},
+                   {"context_window", model.limits.context_window ? json(*model.limits.context_window) : json(nullptr)}});
+  }
+  out["models"] = all;
+  return Reply::json(out);
+}
+
+}  // namespace sluice::admin

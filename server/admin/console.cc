@@ -1,0 +1,351 @@
+#include "server/admin/console.h"
+
+#include <chrono>
+#include <exception>
+
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/NameValueCollection.h>
+#include <Poco/String.h>
+#include <Poco/URI.h>
+#include <pqxx/pqxx>
+
+#include "server/admin/api.h"
+#include "server/admin/assets.h"
+#include "server/admin/context.h"
+#include "server/http/upstream_call.h"
+#include "server/identity/api_keys.h"
+#include "server/identity/member_store.h"
+#include "server/log/json_log.h"
+
+namespace sluice::admin {
+
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+constexpr const char* kCookie = "sluice_console";
+constexpr size_t kMaxBody = 1 << 20;
+// A session's member is checked again (still an admin, not disabled) at most this often.
+constexpr std::chrono::seconds kReverify{30};
+
+// NOTE: 'unsafe-inline' is absent from every directive: the pages carry no inline script or
+// style, and charts are SVG built with DOM calls.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+// The pages a signed-in admin may open, with their titles.
+struct Page {
+  const char* path;
+  const char* name;
+  const char* title;
+};
+constexpr Page kPages[] = {
+    {"/admin/gateway", "gateway", "Gateway"},          {"/admin/requests", "requests", "Requests"},
+    {"/admin/analytics", "analytics", "Analytics"},    {"/admin/members", "members", "Members"},
+    {"/admin/access-control", "access", "Access control"},
+};
+
+bool isHttps(const Poco::Net::HTTPServerRequest& request) {
+  return request.secure() || Poco::icompare(request.get("X-Forwarded-Proto", ""), "https") == 0;
+}
+
+std::string baseUrl(const Poco::Net::HTTPServerRequest& request) {
+  return std::string(isHttps(request) ? "https://" : "http://") + request.getHost();
+}
+
+// The Origin of a state-changing call must be this gateway as the browser reached it.
+bool sameOrigin(const Poco::Net::HTTPServerRequest& request) {
+  const std::string origin = request.get("Origin", "");
+  if (origin.empty() || origin == "null") return false;
+  const auto scheme_end = origin.find("://");
+  if (scheme_end == std::string::npos) return false;
+  return origin.substr(scheme_end + 3) == request.getHost();
+}
+
+std::string shellPage(const Page& page, const std::string& user) {
+  const Asset* shell = findAsset("console.html");
+  std::string html = shell ? shell->body : std::string("<!doctype html><title>console</title>");
+  const auto replace = [&html](const std::string& from, const std::string& to) {
+    for (size_t at = html.find(from); at != std::string::npos; at = html.find(from, at + to.size())) {
+      html.replace(at, from.size(), to);
+    }
+  };
+  replace("%TITLE%", htmlEscape(page.title));
+  replace("%PAGE%", page.name);
+  replace("%USER%", htmlEscape(user));
+  replace("%V%", std::string(assetsVersion()));
+  return html;
+}
+
+Reply htmlReply(int status, std::string body) {
+  Reply reply;
+  reply.status = status;
+  reply.content_type = "text/html; charset=utf-8";
+  reply.body = std::move(body);
+  reply.headers.emplace_back("Cache-Control", "no-store");
+  return reply;
+}
+
+class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit ConsoleHandler(std::shared_ptr<ConsoleContext> context) : context_(std::move(context)) {}
+
+  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override {
+    Reply reply;
+    try {
+      reply = route(request, response);
+    } catch (const pqxx::broken_connection& error) {
+      reply = Reply::error(503, "database_unavailable", std::string("PostgreSQL is unreachable: ") + error.what());
+    } catch (const identity::PoolExhausted& error) {
+      reply = Reply::error(503, "database_busy", error.what());
+    } catch (const std::exception& error) {
+      log::error("console request failed", {{"path", request.getURI()}, {"error", error.what()}});
+      reply = Reply::error(500, "internal_error", error.what());
+    }
+    if (streamed_) return;
+    send(response, reply);
+  }
+
+ private:
+  static void securityHeaders(Poco::Net::HTTPServerResponse& response) {
+    response.set("Content-Security-Policy", kContentSecurityPolicy);
+    response.set("X-Content-Type-Options", "nosniff");
+    response.set("Referrer-Policy", "no-referrer");
+    response.set("X-Frame-Options", "DENY");
+  }
+
+  static void send(Poco::Net::HTTPServerResponse& response, const Reply& reply) {
+    securityHeaders(response);
+    bool cache_set = false;
+    for (const auto& [name, value] : reply.headers) {
+      if (name == "Set-Cookie") response.add(name, value);
+      else response.set(name, value);
+      if (name == "Cache-Control") cache_set = true;
+    }
+    if (!cache_set) response.set("Cache-Control", "no-store");
+    response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
+    response.setContentType(reply.content_type);
+    response.setContentLength(static_cast<std::streamsize>(reply.body.size()));
+    response.sendBuffer(reply.body.data(), reply.body.size());
+  }
+
+  // The live session of the request's cookie, re-checking its member now and then.
+  std::optional<Session> session(const Poco::Net::HTTPServerRequest& request) {
+    Poco::Net::NameValueCollection cookies;
+    request.getCookies(cookies);
+    const std::string id = cookies.get(kCookie, "");
+    if (id.empty()) return std::nullopt;
+    const auto now = Clock::now();
+    auto found = context_->sessions.find(id, now);
+    if (!found) return std::nullopt;
+    if (now - found->verified_at >= kReverify && context_->pool) {
+      const auto member = context_->pool->run(
+          [&](pqxx::connection& connection) { return identity::findMember(connection, found->user); });
+      if (!member || member->disabled() || member->role != identity::Role::Admin) {
+        context_->sessions.erase(id);
+        return std::nullopt;
+      }
+      context_->sessions.markVerified(id, now);
+    }
+    return found;
+  }
+
+  std::string cookie(const Poco::Net::HTTPServerRequest& request, const std::string& value, long max_age) const {
+    std::string text = std::string(kCookie) + "=" + value + "; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=" +
+                       std::to_string(max_age);
+    if (isHttps(request)) text += "; Secure";
+    return text;
+  }
+
+  Reply login(Poco::Net::HTTPServerRequest& request, const Exchange& exchange) {
+    if (!sameOrigin(request)) return Reply::error(403, "bad_origin", "the request's Origin is not this console");
+    std::string key;
+    if (Poco::icompare(request.getContentType().substr(0, 16), "application/json") == 0) {
+      const auto body = nlohmann::json::parse(exchange.body, nullptr, false);
+      if (body.is_object() && body.contains("key") && body["key"].is_string()) key = body["key"].get<std::string>();
+    } else {
+      key = parseQuery(exchange.body)["key"];
+    }
+    auto& authenticator = *context_->gateway.identity().authenticator;
+    auto caller = authenticator.authenticate(identity::presentedKey("", key), Clock::now());
+    if (!caller) {
+      return Reply::error(401, std::string(identity::toString(caller.error().reason)), caller.error().message);
+    }
+    if (caller->role != identity::Role::Admin) {
+      return Reply::error(403, "not_admin",
+                          "member " + caller->user + " is not an admin: the console is for members whose role is admin");
+    }
+    const Session created = context_->sessions.create(caller->user, caller->api_key_id, Clock::now());
+    log::info("console sign-in", {{"user", caller->user}, {"api_key_id", caller->api_key_id}});
+    Reply reply = Reply::json({{"user", created.user}, {"csrf", created.csrf}});
+    reply.headers.emplace_back(
+        "Set-Cookie", cookie(request, created.id, static_cast<long>(context_->sessions.policy().lifetime.count())));
+    return reply;
+  }
+
+  // The member a connect request is for: their own API key, else the signed-in admin.
+  std::expected<identity::Caller, Reply> connectCaller(const Poco::Net::HTTPServerRequest& request,
+                                                       const std::optional<Session>& signed_in) {
+    const auto presented = identity::presentedKey(request.get("Authorization", ""), request.get("x-api-key", ""));
+    if (presented.empty() && signed_in) {
+      identity::Caller caller;
+      caller.user = signed_in->user;
+      caller.role = identity::Role::Admin;
+      caller.api_key_id = signed_in->api_key_id;
+      return caller;
+    }
+    auto caller = context_->gateway.identity().authenticator->authenticate(presented, Clock::now());
+    if (!caller) {
+      return std::unexpected(
+          Reply::error(401, std::string(identity::toString(caller.error().reason)), caller.error().message));
+    }
+    return *caller;
+  }
+
+  Reply route(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+    const Poco::URI uri(request.getURI());
+    Exchange exchange;
+    exchange.method = request.getMethod();
+    exchange.path = uri.getPath();
+    exchange.query = parseQuery(uri.getRawQuery());
+    const bool get = exchange.method == "GET" || exchange.method == "HEAD";
+    const bool post = exchange.method == "POST";
+    if (post) {
+      auto body = http::readBody(request, kMaxBody);
+      if (!body) return Reply::error(413, "request_too_large", "the body exceeds 1 MiB");
+      exchange.body = std::move(*body);
+    }
+    const std::string& path = exchange.path;
+
+    if (path.starts_with("/admin/assets/")) {
+      const Asset* asset = get ? findAsset(path.substr(14)) : nullptr;
+      if (!asset) return Reply::error(404, "not_found", "no such asset");
+      Reply reply;
+      reply.content_type = asset->content_type;
+      reply.body = asset->body;
+      reply.headers.emplace_back("Cache-Control", "public, max-age=31536000, immutable");
+      return reply;
+    }
+    if (!context_->gateway.identity().authenticator) {
+      const Asset* page = findAsset("disabled.html");
+      if (path.starts_with("/admin/api/")) {
+        return Reply::error(503, "console_disabled",
+                            "the admin console is disabled: this gateway runs with --insecure-no-auth");
+      }
+      return htmlReply(503, page ? page->body : "console disabled: --insecure-no-auth");
+    }
+
+    const auto signed_in = session(request);
+    if (path == "/admin" || path == "/admin/") return Reply::redirect(signed_in ? "/admin/gateway" : "/admin/login");
+    if (path == "/admin/login") {
+      if (post) return login(request, exchange);
+      if (!get) return Reply::error(405, "method_not_allowed", "GET or POST");
+      const Asset* page = findAsset("login.html");
+      std::string html = page ? page->body : "";
+      for (size_t at = html.find("%V%"); at != std::string::npos; at = html.find("%V%", at)) {
+        html.replace(at, 3, std::string(assetsVersion()));
+      }
+      return htmlReply(200, html);
+    }
+    if (path == "/admin/connect" && get) {
+      static constexpr Page kConnect{"/admin/connect", "connect", "Connect a client"};
+      return htmlReply(200, shellPage(kConnect, signed_in ? signed_in->user : ""));
+    }
+    if (path == "/admin/api/connect" && get) {
+      auto caller = connectCaller(request, signed_in);
+      if (!caller) return caller.error();
+      return connectProfile(*context_, *caller, baseUrl(request));
+    }
+
+    // Everything below needs a signed-in admin.
+    if (!signed_in) {
+      if (path.starts_with("/admin/api/")) return Reply::error(401, "not_signed_in", "sign in at /admin/login");
+      const std::string next = request.getURI();
+      std::string encoded;
+      Poco::URI::encode(next, "&=?#+%", encoded);
+      return Reply::redirect("/admin/login?next=" + encoded);
+    }
+    exchange.user = signed_in->user;
+    if (post) {
+      if (!sameOrigin(request)) return Reply::error(403, "bad_origin", "the request's Origin is not this console");
+      if (!constantTimeEquals(request.get("X-CSRF-Token", ""), signed_in->csrf)) {
+        return Reply::error(403, "csrf_token_invalid", "missing or wrong X-CSRF-Token");
+      }
+    }
+
+    if (path == "/admin/logout" && post) {
+      context_->sessions.erase(signed_in->id);
+      Reply reply = Reply::json({{"signed_out", true}});
+      reply.headers.emplace_back("Set-Cookie", cookie(request, "", 0));
+      return reply;
+    }
+    if (get) {
+      for (const auto& page : kPages) {
+        if (path == page.path) return htmlReply(200, shellPage(page, signed_in->user));
+      }
+      if (path.starts_with("/admin/requests/") && path.size() > 16) {
+        static constexpr Page kRequest{"/admin/requests/", "request", "Request"};
+        return htmlReply(200, shellPage(kRequest, signed_in->user));
+      }
+      if (path == "/admin/api/session") return Reply::json({{"user", signed_in->user}, {"csrf", signed_in->csrf}});
+      if (path == "/admin/api/gateway/overview") return gatewayOverview(*context_, exchange);
+      if (path == "/admin/api/gateway/providers") return gatewayProviders(*context_, exchange);
+      if (path == "/admin/api/gateway/routes") return gatewayRoutes(*context_, exchange);
+      if (path == "/admin/api/gateway/settings") return gatewaySettings(*context_, exchange);
+      if (path == "/admin/api/requests") return requestList(*context_, exchange);
+      if (path == "/admin/api/requests/live") {
+        securityHeaders(response);
+        response.setChunkedTransferEncoding(true);
+        response.setContentType("text/event-stream");
+        response.set("Cache-Control", "no-store");
+        response.set("X-Accel-Buffering", "no");
+        streamed_ = true;
+        std::ostream& out = response.send();
+        streamLiveRequests(*context_, out);
+        return {};
+      }
+      if (path.starts_with("/admin/api/requests/")) return requestDetail(*context_, path.substr(20));
+      if (path == "/admin/api/analytics") return analytics(*context_, exchange);
+      if (path == "/admin/api/analytics.csv") return analyticsCsv(*context_, exchange);
+      if (path == "/admin/api/members") return members(*context_, exchange);
+      if (path == "/admin/api/routes/source") return routeSource(*context_, exchange);
+      if (path == "/admin/api/routes/history") return routeHistory(*context_, "");
+      if (path.starts_with("/admin/api/routes/history/")) return routeHistory(*context_, path.substr(26));
+      if (path == "/admin/api/access") return accessRules(*context_, exchange);
+      if (path == "/admin/api/access/check") return accessCheck(*context_, exchange);
+    }
+    if (post) {
+      if (path == "/admin/api/routes/validate") return routeValidate(*context_, exchange);
+      if (path == "/admin/api/routes/save") return routeSave(*context_, exchange);
+      if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, request);
+    }
+    if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);
+    return htmlReply(404, "<!doctype html><meta charset=utf-8><title>not found</title><p>No such page. "
+                          "<a href=\"/admin/gateway\">Back to the console</a></p>");
+  }
+
+  std::shared_ptr<ConsoleContext> context_;
+  bool streamed_ = false;
+};
+
+}  // namespace
+
+void installConsole(http::Gateway& gateway, ConsoleOptions options) {
+  auto context = std::make_shared<ConsoleContext>(gateway);
+  if (gateway.options().database_url && gateway.identity().authenticator) {
+    identity::PoolOptions pool_options;
+    pool_options.max_connections = options.database_connections;
+    context->pool = std::make_shared<identity::ConnectionPool>(*gateway.options().database_url, pool_options);
+  }
+  gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
+    const std::string path = Poco::URI(request.getURI()).getPath();
+    // The router's own: live reload status, open to monitoring without a session.
+    if (path == "/admin/api/catalog/status") return nullptr;
+    return new ConsoleHandler(context);
+  });
+}
+
+}  // namespace sluice::admin

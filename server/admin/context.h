@@ -1,0 +1,23 @@
+#pragma once
+// What every console API function shares: the gateway, the console's database pool and the
+// sessions. One per installed console; thread-safe (each member is).
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "server/admin/session_table.h"
+#include "server/http/gateway.h"
+#include "server/identity/connection_pool.h"
+
+namespace sluice::admin {
+
+struct ConsoleContext {
+  explicit ConsoleContext(http::Gateway& g) : gateway(g) {}
+  http::Gateway& gateway;
+  std::shared_ptr<identity::ConnectionPool> pool;  // null without a database
+  SessionTable sessions;
+  std::mutex editor_mutex;  // one route-editor save at a time
+};
+
+}  // namespace sluice::admin

@@ -1,0 +1,245 @@
+// The admin console in headless Chromium (Debian's /usr/bin/chromium driven by playwright-core)
+// against a PostgreSQL-backed gateway in front of the mock provider. Screenshots of every page go
+// to $SLUICE_CONSOLE_SCREENSHOTS (default: <tests/console>/screenshots).
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { startStack } from './lib/stack.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const shots = process.env.SLUICE_CONSOLE_SCREENSHOTS || path.join(here, 'screenshots');
+const chromiumPath = process.env.SLUICE_CHROMIUM || '/usr/bin/chromium';
+
+let stack;
+let browser;
+let page;
+
+async function shot(name) {
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+}
+
+async function until(check, what, timeoutMs = 10000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('admin console', () => {
+  before(async () => {
+    fs.mkdirSync(shots, { recursive: true });
+    stack = await startStack();
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(10000);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  test('without a session pages redirect to the sign-in page and the API answers 401', async () => {
+    const pageReply = await fetch(`${stack.url}/admin/gateway`, { redirect: 'manual' });
+    assert.equal(pageReply.status, 302);
+    assert.match(pageReply.headers.get('location'), /^\/admin\/login\?next=/);
+    const apiReply = await fetch(`${stack.url}/admin/api/gateway/overview`);
+    assert.equal(apiReply.status, 401);
+    assert.match(pageReply.headers.get('content-security-policy') || '', /script-src 'self'/);
+  });
+
+  test('a member who is not an admin is refused with 403', async () => {
+    const reply = await fetch(`${stack.url}/admin/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: stack.url }, body: JSON.stringify({ key: stack.memberKey }),
+    });
+    assert.equal(reply.status, 403);
+    assert.equal((await reply.json()).error.key, 'not_admin');
+    await page.goto(`${stack.url}/admin/login`);
+    await page.fill('#key', stack.memberKey);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#login-error:not([hidden])');
+    assert.match(await page.textContent('#login-error'), /not an admin/);
+    await shot('login-refused');
+  });
+
+  test('an admin signs in and sees the gateway tabs with the shipped models', async () => {
+    await page.goto(`${stack.url}/admin/gateway`);
+    assert.match(page.url(), /\/admin\/login\?next=/);
+    await page.fill('#key', stack.adminKey);
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/admin\/gateway/);
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name === 'sluice_console');
+    assert.ok(session && session.httpOnly && session.sameSite === 'Strict', 'HttpOnly SameSite=Strict cookie');
+    await page.waitForSelector('[data-model="claude-sonnet-5-5"]');
+    for (const model of ['claude-sonnet-5-5', 'gpt-5-5', 'gemini-3-flash', 'deepseek-v4-pro']) {
+      assert.ok(await page.$(`[data-model="${model}"]`), `overview lists ${model}`);
+    }
+    assert.match(await page.textContent('[data-model="deepseek-v4-pro"]'), /deepseek\/api[\s\S]*opencode-go\/chat/);
+    await shot('gateway-overview');
+    await page.click('#tab-providers');
+    await page.waitForSelector('[data-provider="anthropic"]');
+    await shot('gateway-providers');
+    await page.click('#tab-routes');
+    await page.waitForSelector('#routes-table [data-route="go-deepseek-v4-pro"]');
+    await page.waitForSelector('#route-editor');
+    await shot('gateway-routes');
+    await page.click('#tab-settings');
+    await page.waitForSelector('#settings-version');
+    assert.match(await page.textContent('#panel'), /claude-sonnet-5-5/);
+    assert.match(await page.textContent('#panel'), /member-hourly/);
+    await shot('gateway-settings');
+  });
+
+  test('state-changing calls without the CSRF token or from another origin are refused', async () => {
+    const withoutToken = await page.evaluate(async () => {
+      const r = await fetch('/admin/api/routes/validate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x"}' });
+      return { status: r.status, body: await r.json() };
+    });
+    assert.equal(withoutToken.status, 403);
+    assert.equal(withoutToken.body.error.key, 'csrf_token_invalid');
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'sluice_console');
+    const session = await (await fetch(`${stack.url}/admin/api/session`, { headers: { cookie: `sluice_console=${cookie.value}` } })).json();
+    const foreign = await fetch(`${stack.url}/admin/api/routes/validate`, {
+      method: 'POST',
+      headers: { cookie: `sluice_console=${cookie.value}`, origin: 'http://evil.example', 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+      body: '{"text":"x"}',
+    });
+    assert.equal(foreign.status, 403);
+    assert.equal((await foreign.json()).error.key, 'bad_origin');
+  });
+
+  test('a request through the gateway shows up in the list, live, and on its page with its failover', async () => {
+    await page.goto(`${stack.url}/admin/requests`);
+    await page.waitForSelector('#live-list');
+    const plain = await stack.message(stack.memberKey, 'claude-sonnet-5-5');
+    assert.equal(plain.status, 200);
+    const failover = await stack.message(stack.memberKey, 'deepseek-flash');
+    assert.equal(failover.status, 200, JSON.stringify(failover.body));
+    await page.waitForSelector(`#live-list a[href="/admin/requests/${failover.id}"]`, { timeout: 15000 });
+    await page.click('#filters button[type=submit]');
+    await page.waitForSelector(`#requests-table a[href="/admin/requests/${plain.id}"]`);
+    await shot('requests');
+    await page.click(`#requests-table a[href="/admin/requests/${failover.id}"]`);
+    await page.waitForSelector('#attempts');
+    assert.match(await page.textContent('#served-provider'), /openai/);
+    assert.match(await page.textContent('#served-provider'), /failover/);
+    const attempts = await page.textContent('#attempts');
+    assert.match(attempts, /deepseek[\s\S]*transport:connect[\s\S]*openai[\s\S]*ok/);
+    await shot('request-failover');
+  });
+
+  test('the route editor refuses an invalid change and applies a valid one that the next request follows', async () => {
+    const file = path.join(stack.catalog, 'ai/gateway.yaml');
+    const original = fs.readFileSync(file, 'utf8');
+    await page.goto(`${stack.url}/admin/gateway#routes`);
+    await page.waitForSelector('#route-editor');
+    const invalid = original.replace('  routes:\n', '  routes:\n    - id: console-sonnet\n      alias: no-such-model\n');
+    await page.fill('#route-editor', invalid);
+    await page.click('#editor-save');
+    await page.waitForSelector('#editor-diagnostics li');
+    assert.match(await page.textContent('#editor-diagnostics'), /no-such-model/);
+    assert.match(await page.textContent('#editor-status'), /Not saved/);
+    assert.equal(fs.readFileSync(file, 'utf8'), original, 'an invalid change is never written');
+    await shot('route-editor-invalid');
+
+    const valid = original.replace('  routes:\n', '  routes:\n    # added from the console\n    - id: console-sonnet\n      label: Sonnet, named by the console test\n      alias: claude-sonnet-5-5\n');
+    await page.fill('#route-editor', valid);
+    await page.click('#editor-save');
+    await page.waitForSelector('#editor-status.good');
+    assert.match(await page.textContent('#editor-status'), /Saved/);
+    assert.equal(fs.readFileSync(file, 'utf8'), valid);
+    const kept = fs.readdirSync(path.join(stack.catalog, 'history'));
+    assert.equal(kept.length, 1);
+    assert.equal(fs.readFileSync(path.join(stack.catalog, 'history', kept[0]), 'utf8'), original);
+    await page.click('#editor-history button');
+    await page.waitForSelector('#editor-diff .add');
+    assert.match(await page.textContent('#editor-diff .add'), /console/);
+    await shot('route-editor-saved');
+
+    const followed = await stack.message(stack.memberKey, 'console-sonnet');
+    assert.equal(followed.status, 200);
+    await page.goto(`${stack.url}/admin/gateway#settings`);
+    await page.waitForSelector('#settings-loaded');
+    assert.match(await page.textContent('#settings-loaded'), /by console/);
+    assert.equal(await page.textContent('#settings-accepted'), '1');
+    await shot('gateway-settings-after-reload');
+    await until(async () => {
+      const rows = await (await page.evaluate(async (id) => (await fetch('/admin/api/requests/' + id)).json(), followed.id));
+      return rows.route_id === 'console-sonnet';
+    }, 'the audit row of the request through the new route');
+  });
+
+  test('the Test button sends one prompt through exactly that deployment', async () => {
+    await page.goto(`${stack.url}/admin/gateway#overview`);
+    await page.click('[data-probe="claude-sonnet-5-5 anthropic/api"]');
+    const card = '[data-model="claude-sonnet-5-5"]';
+    await page.waitForSelector(`${card} .probe-answer`, { timeout: 15000 });
+    assert.match(await page.textContent(`${card} .probe-result`), /OK 200/);
+    assert.match(await page.textContent(`${card} .probe-answer`), /mock provider/);
+    await shot('gateway-test-button');
+  });
+
+  test('analytics renders latency per model and SVG charts', async () => {
+    await until(async () => {
+      await page.goto(`${stack.url}/admin/analytics?since=1h&slo_ms=750`);
+      await page.waitForSelector('#latency-table');
+      return /claude-sonnet-5-5/.test(await page.textContent('#latency-table'));
+    }, 'claude-sonnet-5-5 in the analytics');
+    assert.equal((await page.$$('svg.chart')).length, 4);
+    assert.ok((await page.$$('svg.chart rect')).length > 0);
+    assert.match(await page.textContent('#main'), /SLO 750 ms/);
+    const csv = await page.evaluate(async () => (await fetch('/admin/api/analytics.csv?by=model&since=1h')).text());
+    assert.match(csv, /^model,requests,/);
+    assert.match(csv, /claude-sonnet-5-5/);
+    await shot('analytics');
+  });
+
+  test('members, access control and connect pages render', async () => {
+    await page.goto(`${stack.url}/admin/members`);
+    await page.waitForSelector('#members-table [data-member="alice"]');
+    const alice = await page.textContent('#members-table [data-member="alice"]');
+    assert.match(alice, /sk-sluice-/);
+    assert.match(alice, /opencode-go\s*set/);
+    assert.doesNotMatch(alice, new RegExp(stack.memberKey));
+    await shot('members');
+
+    await page.goto(`${stack.url}/admin/access-control`);
+    await page.selectOption('#check-user', 'alice');
+    await page.click('#check-form button');
+    await page.waitForSelector('#check-table');
+    assert.match(await page.textContent('#check-table'), /allowed/);
+    await shot('access-control');
+
+    const member = await browser.newPage();
+    await member.goto(`${stack.url}/admin/connect`);
+    await member.fill('#connect-key', stack.memberKey);
+    await member.click('form button');
+    await member.waitForSelector('#connect-profile pre');
+    const text = await member.textContent('#connect-profile');
+    assert.match(text, /ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1/);
+    assert.match(text, /wire_api = "responses"/);
+    assert.match(text, /@ai-sdk\/openai-compatible/);
+    await member.screenshot({ path: path.join(shots, 'connect.png'), fullPage: true });
+    await member.close();
+  });
+
+  test('signing out ends the session', async () => {
+    await page.goto(`${stack.url}/admin/gateway`);
+    await page.waitForSelector('#sign-out:not([hidden])');
+    await page.click('#sign-out');
+    await page.waitForURL(/\/admin\/login/);
+    const status = await page.evaluate(async () => (await fetch('/admin/api/session')).status);
+    assert.equal(status, 401);
+  });
+});

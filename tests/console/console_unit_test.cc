@@ -1,0 +1,123 @@
+// The console's pure parts: sessions and their expiry, the history diff, query and duration parsing.
+#define BOOST_TEST_MODULE console_unit_test
+#include <chrono>
+#include <string>
+
+#include <boost/test/unit_test.hpp>
+
+#include "server/admin/exchange.h"
+#include "server/admin/line_diff.h"
+#include "server/admin/session_table.h"
+
+using namespace sluice::admin;
+using namespace std::chrono_literals;
+
+namespace {
+const TimePoint kStart = TimePoint(std::chrono::seconds(1'800'000'000));
+
+std::string render(const std::vector<DiffLine>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += std::string(1, line.op) + line.text + "\n";
+  return out;
+}
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(session_table)
+
+BOOST_AUTO_TEST_CASE(creates_random_ids_and_csrf_tokens_of_256_bits) {
+  SessionTable table;
+  const auto a = table.create("root", "abcdefgh", kStart);
+  const auto b = table.create("root", "abcdefgh", kStart);
+  BOOST_TEST(a.id.size() == 64u);
+  BOOST_TEST(a.csrf.size() == 64u);
+  BOOST_TEST(a.id != b.id);
+  BOOST_TEST(a.id != a.csrf);
+  BOOST_TEST(table.find(a.id, kStart)->user == "root");
+}
+
+BOOST_AUTO_TEST_CASE(expires_after_an_idle_hour_but_use_keeps_it_alive) {
+  SessionTable table;
+  const auto session = table.create("root", "k", kStart);
+  BOOST_TEST(table.find(session.id, kStart + 50min).has_value());
+  BOOST_TEST(table.find(session.id, kStart + 100min).has_value());  // 50 min after the last use
+  BOOST_TEST(!table.find(session.id, kStart + 161min).has_value());
+  BOOST_TEST(table.size() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(expires_twelve_hours_after_sign_in_however_used) {
+  SessionTable table;
+  const auto session = table.create("root", "k", kStart);
+  for (auto at = kStart; at < kStart + 12h; at += 30min) BOOST_TEST(table.find(session.id, at).has_value());
+  BOOST_TEST(!table.find(session.id, kStart + 12h).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(erase_signs_out_and_unknown_ids_find_nothing) {
+  SessionTable table;
+  const auto session = table.create("root", "k", kStart);
+  table.erase(session.id);
+  BOOST_TEST(!table.find(session.id, kStart).has_value());
+  BOOST_TEST(!table.find("", kStart).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(drops_the_least_recently_used_past_the_cap) {
+  SessionPolicy policy;
+  policy.max_sessions = 2;
+  SessionTable table(policy);
+  const auto a = table.create("a", "k", kStart);
+  const auto b = table.create("b", "k", kStart + 1s);
+  table.find(a.id, kStart + 2s);
+  table.create("c", "k", kStart + 3s);
+  BOOST_TEST(table.find(a.id, kStart + 4s).has_value());
+  BOOST_TEST(!table.find(b.id, kStart + 4s).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(constant_time_equals_compares_whole_strings) {
+  BOOST_TEST(constantTimeEquals("abc", "abc"));
+  BOOST_TEST(!constantTimeEquals("abc", "abd"));
+  BOOST_TEST(!constantTimeEquals("abc", "ab"));
+  BOOST_TEST(!constantTimeEquals("", "a"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(line_diff)
+
+BOOST_AUTO_TEST_CASE(marks_added_and_removed_lines_around_common_ones) {
+  const auto diff = lineDiff("a\nb\nc\n", "a\nx\nc\nd\n");
+  BOOST_TEST(render(diff) == " a\n-b\n+x\n c\n+d\n");
+}
+
+BOOST_AUTO_TEST_CASE(identical_texts_have_no_change_and_empty_to_text_is_all_added) {
+  BOOST_TEST(render(lineDiff("a\nb", "a\nb")) == " a\n b\n");
+  BOOST_TEST(render(lineDiff("", "a\nb\n")) == "+a\n+b\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(exchange)
+
+BOOST_AUTO_TEST_CASE(parses_queries_with_escapes_and_plus) {
+  const auto query = parseQuery("user=al%40ice&model=claude+x&empty=&flag");
+  BOOST_TEST(query.at("user") == "al@ice");
+  BOOST_TEST(query.at("model") == "claude x");
+  BOOST_TEST(query.at("empty") == "");
+  BOOST_TEST(query.at("flag") == "");
+  BOOST_TEST(parseQuery("bad=%4").at("bad") == "%4");
+}
+
+BOOST_AUTO_TEST_CASE(parses_durations_and_refuses_the_rest) {
+  BOOST_TEST(*parseDurationSeconds("90s") == 90);
+  BOOST_TEST(*parseDurationSeconds("15m") == 900);
+  BOOST_TEST(*parseDurationSeconds("24h") == 86400);
+  BOOST_TEST(*parseDurationSeconds("7d") == 7 * 86400);
+  BOOST_TEST(*parseDurationSeconds("2w") == 14 * 86400);
+  BOOST_TEST(!parseDurationSeconds("h").has_value());
+  BOOST_TEST(!parseDurationSeconds("1y").has_value());
+  BOOST_TEST(!parseDurationSeconds("-1h").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(escapes_html) {
+  BOOST_TEST(htmlEscape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
