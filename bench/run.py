@@ -155,6 +155,7 @@ class Bench:
                         "mode": "quick" if self.quick else "full", "machine": machine(), "targets": {},
                         "notes": []}
         self.rounds = 1 if self.quick else 3
+        self.direct_at_rate = {}
         self.lat_duration = 1.0 if self.quick else 2.0
         self.lat_warmup = 0.3 if self.quick else 0.5
 
@@ -211,32 +212,44 @@ class Bench:
                     "p50_us": med([x["latency_us"]["p50"] for x in rs]),
                     "p99_us": med([x["latency_us"]["p99"] for x in rs]),
                     "failures": sum(x["failures"] for x in rs),
-                    "cpu_us_per_req": med([x["target_cpu_us"] / max(1, x["requests"]) for x in rs]),
+                    "cpu_us_per_req": med([x["target_cpu_us"] / max(1, x["requests_all"]) for x in rs]),
                     "runs": rs,
                 }
 
-    def frontier(self, target, direct_p99):
-        """Highest open-loop rate with p99 added latency under the bound and zero failures."""
+    FRONTIER_RATES = [100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000,
+                      15000, 20000, 25000, 30000, 40000]
+
+    def frontier(self, target, direct):
+        """Highest rate of a fixed grid whose p99 added latency (p99 through the target minus direct's
+        p99 at the same rate) stays under the bound with zero failures; bisection over the grid."""
         bound = self.args.bound_ms * 1000
-        ceiling = self.results["targets"][target.name]["closed"]["16"]["rps"] * 1.15
-        lo, hi = 0.0, ceiling
-        rate = ceiling * 0.7
+        duration = 1.5 if self.quick else 2.5
+        ceiling = self.results["targets"][target.name]["closed"]["16"]["rps"] * 1.2
+        grid = [r for r in self.FRONTIER_RATES if r <= ceiling] or self.FRONTIER_RATES[:1]
+        lo, hi = -1, len(grid)
         probes = []
-        for _ in range(2 if self.quick else 4):
-            rate = max(10.0, round(rate, -1))
-            log(f"frontier {target.name}: {rate:.0f} req/s")
-            res = self.run(target, connections=64, duration=1.5 if self.quick else 3.0, warmup=0.5, rate=rate)
-            added = res["latency_us"]["p99"] - direct_p99
+        for _ in range(3 if self.quick else 5):
+            if hi - lo <= 1:
+                break
+            mid = (lo + hi + 1) // 2
+            rate = grid[mid]
+            if rate not in self.direct_at_rate:
+                log(f"frontier direct: {rate} req/s")
+                self.direct_at_rate[rate] = self.run(direct, connections=64, duration=duration, warmup=0.5, rate=rate)
+            base = self.direct_at_rate[rate]["latency_us"]["p99"]
+            log(f"frontier {target.name}: {rate} req/s")
+            res = self.run(target, connections=64, duration=duration, warmup=0.5, rate=rate)
+            added = res["latency_us"]["p99"] - base
             ok = res["failures"] == 0 and added < bound
-            probes.append({"rate": rate, "p99_us": res["latency_us"]["p99"], "added_p99_us": added,
-                           "failures": res["failures"], "pass": ok})
+            probes.append({"rate": rate, "p99_us": res["latency_us"]["p99"], "direct_p99_us": base,
+                           "added_p99_us": added, "failures": res["failures"], "pass": ok})
             if ok:
-                lo = rate
+                lo = mid
             else:
-                hi = rate
-            rate = (lo + hi) / 2
-        self.results["targets"][target.name]["frontier"] = {"rps": lo, "bound_ms": self.args.bound_ms,
-                                                            "probes": probes}
+                hi = mid
+        self.results["targets"][target.name]["frontier"] = {
+            "rps": grid[lo] if lo >= 0 else 0, "below_grid": lo < 0, "bound_ms": self.args.bound_ms,
+            "grid_top": grid[-1], "probes": probes}
 
     def steady(self, target, rate):
         res = self.run(target, connections=64, duration=2.0 if self.quick else 5.0, warmup=0.5, rate=rate)
@@ -355,12 +368,14 @@ def main():
     bench = Bench(args)
     res = bench.results
     t_start = time.time()
+    res["loadavg_start"] = open("/proc/loadavg").read().split()[:3]
     try:
         run_all(args, bench, procs, workdir)
     finally:
         procs.stop_all()
         shutil.rmtree(workdir, ignore_errors=True)
     res["elapsed_s"] = round(time.time() - t_start, 1)
+    res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     import report  # bench/report.py
@@ -479,15 +494,15 @@ def run_all(args, bench, procs, workdir):
 
     bench.latency_matrix(targets)
 
-    direct = res["targets"]["direct"]["closed"]
     for tg in targets[1:]:
-        bench.frontier(tg, direct["1"]["p99_us"])
+        bench.frontier(tg, targets[0])
 
     log(f"steady {args.steady_rate:.0f} req/s")
     for tg in targets:
-        fr = res["targets"][tg.name].get("frontier")
-        if fr and fr["rps"] < args.steady_rate * 0.5:
-            res["targets"][tg.name]["steady"] = {"rate": args.steady_rate, "skipped": "frontier far below the rate"}
+        capacity = res["targets"][tg.name]["closed"]["16"]["rps"]
+        if capacity < args.steady_rate:
+            res["targets"][tg.name]["steady"] = {"rate": args.steady_rate,
+                                                 "skipped": f"its closed-loop throughput is {capacity:.0f} req/s"}
             continue
         bench.steady(tg, args.steady_rate)
 

@@ -63,10 +63,14 @@ bench_build=${bench_repo}/build-bench
 bench_source=${bench_repo}
 if ((bench_head)); then
   bench_source=${bench_build}/src
-  bench_say "snapshot of $(git -C "${bench_repo}" rev-parse --short HEAD) in build-bench/src"
-  rm -rf "${bench_source}"
-  mkdir -p "${bench_source}"
-  git -C "${bench_repo}" archive HEAD | tar -x -C "${bench_source}"
+  bench_commit=$(git -C "${bench_repo}" rev-parse HEAD)
+  if [[ $(cat "${bench_build}/src.commit" 2>/dev/null) != "${bench_commit}" ]]; then
+    bench_say "snapshot of ${bench_commit:0:12} in build-bench/src"
+    rm -rf "${bench_source}"
+    mkdir -p "${bench_source}"
+    git -C "${bench_repo}" archive HEAD | tar -x -C "${bench_source}"
+    printf '%s\n' "${bench_commit}" >"${bench_build}/src.commit"
+  fi
 fi
 bench_sluice_build=${bench_build}/sluice
 bench_say "building Sluice (Release) in ${bench_sluice_build#"${bench_repo}/"}"

@@ -178,6 +178,7 @@ Stats LoadThread::run() {
 
   // Ends the current request; `failure` when it did not complete.
   auto finish = [&](Connection& c, int64_t now, bool complete) {
+    if (complete) ++stats.completed_all;
     if (c.recorded) {
       if (complete) {
         ++stats.completed;

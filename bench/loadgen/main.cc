@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   out << "{\"label\":" << jsonString(options.label) << ",\"mode\":\"" << (options.rate > 0 ? "open" : "closed")
       << "\",\"connections\":" << options.connections << ",\"threads\":" << options.threads
       << ",\"rate_target\":" << options.rate << ",\"duration_s\":" << options.duration_s
-      << ",\"requests\":" << total.completed << ",\"ok\":" << total.ok
+      << ",\"requests\":" << total.completed << ",\"requests_all\":" << total.completed_all << ",\"ok\":" << total.ok
       << ",\"rps\":" << static_cast<double>(total.completed) / options.duration_s
       << ",\"failures\":" << total.failures() << ",\"errors\":{\"non_2xx\":" << (total.completed - total.ok)
       << ",\"connect\":" << total.connect_errors << ",\"read\":" << total.read_errors

@@ -9,6 +9,7 @@ void Stats::merge(const Stats& other) {
   ttft.merge(other.ttft);
   token_gap.merge(other.token_gap);
   completed += other.completed;
+  completed_all += other.completed_all;
   ok += other.ok;
   for (const auto& [status, count] : other.statuses) statuses[status] += count;
   connect_errors += other.connect_errors;

@@ -13,6 +13,7 @@ struct Stats {
   Histogram ttft;          // request sent (or scheduled) to the first token event
   Histogram token_gap;     // between consecutive token events of one stream
   int64_t completed = 0;   // full answers, any status, recorded in the window
+  int64_t completed_all = 0;  // full answers including the warm-up and the drain (for CPU per request)
   int64_t ok = 0;          // of which 2xx
   std::map<int, int64_t> statuses;
   int64_t connect_errors = 0;
