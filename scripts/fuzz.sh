@@ -47,7 +47,7 @@ for target in "${targets[@]}"; do
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "${build}/bin/${target}_fuzzer" -max_total_time="${seconds}" -rss_limit_mb=2048 -max_len=262144 \
     -artifact_prefix="${build}/crashes/${target}-" -print_final_stats=1 \
-    "${corpus}" "${repo}/tests/fixtures" 2>"${build}/${target}.log"; then
+    "${corpus}" "${repo}/tests/fixtures" "${repo}/tests/fuzz/regressions" 2>"${build}/${target}.log"; then
     echo "fuzz: ${target} failed; see ${build}/${target}.log and ${build}/crashes/" >&2
     tail -n 40 "${build}/${target}.log" >&2
     status=1

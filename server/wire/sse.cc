@@ -67,9 +67,17 @@ std::string sseFrame(std::string_view event, std::string_view data) {
     frame += event;
     frame += '\n';
   }
-  frame += "data: ";
-  frame += data;
-  frame += "\n\n";
+  // One data line per line of `data` (\n, \r\n or \r), so a multi-line value parses back whole.
+  size_t start = 0;
+  for (;;) {
+    const size_t end = data.find_first_of("\r\n", start);
+    frame += "data: ";
+    frame += data.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    frame += '\n';
+    if (end == std::string_view::npos) break;
+    start = end + (data[end] == '\r' && end + 1 < data.size() && data[end + 1] == '\n' ? 2 : 1);
+  }
+  frame += '\n';
   return frame;
 }
 

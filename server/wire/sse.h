@@ -29,7 +29,8 @@ class SseParser {
   bool has_event_ = false;
 };
 
-// "event: NAME\ndata: DATA\n\n" (no event line when name is empty).
+// "event: NAME\ndata: DATA\n\n" (no event line when name is empty); DATA with line breaks is
+// written as one `data:` line per line, which a parser joins back with '\n'.
 std::string sseFrame(std::string_view event, std::string_view data);
 
 }  // namespace sluice::wire

@@ -45,6 +45,13 @@ BOOST_AUTO_TEST_CASE(finish_returns_an_event_without_its_blank_line) {
 BOOST_AUTO_TEST_CASE(frame_writes_event_and_data_lines) {
   BOOST_TEST(sluice::wire::sseFrame("ping", "{}") == "event: ping\ndata: {}\n\n");
   BOOST_TEST(sluice::wire::sseFrame("", "[DONE]") == "data: [DONE]\n\n");
+  // Found by the libFuzzer run: multi-line data must be one data line per line.
+  BOOST_TEST(sluice::wire::sseFrame("", "a\nb") == "data: a\ndata: b\n\n");
+  BOOST_TEST(sluice::wire::sseFrame("e", "a\r\n\nb\r") == "event: e\ndata: a\ndata: \ndata: b\ndata: \n\n");
+  sluice::wire::SseParser parser;
+  const auto events = parser.feed(sluice::wire::sseFrame("x", "line one\n\nline three"));
+  BOOST_REQUIRE_EQUAL(events.size(), 1u);
+  BOOST_TEST(events[0].data == "line one\n\nline three");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
