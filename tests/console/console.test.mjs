@@ -77,7 +77,7 @@ describe('admin console', () => {
     assert.match(page.url(), /\/admin\/login\?next=/);
     await page.fill('#key', stack.adminKey);
     await page.click('button[type=submit]');
-    await page.waitForURL(/\/admin\/gateway/);
+    await page.waitForURL((url) => url.pathname === '/admin/gateway');
     const cookies = await page.context().cookies();
     const session = cookies.find((c) => c.name === 'sluice_console');
     assert.ok(session && session.httpOnly && session.sameSite === 'Strict', 'HttpOnly SameSite=Strict cookie');
@@ -159,6 +159,7 @@ describe('admin console', () => {
     await page.waitForSelector('#editor-status.good');
     assert.match(await page.textContent('#editor-status'), /Saved/);
     assert.equal(fs.readFileSync(file, 'utf8'), valid);
+    await page.waitForSelector('#routes-table [data-route="console-sonnet"]');
     const kept = fs.readdirSync(path.join(stack.catalog, 'history'));
     assert.equal(kept.length, 1);
     assert.equal(fs.readFileSync(path.join(stack.catalog, 'history', kept[0]), 'utf8'), original);
@@ -169,7 +170,7 @@ describe('admin console', () => {
 
     const followed = await stack.message(stack.memberKey, 'console-sonnet');
     assert.equal(followed.status, 200);
-    await page.goto(`${stack.url}/admin/gateway#settings`);
+    await page.click('#tab-settings');
     await page.waitForSelector('#settings-loaded');
     assert.match(await page.textContent('#settings-loaded'), /by console/);
     assert.equal(await page.textContent('#settings-accepted'), '1');
@@ -181,7 +182,8 @@ describe('admin console', () => {
   });
 
   test('the Test button sends one prompt through exactly that deployment', async () => {
-    await page.goto(`${stack.url}/admin/gateway#overview`);
+    await page.goto(`${stack.url}/admin/gateway`);
+    await page.click('#tab-overview');
     await page.click('[data-probe="claude-sonnet-5-5 anthropic/api"]');
     const card = '[data-model="claude-sonnet-5-5"]';
     await page.waitForSelector(`${card} .probe-answer`, { timeout: 15000 });
@@ -238,7 +240,7 @@ describe('admin console', () => {
     await page.goto(`${stack.url}/admin/gateway`);
     await page.waitForSelector('#sign-out:not([hidden])');
     await page.click('#sign-out');
-    await page.waitForURL(/\/admin\/login/);
+    await page.waitForURL((url) => url.pathname === '/admin/login');
     const status = await page.evaluate(async () => (await fetch('/admin/api/session')).status);
     assert.equal(status, 401);
   });

@@ -114,6 +114,10 @@
     }
     const wanted = tabs.findIndex((t) => '#' + t.id === location.hash);
     select(wanted >= 0 ? wanted : 0);
+    window.addEventListener('hashchange', () => {
+      const index = tabs.findIndex((t) => '#' + t.id === location.hash);
+      if (index >= 0) select(index);
+    });
     return { select };
   };
 

@@ -85,7 +85,7 @@
     return Math.max(0, at);
   }
 
-  async function editor(panel) {
+  async function editor(panel, saved) {
     const { data } = await S.api('/admin/api/routes/source');
     let tag = data.tag;
     const area = el('textarea', { class: 'editor', id: 'route-editor', spellcheck: 'false', 'aria-label': 'gateway.yaml' });
@@ -132,6 +132,7 @@
           : `Saved. Catalog ${d.version} is live (${d.reload && d.reload.applied ? 'reloaded' : 'reload pending'}); the previous text is kept as ${d.kept}.`;
         status.className = 'good';
         if (d.history) showHistory(d.history);
+        if (!d.unchanged) await saved();
       } else {
         status.textContent = `Valid: would be catalog ${d.version}.`;
         status.className = 'good';
@@ -154,10 +155,9 @@
     showHistory(data.history);
   }
 
-  async function routes(panel) {
+  async function routesTable() {
     const { data } = await S.api('/admin/api/gateway/routes');
-    panel.append(el('p', { class: 'muted', text: 'First match wins, top to bottom: explicit routes in gateway.yaml order, then one implicit route per model.' }),
-      S.table([
+    return S.table([
         { title: '#', value: (r) => r.position, num: true },
         { title: 'Route', value: (r) => el('span', {}, el('code', { text: r.id }), el('br'), el('span', { class: 'muted', text: r.label })) },
         { title: 'Kind', value: (r) => r.kind },
@@ -168,10 +168,15 @@
         { title: 'Strategy', value: (r) => r.strategy },
         { title: 'Context fallbacks', value: (r) => r.context_fallbacks.join(' → ') || '–' },
         { title: 'Requires', value: (r) => r.requires.join(', ') || '–' },
-      ], data.routes, { attrs: { id: 'routes-table' }, rowAttrs: (r) => ({ 'data-route': r.id }) }));
+      ], data.routes, { attrs: { id: 'routes-table' }, rowAttrs: (r) => ({ 'data-route': r.id }) });
+  }
+
+  async function routes(panel) {
+    const table = el('div', {}, await routesTable());
     const holder = el('div', {});
-    panel.append(holder);
-    await editor(holder);
+    panel.append(el('p', { class: 'muted', text: 'First match wins, top to bottom: explicit routes in gateway.yaml order, then one implicit route per model.' }),
+      table, holder);
+    await editor(holder, async () => table.replaceChildren(await routesTable()));
   }
 
   async function settings(panel) {
