@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
-import { startStack } from './lib/stack.mjs';
+import { startInsecureGateway, startStack } from './lib/stack.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shots = process.env.SLUICE_CONSOLE_SCREENSHOTS || path.join(here, 'screenshots');
@@ -130,6 +130,14 @@ describe('admin console', () => {
     await page.click('#filters button[type=submit]');
     await page.waitForSelector(`#requests-table a[href="/admin/requests/${plain.id}"]`);
     await shot('requests');
+    const first = await page.evaluate(async () => (await fetch('/admin/api/requests?limit=1')).json());
+    assert.equal(first.requests.length, 1);
+    assert.ok(first.next_before, 'a cursor to the older page');
+    const second = await page.evaluate(async (before) => (await fetch('/admin/api/requests?limit=1&before=' + before)).json(), first.next_before);
+    assert.equal(second.requests.length, 1);
+    assert.notEqual(second.requests[0].id, first.requests[0].id);
+    const filtered = await page.evaluate(async () => (await fetch('/admin/api/requests?model=deepseek-flash')).json());
+    assert.deepEqual(filtered.requests.map((r) => r.id), [failover.id]);
     await page.click(`#requests-table a[href="/admin/requests/${failover.id}"]`);
     await page.waitForSelector('#attempts');
     assert.match(await page.textContent('#served-provider'), /openai/);
@@ -190,6 +198,12 @@ describe('admin console', () => {
     assert.match(await page.textContent(`${card} .probe-result`), /OK 200/);
     assert.match(await page.textContent(`${card} .probe-answer`), /mock provider/);
     await shot('gateway-test-button');
+    await until(async () => {
+      const probes = await page.evaluate(async () => (await fetch('/admin/api/requests?probes=1&model=claude-sonnet-5-5')).json());
+      return probes.requests.some((r) => r.probe && r.served_endpoint === 'anthropic/api');
+    }, 'the probe in the audit trail');
+    const plain = await page.evaluate(async () => (await fetch('/admin/api/requests?model=claude-sonnet-5-5')).json());
+    assert.ok(plain.requests.every((r) => !r.probe), 'probes are hidden by default');
   });
 
   test('analytics renders latency per model and SVG charts', async () => {
@@ -234,6 +248,20 @@ describe('admin console', () => {
     assert.match(text, /@ai-sdk\/openai-compatible/);
     await member.screenshot({ path: path.join(shots, 'connect.png'), fullPage: true });
     await member.close();
+  });
+
+  test('with --insecure-no-auth the console is disabled with a page that says why', async () => {
+    const insecure = await startInsecureGateway();
+    try {
+      const pageReply = await fetch(`${insecure.url}/admin/gateway`);
+      assert.equal(pageReply.status, 503);
+      assert.match(await pageReply.text(), /console is disabled[\s\S]*--insecure-no-auth/);
+      const apiReply = await fetch(`${insecure.url}/admin/api/members`);
+      assert.equal((await apiReply.json()).error.key, 'console_disabled');
+      assert.equal((await fetch(`${insecure.url}/admin/api/catalog/status`)).status, 200);
+    } finally {
+      await insecure.stop();
+    }
   });
 
   test('signing out ends the session', async () => {

@@ -153,6 +153,15 @@ export async function startStack() {
   return stack;
 }
 
+// A gateway without a database or keys (--insecure-no-auth): the console must be off.
+export async function startInsecureGateway() {
+  const env = { ...process.env };
+  delete env.SLUICE_DATABASE_URL;
+  const gateway = await startChild('sluice', ['--services', path.join(sourceDir, 'services'), '--listen', '127.0.0.1:0',
+    '--threads', '8', '--drain-seconds', '1', '--insecure-no-auth'], env);
+  return { url: gateway.url, stop: () => stopChild(gateway) };
+}
+
 export class Stack {
   constructor(work, catalog, dbUrl, dbName) {
     this.work = work;
