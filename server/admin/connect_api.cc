@@ -45,8 +45,21 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
   for (const auto* model : claude) claude_models.push_back({{"id", claudeId(*model)}, {"name", model->display_name}});
   std::string claude_env = "export ANTHROPIC_BASE_URL=" + base_url + "\nexport ANTHROPIC_AUTH_TOKEN=" + kKeyPlaceholder + "\n";
   if (!claude.empty()) {
-    claude_env += "export ANTHROPIC_MODEL=" + claudeId(*claude.front()) + "\n";
-    claude_env += "export ANTHROPIC_DEFAULT_SONNET_MODEL=" + claudeId(*claude.front()) + "\n";
+    // The catalog's default model when Claude Code may list it, else the first it may.
+    const catalog::Model* main_model = claude.front();
+    for (const auto* model : claude) {
+      if (model->id == catalog->default_model) main_model = model;
+    }
+    claude_env += "export ANTHROPIC_MODEL=" + claudeId(*main_model) + "\n";
+    // Claude Code's opus/sonnet/haiku slots, each filled by the first model whose id names it.
+    for (const auto& [slot, word] : {std::pair{"OPUS", "opus"}, std::pair{"SONNET", "sonnet"}, std::pair{"HAIKU", "haiku"}}) {
+      for (const auto* model : claude) {
+        if (model->id.find(word) != std::string::npos) {
+          claude_env += std::string("export ANTHROPIC_DEFAULT_") + slot + "_MODEL=" + claudeId(*model) + "\n";
+          break;
+        }
+      }
+    }
   }
   out["claude_code"] = {{"models", claude_models}, {"env", claude_env}};
 

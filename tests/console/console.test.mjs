@@ -244,6 +244,8 @@ describe('admin console', () => {
     await member.waitForSelector('#connect-profile pre');
     const text = await member.textContent('#connect-profile');
     assert.match(text, /ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1/);
+    assert.match(text, /ANTHROPIC_MODEL=claude-sonnet-5-5\[1m\]/, 'the default model, marked as a 1M-context model');
+    assert.match(text, /ANTHROPIC_DEFAULT_HAIKU_MODEL=claude-haiku-5-5/);
     assert.match(text, /wire_api = "responses"/);
     assert.match(text, /@ai-sdk\/openai-compatible/);
     await member.screenshot({ path: path.join(shots, 'connect.png'), fullPage: true });
