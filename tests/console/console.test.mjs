@@ -64,6 +64,12 @@ describe('admin console', () => {
     });
     assert.equal(reply.status, 403);
     assert.equal((await reply.json()).error.key, 'not_admin');
+    const behindTls = await fetch(`${stack.url}/admin/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json', origin: stack.url, 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ key: stack.adminKey }),
+    });
+    assert.equal(behindTls.status, 200);
+    assert.match(behindTls.headers.get('set-cookie'), /^sluice_console=[0-9a-f]{64}; Path=\/admin; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
     await page.goto(`${stack.url}/admin/login`);
     await page.fill('#key', stack.memberKey);
     await page.click('button[type=submit]');
@@ -219,6 +225,9 @@ describe('admin console', () => {
     assert.match(csv, /^model,requests,/);
     assert.match(csv, /claude-sonnet-5-5/);
     await shot('analytics');
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await shot('analytics-laptop-width');
+    await page.setViewportSize({ width: 1400, height: 900 });
   });
 
   test('members, access control and connect pages render', async () => {
