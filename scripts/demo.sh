@@ -153,6 +153,7 @@ Sluice is running at ${base}
 EOF
 if [[ -n ${key} ]]; then
   printf '  API key:        %s   (saved in %s)\n' "${key}" "${key_file#"${repo}/"}"
+  printf '  admin console:  %s/admin   (sign in with the API key: member demo is an admin)\n' "${base}"
 fi
 printf '\nAnthropic Messages:\n'
 print_curl /v1/messages "${messages_body}" "${messages_headers[@]}"
