@@ -63,13 +63,15 @@ bench_build=${bench_repo}/build-bench
 bench_source=${bench_repo}
 if ((bench_head)); then
   bench_source=${bench_build}/src
-  bench_commit=$(git -C "${bench_repo}" rev-parse HEAD)
-  if [[ $(cat "${bench_build}/src.commit" 2>/dev/null) != "${bench_commit}" ]]; then
-    bench_say "snapshot of ${bench_commit:0:12} in build-bench/src"
+  # Taken afresh only when something outside bench/, docs/ and scripts/ changed, so that a
+  # commit to the benchmark itself does not rebuild the gateway.
+  bench_tree=$(git -C "${bench_repo}" ls-tree HEAD | grep -Pv '\t(bench|docs|scripts)$' | sha1sum | cut -c1-40)
+  if [[ $(cat "${bench_build}/src.tree" 2>/dev/null) != "${bench_tree}" ]]; then
+    bench_say "snapshot of $(git -C "${bench_repo}" rev-parse --short HEAD) in build-bench/src"
     rm -rf "${bench_source}"
     mkdir -p "${bench_source}"
     git -C "${bench_repo}" archive HEAD | tar -x -C "${bench_source}"
-    printf '%s\n' "${bench_commit}" >"${bench_build}/src.commit"
+    printf '%s\n' "${bench_tree}" >"${bench_build}/src.tree"
   fi
 fi
 bench_sluice_build=${bench_build}/sluice
