@@ -225,7 +225,8 @@ describe('admin console', () => {
     assert.match(csv, /^model,requests,/);
     assert.match(csv, /claude-sonnet-5-5/);
     await shot('analytics');
-    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.setViewportSize({ width: 1024, height: 1400 });
+    await page.waitForTimeout(300);  // let the relayout paint before the full-page capture
     await shot('analytics-laptop-width');
     await page.setViewportSize({ width: 1400, height: 900 });
   });

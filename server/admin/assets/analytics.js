@@ -5,21 +5,24 @@
   const el = S.el;
 
   // A bar chart of one series over the window's buckets (empty buckets drawn as zero).
-  function chart(title, data, field, format) {
+  function chart(title, data, field, format, integer = true) {
     const W = 720, H = 220, L = 64, R = 12, T = 26, B = 30;
     const byT = new Map(data.series.map((p) => [p.t, p]));
     const start = Math.floor(data.from / data.bucket_seconds) * data.bucket_seconds;
     const points = [];
     for (let t = start; t <= data.to; t += data.bucket_seconds) points.push({ t, v: byT.has(t) ? Number(byT.get(t)[field]) : 0 });
-    const max = Math.max(1, ...points.map((p) => p.v));
+    // Counts get whole-number ticks: up to 4 divisions, the top rounded up to a multiple of them.
+    const top = Math.max(integer ? 1 : 1e-9, ...points.map((p) => p.v));
+    const divisions = integer ? Math.max(1, Math.min(4, Math.ceil(top))) : 4;
+    const max = integer ? Math.ceil(top / divisions) * divisions : top;
     const bw = (W - L - R) / points.length;
     const svg = el('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `${title} over time`, 'data-chart': field });
     svg.append(el('title', { text: title }));
     svg.append(el('text', { x: L, y: 16, text: title, 'font-weight': '600' }));
-    for (let i = 0; i <= 4; i++) {
-      const y = T + ((H - T - B) * i) / 4;
+    for (let i = 0; i <= divisions; i++) {
+      const y = T + ((H - T - B) * i) / divisions;
       svg.append(el('line', { x1: L, x2: W - R, y1: y, y2: y, stroke: '#e3e7ec' }));
-      svg.append(el('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', text: format(max * (1 - i / 4)) }));
+      svg.append(el('text', { x: L - 6, y: y + 4, 'text-anchor': 'end', text: format(max * (1 - i / divisions)) }));
     }
     points.forEach((p, i) => {
       const h = ((H - T - B) * p.v) / max;
@@ -76,7 +79,7 @@
         chart('Requests', data, 'requests', (v) => S.fmtInt(Math.round(v))),
         chart('Tokens in', data, 'input_tokens', (v) => S.fmtInt(Math.round(v))),
         chart('Tokens out', data, 'output_tokens', (v) => S.fmtInt(Math.round(v))),
-        chart('Cost', data, 'cost_microdollars', (v) => S.fmtUsd(v))),
+        chart('Cost', data, 'cost_microdollars', (v) => S.fmtUsd(v), false)),
       el('h2', { text: 'Cost by' }),
       el('div', { class: 'grid' }, ['member', 'project', 'model', 'provider'].map((dim) => el('div', { class: 'card' },
         el('h3', {}, dim[0].toUpperCase() + dim.slice(1), ' ',
