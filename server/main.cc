@@ -2,6 +2,7 @@
 // until SIGTERM/SIGINT, then drains in-flight requests (bounded) and exits 0. SIGHUP reloads the
 // catalog; an invalid one is refused and the last good one keeps serving.
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -123,6 +124,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   std::signal(SIGPIPE, SIG_IGN);
 
   // The audit trail: schema first, then the writer (which replays any spool a previous run left).
+  std::atomic<metrics::Histogram*> batch_rows{nullptr};
   std::unique_ptr<audit::Writer> audit_writer;
   std::unique_ptr<audit::PartitionKeeper> partition_keeper;
   if (options.database_url) {
@@ -130,6 +132,11 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
     audit::WriterOptions writer_options;
     writer_options.database_url = *options.database_url;
     writer_options.spool_path = resolveSpoolPath(audit_settings.spool_path);
+    // The gateway (and its metrics) is made after the writer: batches written before it exists
+    // are not observed.
+    writer_options.on_batch = [&batch_rows](size_t rows, double) {
+      if (auto* histogram = batch_rows.load()) histogram->observe(static_cast<double>(rows));
+    };
     audit_writer = std::make_unique<audit::Writer>(writer_options);
     try {
       audit_writer->start();
@@ -165,6 +172,11 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
     log::warn("--insecure-no-auth: API keys are not checked; every request is anonymous");
   }
   admin::installConsole(gateway);
+  batch_rows.store(&gateway.metrics().audit_batch_rows.with({}));
+  struct Unhook {
+    std::atomic<metrics::Histogram*>& hook;
+    ~Unhook() { hook.store(nullptr); }  // before the gateway goes, on every return path
+  } unhook{batch_rows};
   if (audit_writer) {
     audit::Writer* writer = audit_writer.get();
     gateway.metrics().setAuditSource([writer] {

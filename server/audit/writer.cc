@@ -176,6 +176,7 @@ struct Writer::State {
     last_batch_size.store(lines.size());
     batches.fetch_add(1);
     rows_written.fetch_add(lines.size());
+    if (options.on_batch) options.on_batch(lines.size(), elapsed / 1000.0);
     changeDatabase(Database::Available, "");
     return true;
   }

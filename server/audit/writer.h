@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,9 @@ struct WriterOptions {
   int flush_interval_ms = 200;     // a partial batch waits at most this long
   int write_timeout_ms = 5000;     // a batch slower than this goes to the spool (statement_timeout)
   int retry_interval_ms = 1000;    // how often an unreachable PostgreSQL is tried again
+  // Called on the writer's thread after every batch written into PostgreSQL (rows, seconds);
+  // must be quick and must not throw. For metrics (gateway_audit_batch_rows).
+  std::function<void(size_t rows, double seconds)> on_batch;
 };
 
 struct WriterStats {
