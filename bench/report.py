@@ -162,6 +162,10 @@ def write(res, out):
     w("")
     for note in res.get("notes", []):
         w(f"- {note}")
+    for name, keys in res.get("sluice_error_keys", {}).items():
+        if keys:
+            w(f"- {name} logged errors: " + ", ".join(f"`{k}` ×{v}" for k, v in sorted(keys.items())) +
+              " (logs/ has the lines)")
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     chart(res, out)

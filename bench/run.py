@@ -128,6 +128,33 @@ class Processes:
             return proc, int(address.rsplit(":", 1)[1])
         return proc, None
 
+    def keep_logs(self, out):
+        """Keeps what is worth reading of each process's stderr in out/logs: for Sluice the lines
+        that are not per-request info lines and a count of error keys; for the others the tail."""
+        logs = os.path.join(out, "logs")
+        shutil.rmtree(logs, ignore_errors=True)
+        os.makedirs(logs)
+        summary = {}
+        for name, _ in self.children:
+            path = os.path.join(self.workdir, f"{name}.stderr")
+            try:
+                lines = open(path, errors="replace").read().splitlines()
+            except OSError:
+                continue
+            if name.startswith("sluice"):
+                keys = {}
+                for line in lines:
+                    if '"error_key"' in line:
+                        key = line.split('"error_key":"', 1)[1].split('"', 1)[0]
+                        keys[key] = keys.get(key, 0) + 1
+                summary[name] = keys
+                kept = [line for line in lines if '"level":"info"' not in line][-2000:]
+            else:
+                kept = lines[-200:]
+            with open(os.path.join(logs, f"{name}.log"), "w") as f:
+                f.write("\n".join(kept) + "\n")
+        return summary
+
     def stop_all(self):
         for name, proc in reversed(self.children):
             if proc.poll() is None:
@@ -383,6 +410,7 @@ def main():
     try:
         run_all(args, bench, procs, workdir)
     finally:
+        res["sluice_error_keys"] = procs.keep_logs(args.out)
         procs.stop_all()
         shutil.rmtree(workdir, ignore_errors=True)
     res["elapsed_s"] = round(time.time() - t_start, 1)
