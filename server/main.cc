@@ -3,6 +3,8 @@
 // catalog; an invalid one is refused and the last good one keeps serving.
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -212,6 +214,39 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
                  {{"diagnostics", problems}, {"trigger", trigger}});
     }
   };
+  // Housekeeping: quota counters of windows that ended more than a day ago are deleted hourly.
+  std::mutex housekeeping_mutex;
+  std::condition_variable housekeeping_wake;
+  bool housekeeping_stop = false;
+  std::thread housekeeping;
+  if (const auto quotas = gateway.identity().quotas) {
+    housekeeping = std::thread([&, quotas] {
+      std::unique_lock lock(housekeeping_mutex);
+      do {
+        lock.unlock();
+        try {
+          const size_t pruned = quotas->prune(std::chrono::system_clock::now() - std::chrono::hours(24));
+          if (pruned > 0) log::info("quota counters pruned", {{"rows", pruned}});
+        } catch (const std::exception& error) {
+          log::warn("quota counters not pruned", {{"error", error.what()}});
+        }
+        lock.lock();
+      } while (!housekeeping_wake.wait_for(lock, std::chrono::hours(1), [&] { return housekeeping_stop; }));
+    });
+  }
+  auto stop_housekeeping = [&] {
+    {
+      std::lock_guard lock(housekeeping_mutex);
+      housekeeping_stop = true;
+    }
+    housekeeping_wake.notify_all();
+    if (housekeeping.joinable()) housekeeping.join();
+  };
+  struct JoinHousekeeping {
+    std::function<void()> stop;
+    ~JoinHousekeeping() { stop(); }
+  } join_housekeeping{stop_housekeeping};
+
   std::unique_ptr<config::CatalogWatch> watch;
   if (reload_settings.watch_ms > 0) {
     watch = std::make_unique<config::CatalogWatch>(options.services_dir, std::chrono::milliseconds(reload_settings.watch_ms),
@@ -253,6 +288,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   }
 
   if (watch) watch->stop();
+  stop_housekeeping();
   log::info("draining", {{"in_flight", server.currentConnections()}, {"drain_seconds", options.drain_seconds}});
   gateway.stopping().store(true);
   server.stop();
