@@ -120,6 +120,7 @@ class Exchange {
       if (!parsed["model"].is_string()) return fail({400, "invalid_request", "'model' must be a string", "model", {}});
       requested = parsed["model"].get<std::string>();
     }
+    requested_model_ = requested;
     stream_ = parsed.contains("stream") && parsed["stream"].is_boolean() && parsed["stream"].get<bool>();
     if (client_wire_ == catalog::Wire::OpenAIChat) {
       const auto options = parsed.find("stream_options");
@@ -302,6 +303,12 @@ class Exchange {
                                                      ordered_json& body) {
     const catalog::Wire provider_wire = attempt.endpoint->wire;
     if (provider_wire == client_wire_) {
+      const bool clamp = plan.max_tokens_clamped && plan.max_tokens.has_value();
+      const bool add_usage = stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_;
+      // Nothing to change: the client's bytes go upstream as they came (no re-serialisation).
+      if (!clamp && !add_usage && !requested_model_.empty() && requested_model_ == attempt.deployment->upstream_model) {
+        return raw_body_;
+      }
       body["model"] = attempt.deployment->upstream_model;
       if (plan.max_tokens_clamped && plan.max_tokens) body[maxTokensField(client_wire_, body)] = *plan.max_tokens;
       if (stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_) {
@@ -734,6 +741,7 @@ class Exchange {
   std::string_view lane_ = metrics::lane::kLocal;
   std::optional<SteadyClock::time_point> first_byte_at_;
   std::string raw_body_;
+  std::string requested_model_;  // the body's "model", as sent
   std::optional<wire::Request> ir_;
   std::optional<wire::ApiError> decode_error_;
   wire::Usage usage_;
