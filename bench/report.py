@@ -53,7 +53,7 @@ def write(res, out):
     w("")
     w(f"Machine: {m['cpus']} CPUs ({m['cpu_model']}), {m['mem_gib']} GiB, Linux {m['kernel']}. "
       f"Load average (1/5/15 min) {'/'.join(res.get('loadavg_start', []))} at the start, "
-      f"{'/'.join(res.get('loadavg_end', []))} at the end (other work shares the machine). "
+      f"{'/'.join(res.get('loadavg_before_ramp', []))} before the stream ramp (other work shares the machine). "
       f"Run took {res.get('elapsed_s', '?')} s. Load generator: bench/loadgen (sluice-loadgen), one thread, "
       f"keep-alive. Numbers are medians of {1 if res['mode'] == 'quick' else 3} interleaved rounds where noted. "
       "Added = through the target minus direct to the upstream, same generator, same concurrency.")
@@ -131,7 +131,8 @@ def write(res, out):
     w("")
     shape = next((t[n]["streams"]["shape"] for n in names if "shape" in t[n].get("streams", {})), (200, 10, 250))
     w(f"Streams sustained: concurrent streams held for the whole measured window (each connection starts its next "
-      f"stream as soon as one ends; {shape[1]} text deltas one event every {shape[0]} ms) with no failed or short "
+      f"stream as soon as one ends, the connections starting evenly over 3 s; {shape[1]} text deltas one event every "
+      f"{shape[0]} ms) with no failed or short "
       f"stream and no frame more than {shape[2]} ms later than its pace. Levels tried stop at the first that fails; "
       "each level's numbers are in results.json. In the 16-stream test a frame is late 100 ms after its pace.")
     w("")

@@ -44,7 +44,8 @@ def figures(run):
                 f["added inter-chunk p99 (µs)"] = s["gap_p99_us"] - ds["gap_p99_us"]
         f["CPU µs/req"] = c.get("16", {}).get("cpu_us_per_req")
         if "streams" in x:
-            f["streams sustained"] = x["streams"]["sustained"]
+            pace = x["streams"].get("shape", [20])[0]
+            f[f"streams sustained ({pace} ms pace)"] = x["streams"]["sustained"]
         r = x.get("rss_kib", {})
         f["idle RSS (MiB)"] = r.get("idle") and r["idle"] / 1024
         f["RSS after load (MiB)"] = r.get("after") and r["after"] / 1024

@@ -237,13 +237,28 @@ Stats LoadThread::run() {
       if (c->state == Connection::State::Closed) open(*c);
     }
   }
+  // Closed loop with a ramp-up: connection i sends its first request ramp_up_s * i / n after the
+  // start, so thousands of streams do not all pace in lockstep. They wait in `starting` until then.
+  std::deque<Connection*> starting;
   for (auto& c : connections) {
-    if (c->state == Connection::State::Idle) idle.push_back(c.get());
+    if (c->state != Connection::State::Idle) continue;
+    if (options_.ramp_up_s > 0 && options_.rate <= 0) {
+      starting.push_back(c.get());
+    } else {
+      idle.push_back(c.get());
+    }
   }
 
   start_line_.arrive_and_wait();
   running = true;
   const int64_t t0 = nowNs();
+  const int64_t ramp_up = static_cast<int64_t>(options_.ramp_up_s * kSecond);
+  auto startAt = [&](size_t i) {
+    // Interleaves the threads: thread t's i-th connection is overall connection i * threads + t.
+    const auto overall = static_cast<int64_t>(i) * options_.threads + index_;
+    return t0 + ramp_up * overall / std::max(1, options_.connections);
+  };
+  size_t started = 0;
   warm_end = t0 + static_cast<int64_t>(options_.warmup_s * kSecond);
   end = warm_end + static_cast<int64_t>(options_.duration_s * kSecond);
   const bool open_loop = options_.rate > 0;
@@ -271,6 +286,12 @@ Stats LoadThread::run() {
           next_send += interval;
         }
         stats.backlog_max = std::max<int64_t>(stats.backlog_max, static_cast<int64_t>(backlog.size()));
+      }
+      while (!starting.empty() && startAt(started) <= now) {
+        Connection& c = *starting.front();
+        starting.pop_front();
+        ++started;
+        if (c.state == Connection::State::Idle) send(c, now);
       }
       while (!idle.empty() && (open_loop ? !backlog.empty() : true)) {
         Connection& c = *idle.back();
@@ -300,6 +321,7 @@ Stats LoadThread::run() {
 
     int64_t wait = 20 * kMs;
     if (open_loop && !stopping) wait = std::clamp<int64_t>(next_send - now, 0, wait);
+    if (!starting.empty() && !stopping) wait = std::clamp<int64_t>(startAt(started) - now, 0, wait);
     timespec wait_spec{static_cast<time_t>(wait / kSecond), static_cast<long>(wait % kSecond)};
     const int n = ::epoll_pwait2(epoll, events.data(), static_cast<int>(events.size()), &wait_spec, nullptr);
     now = nowNs();

@@ -31,6 +31,7 @@ constexpr const char* kUsage = R"(usage: sluice-loadgen --url http://HOST:PORT/P
   --rate R                     open loop at R requests/s in total (default: closed loop)
   -d, --duration S             recorded seconds (default 5)
   --warmup S                   unrecorded seconds first (default 1)
+  --ramp-up S                  closed loop: start the connections evenly over S seconds
   --timeout-ms N               per request (default 10000)
   --stream-marker TEXT         count each occurrence in the body as one token event
   --pace-ms N --late-ms N      a token gap over pace+late is late (defaults 0, 50)
@@ -122,6 +123,8 @@ int main(int argc, char** argv) {
         options.duration_s = std::stod(value());
       } else if (flag == "--warmup") {
         options.warmup_s = std::stod(value());
+      } else if (flag == "--ramp-up") {
+        options.ramp_up_s = std::stod(value());
       } else if (flag == "--timeout-ms") {
         options.timeout_ms = std::stoi(value());
       } else if (flag == "--stream-marker") {

@@ -17,6 +17,7 @@ struct Options {
   double rate = 0;           // requests/s in total; 0 = closed loop (each connection back to back)
   double duration_s = 5;
   double warmup_s = 1;       // run but not recorded
+  double ramp_up_s = 0;      // closed loop: spread the connections' first requests over this long
   int timeout_ms = 10000;    // a request without its full answer by then counts as a timeout
   // Streaming: a decoded body byte sequence that marks one token event ("text_delta" …).
   std::string stream_marker;
