@@ -322,12 +322,16 @@ class Bench:
                     "gap_max_us": res["gap_us"]["max"], "ttft_p99_us": res["ttft_us"]["p99"],
                     "rss_kib": rss_kib(target.pid), "errors": res["errors"]}
             steps.append(step)
-            if res["failures"] or res["streams"]["late_frames"] or res["streams"]["completed"] == 0:
+            pace, _, late = RAMP_SHAPE
+            slow_start = res["ttft_us"]["p99"] > (pace + late) * 1000  # the first frame is a frame too
+            step["slow_start"] = slow_start
+            if res["failures"] or res["streams"]["late_frames"] or res["streams"]["completed"] == 0 or slow_start:
                 break
             sustained = n
             time.sleep(1)  # let the previous level's connections close
         self.results["targets"][target.name]["streams"] = {"sustained": sustained, "steps": steps,
-                                                           "max_tried": levels[-1], "shape": RAMP_SHAPE}
+                                                           "max_tried": levels[-1], "shape": RAMP_SHAPE,
+                                                           "ramp_up_s": 3.0}
 
 
 def med(values):

@@ -45,7 +45,8 @@ def figures(run):
         f["CPU µs/req"] = c.get("16", {}).get("cpu_us_per_req")
         if "streams" in x:
             pace = x["streams"].get("shape", [20])[0]
-            f[f"streams sustained ({pace} ms pace)"] = x["streams"]["sustained"]
+            start = "staggered" if "ramp_up_s" in x["streams"] else "lockstep"
+            f[f"streams sustained ({pace} ms pace, {start})"] = x["streams"]["sustained"]
         r = x.get("rss_kib", {})
         f["idle RSS (MiB)"] = r.get("idle") and r["idle"] / 1024
         f["RSS after load (MiB)"] = r.get("after") and r["after"] / 1024
