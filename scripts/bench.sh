@@ -26,7 +26,7 @@ for arg in "$@"; do
     --quick) bench_args+=(--quick) ;;
     --no-db) bench_db=0 ;;
     --head) bench_head=1 ;;
-    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) printf 'bench: unknown argument %s (try --help)\n' "${arg}" >&2; exit 2 ;;
   esac
 done
