@@ -182,8 +182,15 @@ class Encoder final : public StreamEncoder {
     const auto open = open_.find(index);
     if (open == open_.end()) return {};
     const int client_index = open->second.client_index;
+    std::string out;
+    // As in the whole answer: another wire's unsigned thinking still ends with its envelope, so
+    // every thinking block the client holds is signed and replays to the wire it came from.
+    if (open->second.type == ContentBlock::Type::Thinking && !open->second.signature_sent &&
+        open->second.signature_wire && *open->second.signature_wire != catalog::Wire::Anthropic) {
+      out = deltaFor(index, DeltaKind::Signature, std::string());
+    }
     open_.erase(open);
-    return frame("content_block_stop", Json{{"type", "content_block_stop"}, {"index", client_index}});
+    return out + frame("content_block_stop", Json{{"type", "content_block_stop"}, {"index", client_index}});
   }
 
   // Blocks still open when the message ends are closed in the order they were opened.

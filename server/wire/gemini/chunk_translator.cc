@@ -108,15 +108,19 @@ void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::v
     closeOpen(out);  // the streamed call ended without its closing piece
   }
 
-  if (const std::string signature = signatureOf(part); !signature.empty()) emitSignature(signature, out);
+  const std::string signature = signatureOf(part);
+  const Json* text = member(part, "text");
+  const bool thought = trueMember(part, "thought");
+  const bool thought_text = thought && text != nullptr && text->is_string() && !text->get_ref<const std::string&>().empty();
+  // A signed thought part closes its own run, so its text goes in before the signature.
+  if (!signature.empty() && !thought_text) emitSignature(signature, out);
 
   if (call != nullptr) {
     takeFunctionCall(*call, candidate_index, out);
     return;
   }
-  if (const Json* text = member(part, "text"); text != nullptr && text->is_string()) {
+  if (text != nullptr && text->is_string()) {
     const std::string& value = text->get_ref<const std::string&>();
-    const bool thought = trueMember(part, "thought");
     const Open kind = thought ? Open::Thought : Open::Text;
     if (value.empty()) return;
     if (open_ != kind) {
@@ -128,6 +132,7 @@ void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::v
       open_ = kind;
     }
     delta(thought ? StreamEvent::DeltaKind::Thinking : StreamEvent::DeltaKind::Text, value, out);
+    if (thought_text && !signature.empty()) emitSignature(signature, out);
     return;
   }
   // Anything else with content (inlineData, executableCode, codeExecutionResult, ...) is kept
@@ -184,7 +189,18 @@ void ChunkTranslator::continueCall(const Json& call, std::vector<StreamEvent>& o
   if (!trueMember(call, "willContinue")) closeOpen(out);
 }
 
+// Gemini signs the part after a thought run (the first answer part, or the function call), never
+// the thought text itself. A signature met while thought text is open therefore closes that run,
+// signed: the client sees one signed thinking block before the answer, and on replay the
+// signature waits for the next part again (request_contents), which is where Gemini put it.
+// A signature with no thought run open (a streamed answer's trailing empty part, or a call after
+// text) stays a block of its own at the place Gemini sent it.
 void ChunkTranslator::emitSignature(const std::string& signature, std::vector<StreamEvent>& out) {
+  if (open_ == Open::Thought) {
+    delta(StreamEvent::DeltaKind::Signature, signature, out);
+    closeOpen(out);
+    return;
+  }
   closeOpen(out);
   ContentBlock block;
   block.type = ContentBlock::Type::Thinking;

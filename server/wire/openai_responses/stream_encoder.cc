@@ -225,9 +225,8 @@ std::string ResponsesStreamEncoder::blockStop(int index) {
         bytes += frame("response.reasoning_summary_part.done",
                        {{"item_id", item.id}, {"output_index", at}, {"summary_index", 0}, {"part", summaryPart(item.text)}});
       }
-      const std::string encrypted =
-          item.signature.empty() ? std::string()
-                                 : wrapSignature(item.block.signature_wire, item.block.reasoning_id, item.signature);
+      // As in the whole answer: another wire's unsigned reasoning still gets its envelope.
+      const std::string encrypted = wrapSignature(item.block.signature_wire, item.block.reasoning_id, item.signature);
       done = reasoningItem(item.id, item.text, encrypted);
       break;
     }

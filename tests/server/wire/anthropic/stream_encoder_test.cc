@@ -182,6 +182,35 @@ BOOST_AUTO_TEST_CASE(gemini_signature_in_the_start_block_survives_a_claude_code_
   BOOST_TEST(decoded->messages.at(1).content.at(1).tool_id == "gemini_call_0");
 }
 
+BOOST_AUTO_TEST_CASE(unsigned_foreign_thinking_still_ends_with_its_envelope_as_in_the_whole_answer) {
+  // A Gemini thought summary Gemini did not sign: the streamed block ends with the same envelope
+  // the whole answer carries, so streamed and whole messages agree and every block is signed.
+  ContentBlock thinking;
+  thinking.type = ContentBlock::Type::Thinking;
+  thinking.signature_wire = catalog::Wire::Gemini;
+  const auto events = sseEvents(encodeAll({start("", usage(1, 1)), blockStart(0, thinking),
+                                           delta(0, DeltaKind::Thinking, "hmm"), simple(Type::BlockStop, 0),
+                                           blockStart(1, textBlock()), delta(1, DeltaKind::Text, "hi"),
+                                           simple(Type::BlockStop, 1), simple(Type::MessageStop)}));
+  BOOST_TEST_REQUIRE(events.size() >= 5u);
+  BOOST_TEST(events[3].first == "content_block_delta");
+  BOOST_TEST(events[3].second["delta"] == Json::parse(R"({"type":"signature_delta","signature":"sluice:gemini::"})"));
+  BOOST_TEST(events[4].first == "content_block_stop");
+  Response whole;
+  whole.content.push_back(thinking);
+  whole.content.back().text = "hmm";
+  const Json encoded = Json::parse(encodeResponse(whole, kContext));
+  BOOST_TEST(encoded["content"][0]["signature"] == "sluice:gemini::");
+
+  // Anthropic's own unsigned thinking (never seen in practice) gets no invented signature.
+  ContentBlock own = thinking;
+  own.signature_wire = catalog::Wire::Anthropic;
+  const auto plain = sseEvents(encodeAll({start("", usage(1, 1)), blockStart(0, own),
+                                          delta(0, DeltaKind::Thinking, "hmm"), simple(Type::BlockStop, 0),
+                                          simple(Type::MessageStop)}));
+  BOOST_TEST(plain[3].first == "content_block_stop");
+}
+
 BOOST_AUTO_TEST_CASE(anthropic_signature_passes_unchanged) {
   ContentBlock thinking;
   thinking.type = ContentBlock::Type::Thinking;

@@ -40,6 +40,36 @@ BOOST_AUTO_TEST_CASE(text_part_with_signature_decodes_to_signature_block_then_te
   BOOST_TEST(response.usage.cache_read_tokens == 0);
 }
 
+BOOST_AUTO_TEST_CASE(thought_summary_is_signed_by_the_part_that_follows_it) {
+  // Gemini signs the first answer part, not the summary: the summary block takes the signature,
+  // so the client sees one signed thinking block before the text, and replay puts the signature
+  // back on the text part.
+  const Response response = decodeOk(R"({"candidates":[{"content":{"role":"model","parts":[
+      {"text":"Counting letters.","thought":true},{"text":"Three.","thoughtSignature":"U0lH"}]},
+      "finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":1,
+      "thoughtsTokenCount":3},"responseId":"r1"})");
+  BOOST_TEST_REQUIRE(response.content.size() == 2u);
+  BOOST_TEST((response.content[0].type == ContentBlock::Type::Thinking));
+  BOOST_TEST(response.content[0].text == "Counting letters.");
+  BOOST_TEST(response.content[0].signature == "U0lH");
+  BOOST_TEST(response.content[1].text == "Three.");
+  Request request;
+  request.model = "m";
+  Message user;
+  user.role = Role::User;
+  ContentBlock question;
+  question.text = "How many r?";
+  user.content.push_back(question);
+  Message assistant;
+  assistant.role = Role::Assistant;
+  assistant.content = response.content;
+  request.messages = {user, assistant, user};
+  const auto encoded = encodeRequest(request, EncodeOptions{});
+  BOOST_TEST_REQUIRE(encoded.has_value());
+  BOOST_TEST(nlohmann::json::parse(*encoded)["contents"][1]["parts"] ==
+             nlohmann::json::parse(R"([{"text":"Three.","thoughtSignature":"U0lH"}])"));
+}
+
 BOOST_AUTO_TEST_CASE(function_call_decodes_to_tool_use_with_deterministic_minted_id) {
   const std::string body = readFixture("gemini/vercel-ai__google-tool-call.json");
   const Response response = decodeOk(body);

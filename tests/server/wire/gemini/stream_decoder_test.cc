@@ -141,15 +141,15 @@ BOOST_AUTO_TEST_CASE(thought_summaries_stream_as_thinking_before_the_answer) {
   const Response& response = folded.response;
   BOOST_TEST(response.id == "beHBaJfEMIi-qtsP3769-Q8");
   BOOST_TEST(response.model == "gemini-2.5-pro");
-  BOOST_TEST_REQUIRE(response.content.size() == 3u);
+  // The signature rides on the first answer part; it closes the thought run, signed.
+  BOOST_TEST_REQUIRE(response.content.size() == 2u);
   const ContentBlock& thoughts = response.content[0];
   BOOST_TEST((thoughts.type == ContentBlock::Type::Thinking));
   BOOST_TEST(thoughts.text.starts_with("**Clarifying User Goals**"));
   BOOST_TEST(thoughts.text.find("**Crafting Safe Instructions**") != std::string::npos);
-  BOOST_TEST(thoughts.signature.empty());
-  BOOST_TEST(response.content[1].signature.starts_with("CiIB0e2Kb6Syj1a961EfbWv4W5C8RgAA"));
-  BOOST_TEST(response.content[1].text.empty());
-  const ContentBlock& answer = response.content[2];
+  BOOST_TEST(thoughts.signature.starts_with("CiIB0e2Kb6Syj1a961EfbWv4W5C8RgAA"));
+  BOOST_TEST((thoughts.signature_wire == catalog::Wire::Gemini));
+  const ContentBlock& answer = response.content[1];
   BOOST_TEST((answer.type == ContentBlock::Type::Text));
   BOOST_TEST(answer.text.starts_with("This is a great question! Safely crossing the street"));
   BOOST_TEST(answer.text.ends_with("Always assume a driver might not see you."));
@@ -159,6 +159,68 @@ BOOST_AUTO_TEST_CASE(thought_summaries_stream_as_thinking_before_the_answer) {
   BOOST_TEST(response.usage.input_tokens == 34);
   BOOST_TEST(response.usage.output_tokens == 469 + 787);
   BOOST_TEST(response.usage.reasoning_tokens == 787);
+}
+
+BOOST_AUTO_TEST_CASE(a_signature_after_the_answer_stays_where_gemini_sent_it) {
+  // Gemini 3 streams thought summaries, the answer, then the signature on an empty last part.
+  // The thought run has closed unsigned by then; the signature becomes a block of its own after
+  // the text rather than holding the answer back.
+  const std::vector<std::string> lines = {
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"Thinking it over.","thought":true}]}}],"responseId":"g3"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"Two."}]}}],"responseId":"g3"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"","thoughtSignature":"U0lH"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1,"thoughtsTokenCount":4},"responseId":"g3"})",
+  };
+  const auto folded = fold(decodeEveryWay(sseBody(lines)));
+  BOOST_TEST_REQUIRE(!folded.error.has_value());
+  const auto& content = folded.response.content;
+  BOOST_TEST_REQUIRE(content.size() == 3u);
+  BOOST_TEST((content[0].type == ContentBlock::Type::Thinking));
+  BOOST_TEST(content[0].text == "Thinking it over.");
+  BOOST_TEST(content[0].signature.empty());
+  BOOST_TEST((content[0].signature_wire == catalog::Wire::Gemini));
+  BOOST_TEST(content[1].text == "Two.");
+  BOOST_TEST((content[2].type == ContentBlock::Type::Thinking));
+  BOOST_TEST(content[2].text.empty());
+  BOOST_TEST(content[2].signature == "U0lH");
+
+  // Sent back, the turn is the parts Gemini streamed: no thought text, the signature last.
+  Request request;
+  request.model = "m";
+  request.max_tokens = 10;
+  Message user;
+  user.role = Role::User;
+  ContentBlock question;
+  question.text = "1+1?";
+  user.content.push_back(question);
+  Message assistant;
+  assistant.role = Role::Assistant;
+  assistant.content = content;
+  request.messages = {user, assistant, user};
+  const auto encoded = encodeRequest(request, EncodeOptions{});
+  BOOST_TEST_REQUIRE(encoded.has_value());
+  const Json body = Json::parse(*encoded);
+  BOOST_TEST(body["contents"][1]["parts"] ==
+             Json::parse(R"([{"text":"Two."},{"text":"","thoughtSignature":"U0lH"}])"));
+}
+
+BOOST_AUTO_TEST_CASE(a_signed_thought_part_closes_its_own_run) {
+  // Code Assist and Gemini 2.5 sign the last thought part itself: its text belongs to the run
+  // the signature closes, and the next thought starts a new block.
+  const std::vector<std::string> lines = {
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"First ","thought":true}]}}],"responseId":"g4"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"idea.","thought":true,"thoughtSignature":"QQ=="}]}}],"responseId":"g4"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"","thought":true,"thoughtSignature":"Qg=="}]}}],"responseId":"g4"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"text":"Answer."}]},"finishReason":"STOP"}],"responseId":"g4"})",
+  };
+  const auto folded = fold(decodeEveryWay(sseBody(lines)));
+  BOOST_TEST_REQUIRE(!folded.error.has_value());
+  const auto& content = folded.response.content;
+  BOOST_TEST_REQUIRE(content.size() == 3u);
+  BOOST_TEST(content[0].text == "First idea.");
+  BOOST_TEST(content[0].signature == "QQ==");
+  BOOST_TEST(content[1].text.empty());
+  BOOST_TEST(content[1].signature == "Qg==");
+  BOOST_TEST(content[2].text == "Answer.");
 }
 
 BOOST_AUTO_TEST_CASE(error_payload_inside_the_stream_becomes_an_error_event) {
