@@ -290,6 +290,26 @@ BOOST_AUTO_TEST_CASE(own_signatures_are_sent_as_encrypted_content_with_their_ite
       R"({"id":"rs_upstream","type":"reasoning","summary":[],"encrypted_content":"gAAAA-rest"})"));
 }
 
+BOOST_AUTO_TEST_CASE(unsigned_foreign_reasoning_carries_its_envelope_as_in_the_whole_answer) {
+  // A Gemini thought summary no part signed: streamed and whole answers both give the item the
+  // empty Gemini envelope, so every reasoning item carries encrypted_content.
+  const std::vector<StreamEvent> events = {messageStart(), blockStart(0, thinkingStart(catalog::Wire::Gemini)),
+                                           delta(0, Kind::Thinking, "Pondering."), blockStop(0),
+                                           messageDelta(StopReason::EndTurn, {}), messageStop()};
+  const auto sent = test::parseSent(test::encodeStream(events, kContext));
+  const Json* done = nullptr;
+  for (const auto& event : sent) {
+    if (event.event == "response.output_item.done") done = &event.data;
+  }
+  BOOST_TEST_REQUIRE(done != nullptr);
+  BOOST_TEST((*done)["item"]["encrypted_content"] == "sluice:gemini::");
+  Response whole;
+  whole.content.push_back(thinkingStart(catalog::Wire::Gemini));
+  whole.content.back().text = "Pondering.";
+  const Json encoded = Json::parse(encodeResponse(whole, kContext));
+  BOOST_TEST(encoded["output"][0]["encrypted_content"] == (*done)["item"]["encrypted_content"]);
+}
+
 BOOST_AUTO_TEST_CASE(finish_completes_a_stream_that_never_said_message_stop) {
   auto encoder = makeStreamEncoder(kContext);
   std::string body = encoder->encode(messageStart());
