@@ -21,6 +21,8 @@
 #include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
+#include <malloc.h>
+
 #include "server/admin/console.h"
 #include "server/audit/partition_keeper.h"
 #include "server/audit/writer.h"
@@ -268,10 +270,45 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   params->setMaxKeepAliveRequests(100000);
   params->setKeepAliveTimeout(Poco::Timespan(75, 0));
   params->setTimeout(Poco::Timespan(120, 0));
-  Poco::ThreadPool pool(8, options.threads, 60, 256 * 1024);
+  // Connection threads idle for kThreadIdleSeconds are released (down to 8).
+  constexpr int kThreadIdleSeconds = 10;
+  Poco::ThreadPool pool(8, options.threads, kThreadIdleSeconds, 256 * 1024);
   Poco::Net::HTTPRequestHandlerFactory::Ptr router = new http::Router(gateway);
   Poco::Net::TCPServer server(new http::ConnectionFactory(params, router, gateway), pool, socket, params);
   server.start();
+
+  // Memory after a burst: Poco's pool releases idle threads only when it is next asked for one, so
+  // it is asked to here every 2 s; and once no request is in flight after some were served, the
+  // heap's free pages go back to the kernel. RSS returns near idle instead of keeping the peak.
+  std::mutex memory_mutex;
+  std::condition_variable memory_wake;
+  bool memory_stop = false;
+  std::thread memory_keeper([&] {
+    bool busy_before = false;
+    std::unique_lock lock(memory_mutex);
+    while (!memory_wake.wait_for(lock, std::chrono::seconds(2), [&] { return memory_stop; })) {
+      const int threads_before = pool.allocated();
+      pool.collect();
+      const bool released = pool.allocated() < threads_before;
+      const bool busy = gateway.metrics().inflight_requests.value() > 0;
+      if (!busy && (busy_before || released)) malloc_trim(0);
+      busy_before = busy;
+    }
+  });
+  struct JoinMemoryKeeper {
+    std::mutex& mutex;
+    std::condition_variable& wake;
+    bool& stop;
+    std::thread& thread;
+    ~JoinMemoryKeeper() {
+      {
+        std::lock_guard lock(mutex);
+        stop = true;
+      }
+      wake.notify_all();
+      if (thread.joinable()) thread.join();
+    }
+  } join_memory_keeper{memory_mutex, memory_wake, memory_stop, memory_keeper};
 
   const std::string address = socket.address().toString();
   log::info("listening", {{"address", address}, {"catalog_version", loaded.catalog->version}, {"threads", options.threads}});

@@ -1,6 +1,7 @@
 #include "server/http/client_watch.h"
 
 #include <cerrno>
+#include <chrono>
 #include <vector>
 
 #include <poll.h>
@@ -59,7 +60,8 @@ ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& ca
     entry.cancel = &cancel;
     entries_.emplace(id, entry);
   }
-  wake_.notify_one();
+  // NOTE: no wake-up: the watch looks for new entries every kPollMs by itself. Waking it for each
+  // request would cost a thread switch per request, and most answers are back before it looks.
   return Registration(this, id);
 }
 
@@ -74,8 +76,9 @@ void ClientWatch::run() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !entries_.empty(); });
+      if (entries_.empty()) wake_.wait_for(lock, std::chrono::milliseconds(kPollMs), [this] { return stopping_; });
       if (stopping_) return;
+      if (entries_.empty()) continue;
       fds.clear();
       ids.clear();
       for (const auto& [id, entry] : entries_) {

@@ -1,6 +1,10 @@
 #include "server/http/connection.h"
 
+#include <cerrno>
 #include <memory>
+#include <string>
+
+#include <poll.h>
 
 #include <Poco/Net/HTTPHeaderStream.h>
 #include <Poco/Net/HTTPRequestHandler.h>
@@ -38,12 +42,27 @@ void sendRawError(Poco::Net::HTTPServerSession& session, int status, const std::
 }
 
 // Exposes how much the session already read ahead, so an idle wait can poll the socket in short
-// steps (and notice a drain) without missing a pipelined request already buffered.
+// steps (and notice a drain) without missing a pipelined request already buffered; and peek(),
+// which reads what arrived into that buffer.
 class Session : public Poco::Net::HTTPServerSession {
  public:
   using HTTPServerSession::HTTPServerSession;
   using HTTPServerSession::buffered;
+  using HTTPServerSession::peek;
 };
+
+// Waits up to `timeout_ms` for the socket to become readable: 1 when it is, 0 on timeout, -1 on
+// error. One poll(2); Poco's Socket::poll builds and closes an epoll set for every wait.
+int waitReadable(int fd, int timeout_ms) {
+  pollfd item{};
+  item.fd = fd;
+  item.events = POLLIN;
+  for (;;) {
+    const int ready = ::poll(&item, 1, timeout_ms);
+    if (ready >= 0) return ready > 0 ? 1 : 0;
+    if (errno != EINTR) return -1;
+  }
+}
 
 size_t headerBytes(const Poco::Net::HTTPServerRequest& request) {
   size_t total = request.getURI().size() + request.getMethod().size();
@@ -69,8 +88,20 @@ void Connection::run() {
     }
     const Poco::Timestamp started;
     const Poco::Timespan idle_limit = params_->getKeepAliveTimeout();
+    const int fd = socket().impl()->sockfd();
     while (!gateway_.stopping().load()) {
-      if (socket().poll(Poco::Timespan(0, 200'000), Poco::Net::Socket::SELECT_READ)) return session.hasMoreRequests();
+      const int ready = waitReadable(fd, 200);
+      if (ready < 0) return false;
+      if (ready > 0) {
+        // The bytes that arrived go into the session's buffer (the read parsing the request would
+        // make anyway), so hasMoreRequests() finds them there instead of waiting a second time.
+        try {
+          if (session.peek() == std::char_traits<char>::eof()) return false;
+        } catch (const Poco::Exception&) {
+          return false;  // reset while idle
+        }
+        return session.hasMoreRequests();
+      }
       if (started.isElapsed(idle_limit.totalMicroseconds())) return false;
     }
     return false;

@@ -680,23 +680,24 @@ class Exchange {
 
   void finish(int status, const std::string& error_key = "") {
     const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started_);
-    nlohmann::json fields = {{"request_id", request_id_},
-                             {"path", request_.getURI()},
-                             {"status", status},
-                             {"model", model_},
-                             {"route_match", route_match_},
-                             {"served", served_},
-                             {"stream", stream_},
-                             {"input_tokens", usage_.input_tokens},
-                             {"output_tokens", usage_.output_tokens},
-                             {"cache_read_tokens", usage_.cache_read_tokens},
-                             {"cache_write_tokens", usage_.cache_write_tokens},
-                             {"reasoning_tokens", usage_.reasoning_tokens},
-                             {"cost_microdollars", cost_},
-                             {"upstream_ms", upstream_ms_},
-                             {"duration_ms", static_cast<double>(elapsed.count()) / 1000.0}};
-    if (!error_key.empty()) fields["error_key"] = error_key;
-    log::info("request", fields);
+    log::Line line(log::Level::Info, "request");
+    line.field("request_id", request_id_)
+        .field("path", request_.getURI())
+        .field("status", status)
+        .field("model", model_)
+        .field("route_match", route_match_)
+        .field("served", served_)
+        .field("stream", stream_)
+        .field("input_tokens", usage_.input_tokens)
+        .field("output_tokens", usage_.output_tokens)
+        .field("cache_read_tokens", usage_.cache_read_tokens)
+        .field("cache_write_tokens", usage_.cache_write_tokens)
+        .field("reasoning_tokens", usage_.reasoning_tokens)
+        .field("cost_microdollars", cost_)
+        .field("upstream_ms", upstream_ms_)
+        .field("duration_ms", static_cast<double>(elapsed.count()) / 1000.0);
+    if (!error_key.empty()) line.field("error_key", error_key);
+    line.write();
 
     const auto& row = audit_.record();
     metrics::RequestFigures figures;

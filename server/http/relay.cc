@@ -147,7 +147,11 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
       return result;
     }
     if (result.status >= 400) return relayErrorBody(answer, body, response, wire, wire, context);
-    if (auto decoded = wire::decodeResponse(wire, body)) {
+    // The bytes go out unchanged: only the usage is read, from its own member when it can be.
+    if (const auto reading = wire::scanResponseUsage(wire, body)) {
+      result.usage = reading->usage;
+      result.usage_reported = reading->reported;
+    } else if (auto decoded = wire::decodeResponse(wire, body)) {
       result.usage = decoded->usage;
       result.usage_reported = decoded->usage_reported;
     }

@@ -1,10 +1,14 @@
 #include "server/log/json_log.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
-#include <string>
 
 namespace sluice::log {
 
@@ -15,16 +19,19 @@ std::mutex& lineMutex() {
   return mutex;
 }
 
-std::string timestamp() {
+void appendTimestamp(std::string& out) {
   const auto now = std::chrono::system_clock::now();
   const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(millis / 1000);
   std::tm utc{};
   gmtime_r(&seconds, &utc);
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis % 1000));
-  return buffer;
+  char buffer[40];
+  const int n = std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                              utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                              static_cast<int>(millis % 1000));
+  out.push_back('"');
+  out.append(buffer, static_cast<size_t>(n));
+  out.push_back('"');
 }
 
 std::string_view levelName(Level level) {
@@ -37,20 +44,158 @@ std::string_view levelName(Level level) {
   return "info";
 }
 
+// Length of the well-formed UTF-8 sequence starting at `s[i]`, or 0 when it is not one
+// (overlong forms, surrogates and values past U+10FFFF included).
+size_t utf8Length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  const auto continuation = [&](size_t k) { return k < s.size() && (byte(k) & 0xC0) == 0x80; };
+  if (lead >= 0xC2 && lead <= 0xDF) return continuation(i + 1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (!continuation(i + 1) || !continuation(i + 2)) return 0;
+    const unsigned char second = byte(i + 1);
+    if (lead == 0xE0 && second < 0xA0) return 0;  // overlong
+    if (lead == 0xED && second > 0x9F) return 0;  // surrogate
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (!continuation(i + 1) || !continuation(i + 2) || !continuation(i + 3)) return 0;
+    const unsigned char second = byte(i + 1);
+    if (lead == 0xF0 && second < 0x90) return 0;  // overlong
+    if (lead == 0xF4 && second > 0x8F) return 0;  // past U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+void writeAll(const std::string& text) {
+  std::lock_guard lock(lineMutex());
+  std::fflush(stderr);  // anything a library wrote through stdio goes first
+  const char* data = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // NOTE: nowhere to report a failing stderr
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
 }  // namespace
 
-void write(Level level, std::string_view message, nlohmann::json fields) {
-  nlohmann::json line = nlohmann::json::object();
-  line["ts"] = timestamp();
-  line["level"] = levelName(level);
-  line["msg"] = message;
-  if (fields.is_object()) {
-    for (auto& [key, value] : fields.items()) line[key] = std::move(value);
+void appendJsonString(std::string& out, std::string_view value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  size_t run = 0;  // start of the bytes still to copy unchanged
+  size_t i = 0;
+  const auto flush = [&](size_t end) { out.append(value.data() + run, end - run); };
+  while (i < value.size()) {
+    const unsigned char c = static_cast<unsigned char>(value[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      if (const size_t n = utf8Length(value, i); n > 0) {
+        i += n;
+        continue;
+      }
+      flush(i);
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      run = ++i;
+      continue;
+    }
+    flush(i);
+    switch (c) {
+      case '"': out.append("\\\""); break;
+      case '\\': out.append("\\\\"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\b': out.append("\\b"); break;
+      case '\f': out.append("\\f"); break;
+      default:
+        out.append("\\u00");
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+    }
+    run = ++i;
   }
-  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::lock_guard lock(lineMutex());
-  std::fwrite(text.data(), 1, text.size(), stderr);
-  std::fflush(stderr);
+  flush(i);
+  out.push_back('"');
+}
+
+Line::Line(Level level, std::string_view message) {
+  text_.reserve(512);
+  text_.append("{\"ts\":");
+  appendTimestamp(text_);
+  text_.append(",\"level\":\"");
+  text_.append(levelName(level));
+  text_.append("\",\"msg\":");
+  appendJsonString(text_, message);
+}
+
+void Line::key(std::string_view name) {
+  text_.push_back(',');
+  appendJsonString(text_, name);
+  text_.push_back(':');
+}
+
+Line& Line::field(std::string_view name, std::string_view value) {
+  key(name);
+  appendJsonString(text_, value);
+  return *this;
+}
+
+Line& Line::field(std::string_view name, int64_t value) {
+  key(name);
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  text_.append(buffer, result.ptr);
+  return *this;
+}
+
+Line& Line::field(std::string_view name, double value) {
+  key(name);
+  if (!std::isfinite(value)) {
+    text_.append("null");
+    return *this;
+  }
+  char buffer[48];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 3);
+  text_.append(buffer, result.ptr);
+  return *this;
+}
+
+Line& Line::field(std::string_view name, bool value) {
+  key(name);
+  text_.append(value ? "true" : "false");
+  return *this;
+}
+
+Line& Line::field(std::string_view name, const nlohmann::json& value) {
+  key(name);
+  text_.append(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return *this;
+}
+
+std::string Line::text() const { return text_ + "}\n"; }
+
+void Line::write() const { writeAll(text()); }
+
+void write(Level level, std::string_view message, const nlohmann::json& fields) {
+  Line line(level, message);
+  if (fields.is_object()) {
+    for (const auto& [name, value] : fields.items()) {
+      // Fields named like the fixed ones replace nothing: the fixed ones come first.
+      if (name == "ts" || name == "level" || name == "msg") continue;
+      line.field(name, value);
+    }
+  }
+  line.write();
 }
 
 }  // namespace sluice::log

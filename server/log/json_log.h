@@ -1,7 +1,13 @@
 #pragma once
 // Structured logs: one JSON object per line on stderr, written whole under a lock so lines from
 // concurrent requests never interleave. Thread-safe.
+//
+// `Line` writes the object straight into one string, field by field: the per-request line is on
+// every request's path, and building an nlohmann::json for it costs more than the request's own
+// routing. Strings are escaped as JSON requires; bytes that are not UTF-8 become U+FFFD.
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -10,17 +16,44 @@ namespace sluice::log {
 
 enum class Level { Debug, Info, Warn, Error };
 
-// Adds "ts" (RFC 3339 UTC, milliseconds), "level" and "msg" to `fields` and writes the line.
-void write(Level level, std::string_view message, nlohmann::json fields = nlohmann::json::object());
+class Line {
+ public:
+  // Starts {"ts":…,"level":…,"msg":…; ts is RFC 3339 UTC with milliseconds.
+  Line(Level level, std::string_view message);
 
-inline void info(std::string_view message, nlohmann::json fields = nlohmann::json::object()) {
-  write(Level::Info, message, std::move(fields));
+  Line& field(std::string_view key, std::string_view value);
+  Line& field(std::string_view key, const char* value) { return field(key, std::string_view(value)); }
+  Line& field(std::string_view key, const std::string& value) { return field(key, std::string_view(value)); }
+  Line& field(std::string_view key, int64_t value);
+  Line& field(std::string_view key, int value) { return field(key, static_cast<int64_t>(value)); }
+  Line& field(std::string_view key, double value);  // finite values, 3 decimals; others as null
+  Line& field(std::string_view key, bool value);
+  Line& field(std::string_view key, const nlohmann::json& value);
+
+  // The line as it would be written (closed, with the newline).
+  std::string text() const;
+  // Writes the line to stderr.
+  void write() const;
+
+ private:
+  void key(std::string_view name);
+  std::string text_;
+};
+
+// Appends `value` to `out` as a JSON string literal (quotes included).
+void appendJsonString(std::string& out, std::string_view value);
+
+// Adds "ts", "level" and "msg" to `fields` and writes the line.
+void write(Level level, std::string_view message, const nlohmann::json& fields = nlohmann::json::object());
+
+inline void info(std::string_view message, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(Level::Info, message, fields);
 }
-inline void warn(std::string_view message, nlohmann::json fields = nlohmann::json::object()) {
-  write(Level::Warn, message, std::move(fields));
+inline void warn(std::string_view message, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(Level::Warn, message, fields);
 }
-inline void error(std::string_view message, nlohmann::json fields = nlohmann::json::object()) {
-  write(Level::Error, message, std::move(fields));
+inline void error(std::string_view message, const nlohmann::json& fields = nlohmann::json::object()) {
+  write(Level::Error, message, fields);
 }
 
 }  // namespace sluice::log

@@ -1,5 +1,6 @@
 #include "server/upstream/client.h"
 
+#include <algorithm>
 #include <istream>
 
 #include <sys/socket.h>
@@ -160,9 +161,12 @@ bool Response::readSome(std::string& out) {
       finished_ = true;
       return false;
     }
-    char buffer[16384];
-    const std::streamsize n = body_->readsome(buffer, sizeof buffer);
-    out.append(buffer, static_cast<size_t>(n));
+    // Straight into `out` (no buffer on the connection thread's stack).
+    constexpr size_t kRead = 16384;
+    const size_t had = out.size();
+    out.resize(had + kRead);
+    const std::streamsize n = body_->readsome(out.data() + had, kRead);
+    out.resize(had + static_cast<size_t>(std::max<std::streamsize>(n, 0)));
     return true;
   } catch (const Poco::Exception& error) {
     aborted_ = true;

@@ -67,6 +67,15 @@ std::expected<Request, ApiError> decodeRequest(catalog::Wire wire, std::string_v
 std::expected<std::string, ApiError> encodeRequest(catalog::Wire wire, const Request& request,
                                                    const EncodeOptions& options);
 std::expected<Response, ApiError> decodeResponse(catalog::Wire wire, std::string_view body);
+
+// The usage of a whole (not streamed) answer, read without decoding the answer (json_scan.h):
+// the same figures decodeResponse gives. nullopt when it cannot be read that way (Gemini, whose
+// usage needs the candidates; a body that does not walk as one object): decode instead.
+struct UsageReading {
+  Usage usage;
+  bool reported = false;
+};
+std::optional<UsageReading> scanResponseUsage(catalog::Wire wire, std::string_view body);
 std::string encodeResponse(catalog::Wire wire, const Response& response, const ResponseContext& context);
 std::unique_ptr<StreamDecoder> makeStreamDecoder(catalog::Wire wire);
 std::unique_ptr<StreamEncoder> makeStreamEncoder(catalog::Wire wire, const ResponseContext& context);

@@ -156,4 +156,26 @@ BOOST_AUTO_TEST_CASE(every_recording_translates_to_every_client_format_as_checke
   }
 }
 
+// The passthrough lane reads usage by scanning for it (codec.h, scanResponseUsage): on every
+// recorded whole answer it must read what decoding the answer reads.
+BOOST_AUTO_TEST_CASE(usage_read_by_scan_equals_usage_decoded_on_every_recording) {
+  int compared = 0;
+  for (const Recording& recording : recordings()) {
+    if (recording.stream || recording.wire == Wire::Gemini) continue;
+    const auto decoded = sluice::wire::decodeResponse(recording.wire, recording.bytes);
+    if (!decoded) continue;
+    const auto scanned = sluice::wire::scanResponseUsage(recording.wire, recording.bytes);
+    BOOST_TEST_REQUIRE(scanned.has_value(), recording.name);
+    BOOST_TEST(scanned->reported == decoded->usage_reported, recording.name);
+    BOOST_TEST(scanned->usage.input_tokens == decoded->usage.input_tokens, recording.name);
+    BOOST_TEST(scanned->usage.output_tokens == decoded->usage.output_tokens, recording.name);
+    BOOST_TEST(scanned->usage.cache_read_tokens == decoded->usage.cache_read_tokens, recording.name);
+    BOOST_TEST(scanned->usage.cache_write_tokens == decoded->usage.cache_write_tokens, recording.name);
+    BOOST_TEST(scanned->usage.reasoning_tokens == decoded->usage.reasoning_tokens, recording.name);
+    ++compared;
+  }
+  BOOST_TEST_MESSAGE("compared " << compared << " recordings");
+  BOOST_TEST(compared >= 4);  // the whole (not streamed) non-Gemini answers among the recordings
+}
+
 BOOST_AUTO_TEST_SUITE_END()

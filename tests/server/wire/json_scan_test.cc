@@ -1,0 +1,58 @@
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+#include "server/wire/codec.h"
+#include "server/wire/json_scan.h"
+
+namespace sluice::wire {
+namespace {
+
+std::string valueOf(std::string_view json, std::string_view key) {
+  const MemberScan scan = scanTopLevelMember(json, key);
+  BOOST_TEST_REQUIRE(scan.walked, json);
+  return scan.value ? std::string(*scan.value) : std::string("<absent>");
+}
+
+BOOST_AUTO_TEST_SUITE(json_scan)
+
+BOOST_AUTO_TEST_CASE(finds_the_top_level_member_and_skips_nested_ones) {
+  const std::string json = R"( {"a":{"usage":1},"text":"a \"usage\": 2, {[","list":[1,-2.5e+3,true,false,null,{}],
+      "usage" : {"prompt_tokens":3,"x":[]} , "z":"\u00e9\\"} )";
+  BOOST_TEST(valueOf(json, "usage") == R"({"prompt_tokens":3,"x":[]})");
+  BOOST_TEST(valueOf(json, "list") == R"([1,-2.5e+3,true,false,null,{}])");
+  BOOST_TEST(valueOf(json, "missing") == "<absent>");
+  BOOST_TEST(valueOf("{}", "usage") == "<absent>");
+}
+
+BOOST_AUTO_TEST_CASE(the_last_of_duplicate_keys_wins_as_in_a_parse) {
+  BOOST_TEST(valueOf(R"({"usage":1,"usage":2})", "usage") == "2");
+  BOOST_TEST(Json::parse(R"({"usage":1,"usage":2})")["usage"] == 2);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_text_does_not_walk) {
+  const std::vector<std::string> bad_values = {
+      "", "{", "{\"usage\":}", "{\"usage\":1,}", "01", "1.", "-", "1e", "tru", "nul", "\"\x01\"", "\"\\x\"",
+      "\"\\u12g4\"", "[1,]", "[1 2]", "\"open", "{\"a\" 1}", "{a:1}", "'a'", std::string(600, '[')};
+  for (const std::string& bad : bad_values) {
+    BOOST_TEST(!scanTopLevelMember("{\"k\":" + bad + "}", "k").walked, bad);
+  }
+  for (const std::string bad : {"", "[]", "\"usage\"", "{", "{\"a\":1} x", "{\"a\":1}}", "{\"a\":1,\"usage\"}"}) {
+    BOOST_TEST(!scanTopLevelMember(bad, "usage").walked, bad);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_key_written_with_escapes_leaves_the_reading_to_a_parse) {
+  BOOST_TEST(!scanTopLevelMember(R"({"usag\u0065":{"prompt_tokens":1}})", "usage").walked);
+  BOOST_TEST(!scanResponseUsage(catalog::Wire::OpenAIChat, R"({"usag\u0065":{"prompt_tokens":1}})").has_value());
+}
+
+BOOST_AUTO_TEST_CASE(gemini_usage_is_left_to_the_decode) {
+  BOOST_TEST(!scanResponseUsage(catalog::Wire::Gemini, R"({"usageMetadata":{"promptTokenCount":1}})").has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace sluice::wire
