@@ -22,6 +22,10 @@
 #include <Poco/ThreadPool.h>
 
 #include <malloc.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string_view>
 
 #include "server/admin/console.h"
 #include "server/audit/partition_keeper.h"
@@ -271,14 +275,14 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   params->setKeepAliveTimeout(Poco::Timespan(75, 0));
   params->setTimeout(Poco::Timespan(120, 0));
   // Connection threads idle for kThreadIdleSeconds are released (down to 8).
-  constexpr int kThreadIdleSeconds = 10;
+  constexpr int kThreadIdleSeconds = 3;
   Poco::ThreadPool pool(8, options.threads, kThreadIdleSeconds, 256 * 1024);
   Poco::Net::HTTPRequestHandlerFactory::Ptr router = new http::Router(gateway);
   Poco::Net::TCPServer server(new http::ConnectionFactory(params, router, gateway), pool, socket, params);
   server.start();
 
   // Memory after a burst: Poco's pool releases idle threads only when it is next asked for one, so
-  // it is asked to here every 2 s; and once no request is in flight after some were served, the
+  // it is asked to here every second; and once no request is in flight after some were served, the
   // heap's free pages go back to the kernel. RSS returns near idle instead of keeping the peak.
   std::mutex memory_mutex;
   std::condition_variable memory_wake;
@@ -286,7 +290,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   std::thread memory_keeper([&] {
     bool busy_before = false;
     std::unique_lock lock(memory_mutex);
-    while (!memory_wake.wait_for(lock, std::chrono::seconds(2), [&] { return memory_stop; })) {
+    while (!memory_wake.wait_for(lock, std::chrono::seconds(1), [&] { return memory_stop; })) {
       const int threads_before = pool.allocated();
       pool.collect();
       const bool released = pool.allocated() < threads_before;
@@ -346,7 +350,25 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
 
 }  // namespace
 
+// glibc keeps the stacks of exited threads for reuse, up to 40 MB, with every page they touched
+// still resident: after a burst, the connection threads the pool releases would keep their memory.
+// The cache size is only read at process start, from GLIBC_TUNABLES, so the gateway starts itself
+// again once with the cache turned off (unless the operator set it). Thread stacks are then
+// unmapped when a thread exits; creating one costs a few microseconds more.
+static void restartWithoutStackCache(char** argv) {
+  constexpr std::string_view kTunable = "glibc.pthread.stack_cache_size";
+  const char* current = std::getenv("GLIBC_TUNABLES");
+  if (current != nullptr && std::string_view(current).find(kTunable) != std::string_view::npos) return;
+  if (std::getenv("SLUICE_KEEP_STACK_CACHE") != nullptr) return;  // e.g. under a profiler
+  std::string tunables = current != nullptr && *current != '\0' ? std::string(current) + ":" : std::string();
+  tunables += std::string(kTunable) + "=0";
+  if (::setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+  // NOTE: exec failed (no /proc): run on with the cache; only memory after a burst differs.
+}
+
 int main(int argc, char** argv) {
+  restartWithoutStackCache(argv);
   http::ServerOptions options;
   AuditSettings audit_settings;
   ReloadSettings reload_settings;
