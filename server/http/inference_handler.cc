@@ -9,6 +9,7 @@
 // The client watch cancels the upstream exchange the moment the caller hangs up, even while the
 // provider is silent; the RequestAudit guard writes exactly one row whatever happens.
 
+#include <array>
 #include <chrono>
 #include <istream>
 #include <random>
@@ -39,6 +40,7 @@
 #include "server/log/json_log.h"
 #include "server/wire/client.h"
 #include "server/wire/codec.h"
+#include "server/wire/json_scan.h"
 
 namespace sluice::http {
 
@@ -66,15 +68,21 @@ dispatch::TransportKind kindOf(upstream::TransportFailure failure) {
   return dispatch::TransportKind::Reset;
 }
 
-// The request's own output ceiling, by the client wire's field name.
-const char* maxTokensField(catalog::Wire wire, const ordered_json& body) {
+// The top-level members read before a lane is chosen, found by scanning the body
+// (wire/json_scan.h): a passthrough request is never parsed whole.
+enum HeadKey : size_t { kModel, kStream, kStreamOptions, kMaxTokens, kMaxCompletionTokens, kMaxOutputTokens };
+constexpr std::array<std::string_view, 6> kHeadKeys = {"model", "stream", "stream_options", "max_tokens",
+                                                       "max_completion_tokens", "max_output_tokens"};
+
+// The request's own output ceiling, by the client wire's field name; Chat has two names.
+HeadKey maxTokensKey(catalog::Wire wire, bool has_max_completion_tokens) {
   switch (wire) {
-    case catalog::Wire::Anthropic: return "max_tokens";
-    case catalog::Wire::OpenAIChat: return body.contains("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-    case catalog::Wire::OpenAIResponses: return "max_output_tokens";
-    case catalog::Wire::Gemini: return "maxOutputTokens";
+    case catalog::Wire::Anthropic: return kMaxTokens;
+    case catalog::Wire::OpenAIChat: return has_max_completion_tokens ? kMaxCompletionTokens : kMaxTokens;
+    case catalog::Wire::OpenAIResponses: return kMaxOutputTokens;
+    case catalog::Wire::Gemini: return kMaxOutputTokens;  // NOTE: never a client wire
   }
-  return "max_tokens";
+  return kMaxTokens;
 }
 
 int64_t millisBetween(SteadyClock::time_point from, SteadyClock::time_point to) {
@@ -112,21 +120,29 @@ class Exchange {
                    "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) + " bytes", {}, {}});
     }
     raw_body_ = std::move(*body);
-    ordered_json parsed = ordered_json::parse(raw_body_, nullptr, false);
-    if (parsed.is_discarded()) return fail({400, "invalid_json", "request body is not valid JSON", {}, {}});
-    if (!parsed.is_object()) return fail({400, "invalid_request", "request body must be a JSON object", {}, {}});
+    head_ = wire::scanTopLevelMembers(raw_body_, kHeadKeys);
+    if (!head_.walked) {
+      // Malformed, or a key written with escapes: the parse decides, and serves the members.
+      full_body_ = ordered_json::parse(raw_body_, nullptr, false);
+      if (full_body_->is_discarded()) return fail({400, "invalid_json", "request body is not valid JSON", {}, {}});
+      if (!full_body_->is_object()) {
+        return fail({400, "invalid_request", "request body must be a JSON object", {}, {}});
+      }
+    }
     std::string requested;
-    if (parsed.contains("model")) {
-      if (!parsed["model"].is_string()) return fail({400, "invalid_request", "'model' must be a string", "model", {}});
-      requested = parsed["model"].get<std::string>();
+    if (const auto model = headMember(kModel)) {
+      if (!model->is_string()) return fail({400, "invalid_request", "'model' must be a string", "model", {}});
+      requested = model->get<std::string>();
     }
     requested_model_ = requested;
-    stream_ = parsed.contains("stream") && parsed["stream"].is_boolean() && parsed["stream"].get<bool>();
+    const auto stream = headMember(kStream);
+    stream_ = stream && stream->is_boolean() && stream->get<bool>();
     if (client_wire_ == catalog::Wire::OpenAIChat) {
-      const auto options = parsed.find("stream_options");
-      client_asked_usage_ = options != parsed.end() && options->is_object() && options->contains("include_usage") &&
+      const auto options = headMember(kStreamOptions);
+      client_asked_usage_ = options && options->is_object() && options->contains("include_usage") &&
                             (*options)["include_usage"].is_boolean() && (*options)["include_usage"].get<bool>();
     }
+    max_tokens_key_ = maxTokensKey(client_wire_, headMember(kMaxCompletionTokens).has_value());
     audit_.record().requested_model = requested;
     audit_.record().is_streaming = stream_;
 
@@ -150,9 +166,8 @@ class Exchange {
     if (who_) plan_request.project = who_->scope.project;
     plan_request.health = &health;
     plan_request.draw = uniformDraw();
-    const char* max_field = maxTokensField(client_wire_, parsed);
-    if (parsed.contains(max_field) && parsed[max_field].is_number_integer()) {
-      plan_request.max_tokens = parsed[max_field].get<int64_t>();
+    if (const auto max_tokens = headMember(max_tokens_key_); max_tokens && max_tokens->is_number_integer()) {
+      plan_request.max_tokens = max_tokens->get<int64_t>();
     }
     auto plan = dispatch::planDispatch(*catalog_, plan_request);
     // The estimate counts the request's text at about four bytes a token, so it is at most a
@@ -203,7 +218,7 @@ class Exchange {
                                      {"to", plan->model_id},
                                      {"estimated_input_tokens", plan->estimated_input_tokens}});
     }
-    execute(*plan, parsed);
+    execute(*plan);
     settleQuota();
   }
 
@@ -297,28 +312,57 @@ class Exchange {
     return true;
   }
 
+  // A top-level member of the request: from the scan, or from the parsed body when the scan could
+  // not walk it. nullopt when absent. (A JSON null is a value here, as `contains` saw it.)
+  std::optional<ordered_json> headMember(HeadKey key) const {
+    if (!head_.walked) {
+      const auto found = full_body_->find(kHeadKeys[key]);
+      if (found == full_body_->end()) return std::nullopt;
+      return *found;
+    }
+    const auto& text = head_.values[key];
+    if (!text) return std::nullopt;
+    return ordered_json::parse(*text, nullptr, false);  // one member's value, already walked
+  }
+
+  ordered_json& fullBody() {
+    if (!full_body_) full_body_ = ordered_json::parse(raw_body_, nullptr, false);
+    return *full_body_;
+  }
+
   // The body this attempt sends: the client's own with the model rewritten when the wires match,
   // else the request encoded for the provider's wire.
-  std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
-                                                     ordered_json& body) {
+  std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan) {
     const catalog::Wire provider_wire = attempt.endpoint->wire;
     if (provider_wire == client_wire_) {
       const bool clamp = plan.max_tokens_clamped && plan.max_tokens.has_value();
+      // Without it a Chat stream carries no usage at all, and the request could not be accounted;
+      // the relay takes the usage chunk out again before the client sees it.
       const bool add_usage = stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_;
       // Nothing to change: the client's bytes go upstream as they came (no re-serialisation).
       if (!clamp && !add_usage && !requested_model_.empty() && requested_model_ == attempt.deployment->upstream_model) {
         return raw_body_;
       }
+      // Only the changed members are rewritten in the client's text (a 200 KB conversation is
+      // not parsed and re-serialised for a model name); stream_options the client wrote itself
+      // keeps its other members through the parse below.
+      if (head_.walked && !(add_usage && head_.values[kStreamOptions])) {
+        std::vector<wire::MemberEdit> edits;
+        edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
+        if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*plan.max_tokens)});
+        if (add_usage) edits.push_back({"stream_options", R"({"include_usage":true})"});
+        if (auto edited = wire::editTopLevelMembers(raw_body_, edits)) return std::move(*edited);
+      }
+      ordered_json& body = fullBody();
+      if (!body.is_object()) return std::unexpected(wire::ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
       body["model"] = attempt.deployment->upstream_model;
-      if (plan.max_tokens_clamped && plan.max_tokens) body[maxTokensField(client_wire_, body)] = *plan.max_tokens;
-      if (stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_) {
-        // Without it a Chat stream carries no usage at all, and the request could not be accounted;
-        // the relay takes the usage chunk out again before the client sees it.
+      if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *plan.max_tokens;
+      if (add_usage) {
         auto& options = body["stream_options"];
         if (!options.is_object()) options = ordered_json::object();
         options["include_usage"] = true;
       }
-      return body.dump();
+      return body.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
     }
     if (!decodeIr()) return std::unexpected(*decode_error_);
     wire::EncodeOptions options;
@@ -328,7 +372,7 @@ class Exchange {
     return wire::encodeRequest(provider_wire, *ir_, options);
   }
 
-  void execute(const dispatch::Plan& plan, ordered_json& body) {
+  void execute(const dispatch::Plan& plan) {
     upstream::Cancel cancel;
     const auto watching = gateway_.clientWatch().watch(clientFd(request_), cancel);
     dispatch::AttemptWalk walk(plan.attempts);
@@ -373,7 +417,7 @@ class Exchange {
           continue;
         }
       }
-      auto encoded = bodyFor(*attempt, plan, body);
+      auto encoded = bodyFor(*attempt, plan);
       if (!encoded) return fail(encoded.error());
       std::string upstream_body = std::move(*encoded);
       const bool passthrough = endpoint.wire == client_wire_;
@@ -744,6 +788,9 @@ class Exchange {
   std::string raw_body_;
   std::string requested_model_;  // the body's "model", as sent
   std::optional<wire::Request> ir_;
+  wire::MembersScan head_;
+  std::optional<ordered_json> full_body_;  // parsed only when the scan cannot serve
+  HeadKey max_tokens_key_ = kMaxTokens;
   std::optional<wire::ApiError> decode_error_;
   wire::Usage usage_;
   int64_t cost_ = 0;

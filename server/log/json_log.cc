@@ -1,5 +1,7 @@
 #include "server/log/json_log.h"
 
+#include "server/text/utf8.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,30 +46,6 @@ std::string_view levelName(Level level) {
   return "info";
 }
 
-// Length of the well-formed UTF-8 sequence starting at `s[i]`, or 0 when it is not one
-// (overlong forms, surrogates and values past U+10FFFF included).
-size_t utf8Length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = byte(i);
-  const auto continuation = [&](size_t k) { return k < s.size() && (byte(k) & 0xC0) == 0x80; };
-  if (lead >= 0xC2 && lead <= 0xDF) return continuation(i + 1) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (!continuation(i + 1) || !continuation(i + 2)) return 0;
-    const unsigned char second = byte(i + 1);
-    if (lead == 0xE0 && second < 0xA0) return 0;  // overlong
-    if (lead == 0xED && second > 0x9F) return 0;  // surrogate
-    return 3;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (!continuation(i + 1) || !continuation(i + 2) || !continuation(i + 3)) return 0;
-    const unsigned char second = byte(i + 1);
-    if (lead == 0xF0 && second < 0x90) return 0;  // overlong
-    if (lead == 0xF4 && second > 0x8F) return 0;  // past U+10FFFF
-    return 4;
-  }
-  return 0;
-}
-
 void writeAll(const std::string& text) {
   std::lock_guard lock(lineMutex());
   std::fflush(stderr);  // anything a library wrote through stdio goes first
@@ -99,7 +77,7 @@ void appendJsonString(std::string& out, std::string_view value) {
       continue;
     }
     if (c >= 0x80) {
-      if (const size_t n = utf8Length(value, i); n > 0) {
+      if (const size_t n = text::utf8SequenceLength(value, i); n > 0) {
         i += n;
         continue;
       }

@@ -1,5 +1,8 @@
 #include "server/wire/json_scan.h"
 
+#include "server/text/utf8.h"
+
+#include <algorithm>
 #include <cstring>
 
 namespace sluice::wire {
@@ -22,6 +25,10 @@ class Walker {
     }
   }
 
+  void bom() {
+    if (s_.starts_with("\xEF\xBB\xBF")) i_ += 3;
+  }
+
   bool at(char c) const { return i_ < s_.size() && s_[i_] == c; }
   bool done() const { return i_ == s_.size(); }
   size_t position() const { return i_; }
@@ -39,8 +46,15 @@ class Walker {
       const size_t run_end = quote ? static_cast<size_t>(static_cast<const char*>(quote) - base) : left;
       const void* slash = std::memchr(base, '\\', run_end);
       const size_t stop = slash ? static_cast<size_t>(static_cast<const char*>(slash) - base) : run_end;
+      // Control characters are not allowed raw, and the text must be UTF-8 (as a parse requires).
       for (size_t k = 0; k < stop; ++k) {
-        if (static_cast<unsigned char>(base[k]) < 0x20) return false;
+        const unsigned char c = static_cast<unsigned char>(base[k]);
+        if (c < 0x20) return false;
+        if (c >= 0x80) {
+          const size_t n = text::utf8SequenceLength(s_, i_ + k);
+          if (n == 0 || k + n > stop) return false;
+          k += n - 1;
+        }
       }
       i_ += stop;
       if (i_ >= s_.size()) return false;
@@ -69,13 +83,13 @@ class Walker {
     }
   }
 
-  // The top-level object, noting the value text of the last member named `key`.
-  bool topLevel(std::string_view key, std::optional<std::string_view>& found, bool& escaped_key) {
+  // The top-level object, noting the value text of the last member named by each key.
+  bool topLevel(std::span<const std::string_view> keys, MembersScan& scan, bool& escaped_key) {
     if (!at('{')) return false;
     ++i_;
     space();
     if (at('}')) {
-      ++i_;
+      scan.closing_brace = i_++;
       return true;
     }
     for (;;) {
@@ -90,14 +104,19 @@ class Walker {
       space();
       const size_t start = i_;
       if (!value(1)) return false;
-      if (!escaped && name == key) found = s_.substr(start, i_ - start);
+      ++scan.members;
+      if (!escaped) {
+        for (size_t k = 0; k < keys.size(); ++k) {
+          if (name == keys[k]) scan.values[k] = s_.substr(start, i_ - start);
+        }
+      }
       space();
       if (at(',')) {
         ++i_;
         continue;
       }
       if (!at('}')) return false;
-      ++i_;
+      scan.closing_brace = i_++;
       return true;
     }
   }
@@ -208,18 +227,70 @@ class Walker {
 
 }  // namespace
 
-MemberScan scanTopLevelMember(std::string_view json, std::string_view key) {
-  MemberScan result;
+MembersScan scanTopLevelMembers(std::string_view json, std::span<const std::string_view> keys) {
+  MembersScan scan;
+  scan.values.resize(keys.size());
   Walker walk(json);
+  walk.bom();  // a parse skips a leading byte-order mark too
   walk.space();
-  std::optional<std::string_view> found;
   bool escaped_key = false;
-  if (!walk.topLevel(key, found, escaped_key) || escaped_key) return result;
+  if (!walk.topLevel(keys, scan, escaped_key) || escaped_key) return MembersScan{};
   walk.space();
-  if (!walk.done()) return result;
-  result.walked = true;
-  result.value = found;
+  if (!walk.done()) return MembersScan{};
+  scan.walked = true;
+  return scan;
+}
+
+MemberScan scanTopLevelMember(std::string_view json, std::string_view key) {
+  const MembersScan scan = scanTopLevelMembers(json, std::span<const std::string_view>(&key, 1));
+  MemberScan result;
+  result.walked = scan.walked;
+  if (scan.walked) result.value = scan.values[0];
   return result;
+}
+
+std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<const MemberEdit> edits) {
+  std::vector<std::string_view> keys;
+  keys.reserve(edits.size());
+  for (const MemberEdit& edit : edits) keys.push_back(edit.key);
+  const MembersScan scan = scanTopLevelMembers(json, keys);
+  if (!scan.walked) return std::nullopt;
+
+  struct Splice {
+    size_t at;
+    size_t length;
+    std::string_view text;
+  };
+  std::vector<Splice> splices;
+  std::string appended;
+  bool has_members = scan.members > 0;
+  for (size_t k = 0; k < edits.size(); ++k) {
+    if (const auto& value = scan.values[k]) {
+      splices.push_back({static_cast<size_t>(value->data() - json.data()), value->size(), edits[k].value_json});
+      continue;
+    }
+    if (has_members) appended.push_back(',');
+    appended.push_back('"');
+    appended.append(edits[k].key);  // keys are the gateway's own names: no escaping needed
+    appended.append("\":");
+    appended.append(edits[k].value_json);
+    has_members = true;
+  }
+  if (!appended.empty()) splices.push_back({scan.closing_brace, 0, appended});
+  std::sort(splices.begin(), splices.end(), [](const Splice& a, const Splice& b) { return a.at < b.at; });
+
+  std::string out;
+  size_t grow = 0;
+  for (const Splice& splice : splices) grow += splice.text.size();
+  out.reserve(json.size() + grow);
+  size_t copied = 0;
+  for (const Splice& splice : splices) {
+    out.append(json.substr(copied, splice.at - copied));
+    out.append(splice.text);
+    copied = splice.at + splice.length;
+  }
+  out.append(json.substr(copied));
+  return out;
 }
 
 }  // namespace sluice::wire

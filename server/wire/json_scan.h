@@ -5,12 +5,14 @@
 // several times cheaper than parsing the answer.
 //
 // Every text nlohmann::json accepts as an object is walked correctly, and the member found is the
-// one nlohmann keeps (the last of duplicate keys). Some texts nlohmann refuses still walk (bytes
-// that are not UTF-8 inside strings, numbers too large for a double): callers that need a verdict
-// on validity parse the document instead.
+// one nlohmann keeps (the last of duplicate keys). The walk checks what a parse checks (grammar,
+// escapes, UTF-8), except that a number too large for a double (1e400) still walks.
 
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace sluice::wire {
 
@@ -19,8 +21,27 @@ struct MemberScan {
   std::optional<std::string_view> value; // the member's value text, when present
 };
 
-// Keys written with escapes are compared unescaped only when they need no decoding; a key with a
-// backslash never matches, and the scan reports walked = false so the caller falls back to a parse.
+// A key written with escapes (a backslash) makes the scan report walked = false, so the caller
+// falls back to a parse rather than miss a member spelled that way.
 MemberScan scanTopLevelMember(std::string_view json, std::string_view key);
+
+// The same for several keys in one walk: values[i] is the value text of keys[i], when present.
+struct MembersScan {
+  bool walked = false;
+  std::vector<std::optional<std::string_view>> values;
+  size_t members = 0;       // how many members the object has (duplicates counted)
+  size_t closing_brace = 0; // offset of the object's closing brace in the text
+};
+MembersScan scanTopLevelMembers(std::string_view json, std::span<const std::string_view> keys);
+
+// Rewrites top-level members of a JSON object's text instead of parsing and re-serialising it:
+// each edit replaces the value of its member (the last, where a key repeats: the one parsers
+// keep) or, when the member is absent, appends it. Everything else keeps its bytes.
+// `value_json` must be one JSON value. nullopt when the text does not walk (see above).
+struct MemberEdit {
+  std::string_view key;
+  std::string value_json;
+};
+std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<const MemberEdit> edits);
 
 }  // namespace sluice::wire

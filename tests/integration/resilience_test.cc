@@ -394,4 +394,51 @@ BOOST_AUTO_TEST_CASE(a_hang_up_while_the_provider_is_silent_closes_the_upstream_
   BOOST_TEST(audit["input_tokens"].get<int>() > 0);  // the usage produced so far is accounted
 }
 
+// The passthrough lane never re-serialises the client's body: the members it changes are
+// rewritten in place, and the provider receives every other byte as the client wrote it.
+BOOST_AUTO_TEST_CASE(passthrough_rewrites_only_the_members_it_changes) {
+  const std::string body =
+      "{ \"model\" :\"renamed\",\n  \"max_tokens\": 64, \"x-unknown\": {\"model\": \"kept\", \"n\": 1.50e+1},"
+      " \"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"caf\xC3\xA9 \\\"q\\\" \\u00e9\","
+      "\"cache_control\":{\"type\":\"ephemeral\"}}]}] }";
+  auto response = gateway.call("POST", "/v1/messages", {}, body);
+  BOOST_REQUIRE_MESSAGE(response.status == 200, response.status << " " << response.body);
+  std::string expected = body;
+  expected.replace(expected.find("\"renamed\""), 9, "\"upstream-name\"");
+  BOOST_TEST(gateway.mockJson("/_mock/last")["body"].get<std::string>() == expected);
+
+  // A Chat stream gets stream_options.include_usage appended (the relay hides the usage chunk again).
+  auto streamed = gateway.call("POST", "/v1/chat/completions", {},
+                               R"({"model":"renamed-chat","stream":true,"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_REQUIRE_EQUAL(streamed.status, 200);
+  BOOST_TEST(gateway.mockJson("/_mock/last")["body"].get<std::string>() ==
+             R"({"model":"upstream-chat","stream":true,"messages":[{"role":"user","content":"hi"}],"stream_options":{"include_usage":true}})");
+
+  // stream_options of the client's own keeps its other members.
+  auto own_options = gateway.call(
+      "POST", "/v1/chat/completions", {},
+      R"({"model":"renamed-chat","stream":true,"stream_options":{"include_usage":false,"x":1},"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_REQUIRE_EQUAL(own_options.status, 200);
+  const auto sent = gateway.mockJson("/_mock/last")["json"];
+  BOOST_TEST(sent["stream_options"]["include_usage"] == true);
+  BOOST_TEST(sent["stream_options"]["x"] == 1);
+  BOOST_TEST(sent["model"] == "upstream-chat");
+
+  // A key written with escapes is still read (the parse serves it).
+  auto escaped = gateway.call("POST", "/v1/chat/completions", {},
+                              R"({"mod\u0065l":"renamed-chat","messages":[{"role":"user","content":"hi"}]})");
+  BOOST_REQUIRE_EQUAL(escaped.status, 200);
+  BOOST_TEST(gateway.mockJson("/_mock/last")["json"]["model"] == "upstream-chat");
+}
+
+BOOST_AUTO_TEST_CASE(a_body_that_is_not_utf8_is_refused_before_any_provider_call) {
+  const auto before = gateway.mockJson("/_mock/stats");
+  auto response = gateway.call("POST", "/v1/messages", {},
+                               "{\"model\":\"renamed\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"\xFF\"}]}");
+  BOOST_TEST(response.status == 400);
+  BOOST_TEST(response.json()["type"] == "error");
+  BOOST_TEST(response.json()["error"]["message"] == "request body is not valid JSON");
+  BOOST_TEST(gateway.mockJson("/_mock/stats") == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -48,6 +48,44 @@ BOOST_AUTO_TEST_CASE(a_key_written_with_escapes_leaves_the_reading_to_a_parse) {
   BOOST_TEST(!scanResponseUsage(catalog::Wire::OpenAIChat, R"({"usag\u0065":{"prompt_tokens":1}})").has_value());
 }
 
+BOOST_AUTO_TEST_CASE(text_that_is_not_utf8_does_not_walk_as_a_parse_refuses_it) {
+  for (const std::string bad : {"\xFF", "\xC3", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80"}) {
+    const std::string json = "{\"a\":\"x" + bad + "y\"}";
+    BOOST_TEST(!scanTopLevelMember(json, "a").walked);
+    BOOST_TEST(Json::parse(json, nullptr, false).is_discarded());
+  }
+  BOOST_TEST(valueOf("{\"a\":\"caf\xC3\xA9 \xF0\x9F\x98\x80\"}", "a") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"");
+  BOOST_TEST(valueOf("\xEF\xBB\xBF{\"a\":1}", "a") == "1");  // a byte-order mark, as a parse allows
+}
+
+BOOST_AUTO_TEST_CASE(member_edits_rewrite_only_the_members_named) {
+  const std::string body = "{ \"model\" : \"alias\", \"messages\":[{\"role\":\"user\",\"content\":\"h\xC3\xA9 \\\"q\\\"\"}],\n"
+                           "  \"max_tokens\": 99999, \"x\": {\"model\": 1} }";
+  const std::vector<MemberEdit> edits = {{"model", R"("upstream-1")"}, {"max_tokens", "8192"}};
+  const auto edited = editTopLevelMembers(body, edits);
+  BOOST_TEST_REQUIRE(edited.has_value());
+  BOOST_TEST(*edited == "{ \"model\" : \"upstream-1\", \"messages\":[{\"role\":\"user\",\"content\":\"h\xC3\xA9 \\\"q\\\"\"}],\n"
+                        "  \"max_tokens\": 8192, \"x\": {\"model\": 1} }");
+}
+
+BOOST_AUTO_TEST_CASE(member_edits_append_what_is_absent) {
+  const std::vector<MemberEdit> edits = {{"model", R"("m")"}, {"stream_options", R"({"include_usage":true})"}};
+  BOOST_TEST(*editTopLevelMembers(R"({"model":"a","stream":true})", edits) ==
+             R"({"model":"m","stream":true,"stream_options":{"include_usage":true}})");
+  BOOST_TEST(*editTopLevelMembers("{}", edits) == R"({"model":"m","stream_options":{"include_usage":true}})");
+  BOOST_TEST(*editTopLevelMembers(" { } ", edits) == R"( { "model":"m","stream_options":{"include_usage":true}} )");
+}
+
+BOOST_AUTO_TEST_CASE(member_edits_change_the_member_a_parse_keeps) {
+  const std::vector<MemberEdit> edits = {{"model", R"("m")"}};
+  const auto edited = editTopLevelMembers(R"({"model":"first","model":"second"})", edits);
+  BOOST_TEST_REQUIRE(edited.has_value());
+  BOOST_TEST(*edited == R"({"model":"first","model":"m"})");
+  BOOST_TEST(Json::parse(*edited)["model"] == "m");
+  BOOST_TEST(!editTopLevelMembers(R"({"model":"a",})", edits).has_value());
+  BOOST_TEST(!editTopLevelMembers(R"({"mod\u0065l":"a"})", edits).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(gemini_usage_is_left_to_the_decode) {
   BOOST_TEST(!scanResponseUsage(catalog::Wire::Gemini, R"({"usageMetadata":{"promptTokenCount":1}})").has_value());
 }
