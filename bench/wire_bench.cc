@@ -4,7 +4,9 @@
 //   build/bin/wire_bench [iterations]
 //
 // Reports the median and p90 per operation, in microseconds:
-//   passthrough  parse the body, rewrite `model`, serialise (the same-wire lane)
+//   passthrough  the same-wire lane as it runs: walk the body for the members it reads, rewrite
+//                `model` in place (json_scan.h)
+//   parse+dump   what the lane did before: parse the body, set `model`, serialise
 //   decode       Anthropic Messages body -> IR
 //   encode:X     IR -> provider wire X
 // Median of many runs: these machines are shared and noisy.
@@ -14,11 +16,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "server/wire/codec.h"
+#include "server/wire/json_scan.h"
 
 namespace {
 
@@ -94,7 +98,14 @@ int main(int argc, char** argv) {
   auto report = [](const char* name, Stats stats) {
     std::printf("%-26s median %9.1f us   p90 %9.1f us\n", name, stats.median_us, stats.p90_us);
   };
-  report("passthrough (model only)", measure(iterations, [&] {
+  const std::vector<std::string_view> head_keys = {"model", "stream", "stream_options", "max_tokens"};
+  const std::vector<sluice::wire::MemberEdit> edits = {{"model", R"("claude-sonnet-5-5-20261001")"}};
+  report("passthrough (walk+edit)", measure(iterations, [&] {
+           const auto head = sluice::wire::scanTopLevelMembers(body, head_keys);
+           sink += head.members;
+           sink += sluice::wire::editTopLevelMembers(body, head, head_keys, edits)->size();
+         }));
+  report("parse+dump (model only)", measure(iterations, [&] {
            auto parsed = ordered_json::parse(body);
            parsed["model"] = "claude-sonnet-5-5-20261001";
            sink += parsed.dump().size();

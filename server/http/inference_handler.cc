@@ -351,7 +351,7 @@ class Exchange {
         edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
         if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*plan.max_tokens)});
         if (add_usage) edits.push_back({"stream_options", R"({"include_usage":true})"});
-        if (auto edited = wire::editTopLevelMembers(raw_body_, edits)) return std::move(*edited);
+        if (auto edited = wire::editTopLevelMembers(raw_body_, head_, kHeadKeys, edits)) return std::move(*edited);
       }
       ordered_json& body = fullBody();
       if (!body.is_object()) return std::unexpected(wire::ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});

@@ -253,8 +253,21 @@ std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<
   std::vector<std::string_view> keys;
   keys.reserve(edits.size());
   for (const MemberEdit& edit : edits) keys.push_back(edit.key);
-  const MembersScan scan = scanTopLevelMembers(json, keys);
+  return editTopLevelMembers(json, scanTopLevelMembers(json, keys), keys, edits);
+}
+
+std::optional<std::string> editTopLevelMembers(std::string_view json, const MembersScan& scan,
+                                               std::span<const std::string_view> scanned_keys,
+                                               std::span<const MemberEdit> edits) {
   if (!scan.walked) return std::nullopt;
+  // Where each edit's member is, by its key's place among the scanned keys.
+  std::vector<std::optional<std::string_view>> found;
+  found.reserve(edits.size());
+  for (const MemberEdit& edit : edits) {
+    const auto at = std::find(scanned_keys.begin(), scanned_keys.end(), edit.key);
+    if (at == scanned_keys.end()) return editTopLevelMembers(json, edits);  // not scanned for: walk again
+    found.push_back(scan.values[static_cast<size_t>(at - scanned_keys.begin())]);
+  }
 
   struct Splice {
     size_t at;
@@ -265,7 +278,7 @@ std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<
   std::string appended;
   bool has_members = scan.members > 0;
   for (size_t k = 0; k < edits.size(); ++k) {
-    if (const auto& value = scan.values[k]) {
+    if (const auto& value = found[k]) {
       splices.push_back({static_cast<size_t>(value->data() - json.data()), value->size(), edits[k].value_json});
       continue;
     }

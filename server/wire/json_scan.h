@@ -43,5 +43,10 @@ struct MemberEdit {
   std::string value_json;
 };
 std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<const MemberEdit> edits);
+// The same with a scan of `json` already made for `scanned_keys` (every edit's key among them), so
+// the text is not walked twice.
+std::optional<std::string> editTopLevelMembers(std::string_view json, const MembersScan& scan,
+                                               std::span<const std::string_view> scanned_keys,
+                                               std::span<const MemberEdit> edits);
 
 }  // namespace sluice::wire

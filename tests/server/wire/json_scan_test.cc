@@ -86,6 +86,17 @@ BOOST_AUTO_TEST_CASE(member_edits_change_the_member_a_parse_keeps) {
   BOOST_TEST(!editTopLevelMembers(R"({"mod\u0065l":"a"})", edits).has_value());
 }
 
+BOOST_AUTO_TEST_CASE(member_edits_reuse_a_scan_made_for_more_keys) {
+  const std::string body = R"({"stream":true,"model":"a","messages":[]})";
+  const std::vector<std::string_view> keys = {"model", "stream", "max_tokens"};
+  const MembersScan scan = scanTopLevelMembers(body, keys);
+  const std::vector<MemberEdit> edits = {{"max_tokens", "5"}, {"model", R"("b")"}};
+  BOOST_TEST(*editTopLevelMembers(body, scan, keys, edits) == R"({"stream":true,"model":"b","messages":[],"max_tokens":5})");
+  // A key the scan did not look for: walked again.
+  const std::vector<MemberEdit> other = {{"messages", "[1]"}};
+  BOOST_TEST(*editTopLevelMembers(body, scan, keys, other) == R"({"stream":true,"model":"a","messages":[1]})");
+}
+
 BOOST_AUTO_TEST_CASE(gemini_usage_is_left_to_the_decode) {
   BOOST_TEST(!scanResponseUsage(catalog::Wire::Gemini, R"({"usageMetadata":{"promptTokenCount":1}})").has_value());
 }
