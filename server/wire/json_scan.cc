@@ -9,9 +9,10 @@ namespace sluice::wire {
 
 namespace {
 
-// Nesting deeper than this is refused (nlohmann has no limit, but the gateway never needs one this
-// deep, and a bounded walk cannot be made to recurse without end).
-constexpr int kMaxDepth = 512;
+// The walk recurses once per level of nesting, on a connection thread's 256 KB stack: deeper
+// text does not walk, and the caller falls back to a parse (nlohmann's is iterative). Real
+// requests and answers nest a few dozen levels at most.
+constexpr int kMaxDepth = 200;
 
 class Walker {
  public:

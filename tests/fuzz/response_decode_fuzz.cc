@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // left to the decode).
   const auto opened = std::count(body.begin(), body.end(), '{') + std::count(body.begin(), body.end(), '[');
   if (wire != catalog::Wire::Gemini && parsed.is_object() && !scanned && body.find('\\') == std::string_view::npos &&
-      opened < 500) {
+      opened < 200) {
     std::abort();
   }
   if (response && scanned) {

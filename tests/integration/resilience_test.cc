@@ -429,6 +429,13 @@ BOOST_AUTO_TEST_CASE(passthrough_rewrites_only_the_members_it_changes) {
                               R"({"mod\u0065l":"renamed-chat","messages":[{"role":"user","content":"hi"}]})");
   BOOST_REQUIRE_EQUAL(escaped.status, 200);
   BOOST_TEST(gateway.mockJson("/_mock/last")["json"]["model"] == "upstream-chat");
+
+  // Nesting past the walk's bound: the parse serves it too.
+  const std::string deep = R"({"model":"renamed-chat","x_deep":)" + std::string(300, '[') + std::string(300, ']') +
+                           R"(,"messages":[{"role":"user","content":"hi"}]})";
+  auto nested = gateway.call("POST", "/v1/chat/completions", {}, deep);
+  BOOST_REQUIRE_EQUAL(nested.status, 200);
+  BOOST_TEST(gateway.mockJson("/_mock/last")["json"]["model"] == "upstream-chat");
 }
 
 BOOST_AUTO_TEST_CASE(a_body_that_is_not_utf8_is_refused_before_any_provider_call) {

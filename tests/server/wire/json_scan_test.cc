@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(the_last_of_duplicate_keys_wins_as_in_a_parse) {
 BOOST_AUTO_TEST_CASE(malformed_text_does_not_walk) {
   const std::vector<std::string> bad_values = {
       "", "{", "{\"usage\":}", "{\"usage\":1,}", "01", "1.", "-", "1e", "tru", "nul", "\"\x01\"", "\"\\x\"",
-      "\"\\u12g4\"", "[1,]", "[1 2]", "\"open", "{\"a\" 1}", "{a:1}", "'a'", std::string(600, '[')};
+      "\"\\u12g4\"", "[1,]", "[1 2]", "\"open", "{\"a\" 1}", "{a:1}", "'a'", std::string(300, '[')};
   for (const std::string& bad : bad_values) {
     BOOST_TEST(!scanTopLevelMember("{\"k\":" + bad + "}", "k").walked, bad);
   }
@@ -95,6 +95,16 @@ BOOST_AUTO_TEST_CASE(member_edits_reuse_a_scan_made_for_more_keys) {
   // A key the scan did not look for: walked again.
   const std::vector<MemberEdit> other = {{"messages", "[1]"}};
   BOOST_TEST(*editTopLevelMembers(body, scan, keys, other) == R"({"stream":true,"model":"a","messages":[1]})");
+}
+
+BOOST_AUTO_TEST_CASE(text_nested_deeper_than_the_bound_is_left_to_a_parse) {
+  const std::string deep = R"({"model":"m","a":)" + std::string(300, '[') + std::string(300, ']') + "}";
+  BOOST_TEST(!Json::parse(deep, nullptr, false).is_discarded());
+  BOOST_TEST(!scanTopLevelMember(deep, "model").walked);
+  const std::vector<MemberEdit> edits = {{"model", R"("n")"}};
+  BOOST_TEST(!editTopLevelMembers(deep, edits).has_value());
+  const std::string within = R"({"model":"m","a":)" + std::string(150, '[') + std::string(150, ']') + "}";
+  BOOST_TEST(valueOf(within, "model") == R"("m")");
 }
 
 BOOST_AUTO_TEST_CASE(gemini_usage_is_left_to_the_decode) {
