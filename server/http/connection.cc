@@ -5,16 +5,14 @@
 #include <string>
 
 #include <poll.h>
+#include <sys/socket.h>
 
-#include <Poco/Net/HTTPHeaderStream.h>
 #include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
-#include <Poco/Net/HTTPServerResponseImpl.h>
-#include <Poco/Net/HTTPServerSession.h>
-#include <Poco/Net/NetException.h>
 #include <Poco/Timestamp.h>
 
+#include "server/net/http1.h"
 #include "server/http/request_id.h"
+#include "server/http/server_session.h"
 #include "server/log/json_log.h"
 
 namespace sluice::http {
@@ -22,34 +20,9 @@ namespace sluice::http {
 namespace {
 
 constexpr const char* kRequestIdHeader = "x-sluice-request-id";
-
-// Sent when the request head itself is unacceptable, before any handler (and so any wire) is known:
-// a body both Anthropic and OpenAI clients parse.
-void sendRawError(Poco::Net::HTTPServerSession& session, int status, const std::string& reason, const std::string& key,
-                  const std::string& message) {
-  const std::string id = newRequestId();
-  const std::string body = R"({"type":"error","error":{"type":")" + key + R"(","message":")" + message +
-                           R"(","code":")" + key + R"("},"request_id":")" + id + R"("})";
-  Poco::Net::HTTPResponse response(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status), reason);
-  response.setContentType("application/json");
-  response.setContentLength(static_cast<std::streamsize>(body.size()));
-  response.set(kRequestIdHeader, id);
-  response.setKeepAlive(false);
-  Poco::Net::HTTPHeaderOutputStream out(session);
-  response.write(out);
-  out << body;
-  out.flush();
-}
-
-// Exposes how much the session already read ahead, so an idle wait can poll the socket in short
-// steps (and notice a drain) without missing a pipelined request already buffered; and peek(),
-// which reads what arrived into that buffer.
-class Session : public Poco::Net::HTTPServerSession {
- public:
-  using HTTPServerSession::HTTPServerSession;
-  using HTTPServerSession::buffered;
-  using HTTPServerSession::peek;
-};
+// A body the handler did not read (an early error answer) is read and dropped up to this much so
+// the connection can carry the next request; a larger one closes the connection instead.
+constexpr size_t kSkipBodyLimit = 1u << 20;
 
 // Waits up to `timeout_ms` for the socket to become readable: 1 when it is, 0 on timeout, -1 on
 // error. One poll(2); Poco's Socket::poll builds and closes an epoll set for every wait.
@@ -64,10 +37,36 @@ int waitReadable(int fd, int timeout_ms) {
   }
 }
 
-size_t headerBytes(const Poco::Net::HTTPServerRequest& request) {
-  size_t total = request.getURI().size() + request.getMethod().size();
-  for (const auto& [name, value] : request) total += name.size() + value.size() + 4;
-  return total;
+// Closes gracefully after an answer sent before the request was read: stops sending, then reads
+// and drops what the client still sends for a moment, so the kernel does not reset the
+// connection (and lose the answer) over unread bytes.
+void lingeringClose(ClientSocket& client) {
+  ::shutdown(client.fd(), SHUT_WR);
+  size_t dropped = 0;
+  while (dropped < (256u << 10) && waitReadable(client.fd(), 100) > 0) {
+    const size_t n = client.fill();
+    if (n == 0) break;
+    dropped += n;
+    client.consume(client.buffered().size());
+  }
+}
+
+// Sent when the request head itself is unacceptable, before any handler (and so any wire) is known:
+// a body both Anthropic and OpenAI clients parse.
+void sendRawError(ClientSocket& client, int status, const std::string& reason, const std::string& key,
+                  const std::string& message) {
+  const std::string id = newRequestId();
+  std::string body = R"({"type":"error","error":{"type":")" + key + R"(","message":")";
+  for (const char c : message) {
+    if (c == '"' || c == '\\') body += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    body += c;
+  }
+  body += R"(","code":")" + key + R"("},"request_id":")" + id + R"("})";
+  const std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason +
+                           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                           "\r\n" + kRequestIdHeader + ": " + id + "\r\nConnection: close\r\n\r\n";
+  if (client.write({head, body})) lingeringClose(client);
 }
 
 }  // namespace
@@ -77,71 +76,78 @@ Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPSer
     : TCPServerConnection(socket), params_(std::move(params)), router_(std::move(router)), gateway_(gateway) {}
 
 void Connection::run() {
-  Session session(socket(), params_);
-  bool first = true;
-  // Waits for the next request on a kept-alive connection in 200 ms steps, so that an idle
-  // connection is closed promptly once the gateway starts draining.
-  auto nextRequest = [&]() {
-    if (first || session.buffered() > 0 || !session.getKeepAlive()) {
-      first = false;
-      return session.hasMoreRequests();
-    }
+  const int fd = socket().impl()->sockfd();
+  // Reads of a request under way (the rest of a head, a body) wait at most this long.
+  socket().setReceiveTimeout(params_->getTimeout());
+  ClientSocket client(fd);
+  h1::HeadLimits limits;
+  limits.max_head_bytes = gateway_.options().max_header_bytes;
+  const int max_requests = params_->getMaxKeepAliveRequests();
+  int served = 0;
+
+  // Waits for the first bytes of the next request in 200 ms steps, so that an idle connection is
+  // closed promptly once the gateway starts draining.
+  auto awaitRequest = [&]() {
     const Poco::Timestamp started;
-    const Poco::Timespan idle_limit = params_->getKeepAliveTimeout();
-    const int fd = socket().impl()->sockfd();
+    const Poco::Timespan limit = served == 0 ? params_->getTimeout() : params_->getKeepAliveTimeout();
     while (!gateway_.stopping().load()) {
       const int ready = waitReadable(fd, 200);
       if (ready < 0) return false;
-      if (ready > 0) {
-        // The bytes that arrived go into the session's buffer (the read parsing the request would
-        // make anyway), so hasMoreRequests() finds them there instead of waiting a second time.
-        try {
-          if (session.peek() == std::char_traits<char>::eof()) return false;
-        } catch (const Poco::Exception&) {
-          return false;  // reset while idle
-        }
-        return session.hasMoreRequests();
-      }
-      if (started.isElapsed(idle_limit.totalMicroseconds())) return false;
+      if (ready > 0) return client.fill() > 0;
+      if (started.isElapsed(limit.totalMicroseconds())) return false;
     }
     return false;
   };
-  while (!gateway_.stopping().load() && nextRequest()) {
+
+  while (!gateway_.stopping().load()) {
+    h1::RequestHead head;
+    h1::HeadResult parsed;
+    for (;;) {
+      parsed = h1::parseRequestHead(client.buffered(), limits, head);
+      if (parsed.status != h1::HeadStatus::Incomplete) break;
+      // Nothing of the next request yet: an idle wait. Part of a head: a read under way.
+      const bool idle = client.buffered().find_first_not_of("\r\n") == std::string_view::npos;
+      if (!(idle ? awaitRequest() : client.fill() > 0)) return;
+    }
+    if (parsed.status == h1::HeadStatus::TooLarge) {
+      return sendRawError(client, 431, "Request Header Fields Too Large", "request_header_fields_too_large",
+                          parsed.reason);
+    }
+    if (parsed.status == h1::HeadStatus::Malformed) {
+      return sendRawError(client, 400, "Bad Request", "invalid_request_error", "malformed HTTP request: " + parsed.reason);
+    }
+    ServerResponse response(client);
+    ServerRequest request(client, response, *params_, head);
+    client.consume(parsed.consumed);
+    if (!request.framingError().empty()) {
+      return sendRawError(client, 400, "Bad Request", "invalid_request_error", request.framingError());
+    }
+    ++served;
+    response.setVersion(request.getVersion());
+    response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() && served < max_requests &&
+                          !gateway_.stopping().load());
+    response.set(kRequestIdHeader, newRequestId());
+    if (request.getMethod() == Poco::Net::HTTPRequest::HTTP_HEAD) response.setHeadOnly(true);
     try {
-      Poco::Net::HTTPServerResponseImpl response(session);
-      Poco::Net::HTTPServerRequestImpl request(response, session, params_.get());
-      response.setVersion(request.getVersion());
-      response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() && session.canKeepAlive() &&
-                            !gateway_.stopping().load());
-      response.set(kRequestIdHeader, newRequestId());
-      if (headerBytes(request) > gateway_.options().max_header_bytes) {
-        sendRawError(session, 431, "Request Header Fields Too Large", "request_header_fields_too_large",
-                     "request headers exceed " + std::to_string(gateway_.options().max_header_bytes) + " bytes");
-        break;
-      }
       std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(router_->createRequestHandler(request));
-      if (request.getExpectContinue() && response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK) {
+      if (request.getExpectContinue() && response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK &&
+          client.buffered().empty()) {
         response.sendContinue();
       }
       handler->handleRequest(request, response);
-      session.setKeepAlive(params_->getKeepAlive() && response.getKeepAlive() && session.canKeepAlive() &&
-                           !gateway_.stopping().load());
-    } catch (const Poco::Net::NoMessageException&) {
-      break;
-    } catch (const Poco::Net::MessageException& error) {
-      const std::string text = error.message();
-      if (text.find("too long") != std::string::npos || text.find("Too many") != std::string::npos) {
-        sendRawError(session, 431, "Request Header Fields Too Large", "request_header_fields_too_large",
-                     "request header fields too large: " + text);
-      } else {
-        sendRawError(session, 400, "Bad Request", "invalid_request_error", "malformed HTTP request");
-      }
-      break;
-    } catch (const Poco::Exception& error) {
-      // The client went away or the socket failed mid-request; nothing can be answered.
-      if (!session.networkException()) log::warn("connection error", {{"error", error.displayText()}});
-      break;
+    } catch (const std::exception& error) {
+      // Handlers answer their own failures; this is a bug or the allocator giving up.
+      log::warn("connection error", {{"error", error.what()}});
+      if (!response.sent()) sendRawError(client, 500, "Internal Server Error", "internal_error", "internal error");
+      return;
     }
+    if (!response.sent()) {
+      return sendRawError(client, 500, "Internal Server Error", "internal_error", "the request was not answered");
+    }
+    if (!response.finish() || client.broken()) return;
+    if (!response.getKeepAlive() || gateway_.stopping().load()) return;
+    if (!request.body().complete() && !request.body().skipRest(kSkipBodyLimit)) return;
+    client.trim();
   }
 }
 

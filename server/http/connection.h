@@ -1,8 +1,9 @@
 #pragma once
 // One client connection: reads requests one after another (keep-alive) and hands each to the
-// router. Unlike Poco's stock connection it answers oversized headers with 431 and a JSON body,
-// stamps x-sluice-request-id on every response, and stops reusing the connection once the
-// gateway is draining.
+// router. The HTTP/1.1 framing is the gateway's own (server/net/http1.h, server_session.h), not
+// Poco's HTTPServerSession: a bad or oversized head gets 400 or 431 with a JSON body, request
+// smuggling shapes are refused, every response carries x-sluice-request-id, and the connection
+// stops being reused once the gateway is draining.
 
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
 #include <Poco/Net/HTTPServerParams.h>

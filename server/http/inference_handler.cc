@@ -17,7 +17,6 @@
 #include <vector>
 
 #include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <nlohmann/json.hpp>
@@ -35,6 +34,7 @@
 #include "server/identity/quota.h"
 #include "server/wire/endpoint.h"
 #include "server/http/relay.h"
+#include "server/http/server_session.h"
 #include "server/http/respond.h"
 #include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
@@ -90,13 +90,8 @@ int64_t millisBetween(SteadyClock::time_point from, SteadyClock::time_point to) 
 }
 
 int clientFd(Poco::Net::HTTPServerRequest& request) {
-  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
-  if (!impl) return -1;
-  try {
-    return impl->socket().impl()->sockfd();
-  } catch (const Poco::Exception&) {
-    return -1;
-  }
+  const auto* server_request = dynamic_cast<const ServerRequest*>(&request);
+  return server_request ? server_request->fd() : -1;
 }
 
 class Exchange {

@@ -29,12 +29,33 @@ std::string_view toString(TransportFailure failure) {
   return "transport";
 }
 
-// Idle keep-alive sessions per origin ("https://host:port").
+// One connection to a provider and the socket timeouts it was last given: a kept-alive connection
+// carries them from request to request, and setting a timeout is a system call, so each is set
+// only when it changes. Poco sets both again whenever it reconnects, and always to the values the
+// request in progress wants, so the remembered values stay true or become merely pessimistic.
+struct Link {
+  std::unique_ptr<Poco::Net::HTTPClientSession> session;
+  int send_ms = -1;
+  int receive_ms = -1;
+
+  void sendTimeout(int ms) {
+    if (send_ms == ms) return;
+    session->socket().setSendTimeout(Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(ms) * 1000));
+    send_ms = ms;
+  }
+  void receiveTimeout(int ms) {
+    if (receive_ms == ms) return;
+    session->socket().setReceiveTimeout(Poco::Timespan(static_cast<Poco::Timespan::TimeDiff>(ms) * 1000));
+    receive_ms = ms;
+  }
+};
+
+// Idle keep-alive connections per origin ("https://host:port").
 class Pool {
  public:
   explicit Pool(int max_idle) : max_idle_(max_idle) {}
 
-  std::unique_ptr<Poco::Net::HTTPClientSession> take(const std::string& origin) {
+  std::unique_ptr<Link> take(const std::string& origin) {
     std::lock_guard lock(mutex_);
     auto& idle = idle_[origin];
     if (idle.empty()) return nullptr;
@@ -43,16 +64,16 @@ class Pool {
     return session;
   }
 
-  void give(const std::string& origin, std::unique_ptr<Poco::Net::HTTPClientSession> session) {
+  void give(const std::string& origin, std::unique_ptr<Link> link) {
     std::lock_guard lock(mutex_);
     auto& idle = idle_[origin];
-    if (static_cast<int>(idle.size()) < max_idle_) idle.push_back(std::move(session));
+    if (static_cast<int>(idle.size()) < max_idle_) idle.push_back(std::move(link));
   }
 
  private:
   std::mutex mutex_;
   int max_idle_;
-  std::map<std::string, std::vector<std::unique_ptr<Poco::Net::HTTPClientSession>>> idle_;
+  std::map<std::string, std::vector<std::unique_ptr<Link>>> idle_;
 };
 
 namespace {
@@ -119,13 +140,13 @@ void Cancel::detach() {
   fd_ = -1;
 }
 
-Response::Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Poco::Net::HTTPClientSession> session,
+Response::Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Link> link,
                    std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel)
-    : pool_(std::move(pool)), origin_(std::move(origin)), session_(std::move(session)), head_(std::move(head)), body_(body),
+    : pool_(std::move(pool)), origin_(std::move(origin)), link_(std::move(link)), head_(std::move(head)), body_(body),
       cancel_(cancel) {
   // NOTE: HTTPSession::setTimeout only takes effect at the next connect; a kept-alive socket needs
   // its receive timeout set directly, or a reused connection would keep the previous caller's.
-  session_->socket().setReceiveTimeout(millis(idle_ms));
+  link_->receiveTimeout(idle_ms);
   body_->exceptions(std::ios::badbit);
 }
 
@@ -133,10 +154,10 @@ Response::~Response() {
   // Detached first: once pooled, the socket belongs to another request.
   if (cancel_) cancel_->detach();
   if (finished_ && !aborted_ && head_->getKeepAlive() && !(cancel_ && cancel_->cancelled())) {
-    pool_->give(origin_, std::move(session_));
-  } else if (session_) {
+    pool_->give(origin_, std::move(link_));
+  } else if (link_) {
     try {
-      session_->abort();
+      link_->session->abort();
     } catch (const Poco::Exception&) {
       // NOTE: the socket is being discarded; a failure to close it cleanly changes nothing.
     }
@@ -186,7 +207,7 @@ void Response::abort() {
   aborted_ = true;
   if (cancel_) cancel_->detach();
   try {
-    session_->abort();
+    link_->session->abort();
   } catch (const Poco::Exception&) {
     // NOTE: the connection is gone either way.
   }
@@ -200,9 +221,13 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
   const std::string origin = uri.getScheme() + "://" + uri.getHost() + ":" + std::to_string(uri.getPort());
   // A pooled connection the provider already closed fails before any answer: retry once on a fresh one.
   for (int round = 0; round < 2; ++round) {
-    auto session = round == 0 ? pool_->take(origin) : nullptr;
-    const bool reused = session != nullptr;
-    if (!session) session = openSession(uri);
+    auto link = round == 0 ? pool_->take(origin) : nullptr;
+    const bool reused = link != nullptr;
+    if (!link) {
+      link = std::make_unique<Link>();
+      link->session = openSession(uri);
+    }
+    Poco::Net::HTTPClientSession* session = link->session.get();
     session->setKeepAlive(true);
     session->setTimeout(millis(request.timeouts.connect_ms), millis(request.timeouts.first_byte_ms),
                         millis(request.timeouts.first_byte_ms));
@@ -215,15 +240,15 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
       head.setContentLength(static_cast<std::streamsize>(request.body.size()));
       std::ostream& out = session->sendRequest(head);
       // Connected now (or reused): this call's own limits, whatever the socket had before.
-      session->socket().setSendTimeout(millis(request.timeouts.first_byte_ms));
-      session->socket().setReceiveTimeout(millis(request.timeouts.first_byte_ms));
+      link->sendTimeout(request.timeouts.first_byte_ms);
+      link->receiveTimeout(request.timeouts.first_byte_ms);
       out.write(request.body.data(), static_cast<std::streamsize>(request.body.size()));
       out.flush();
       sent = true;
       if (cancel) cancel->attach(session->socket().impl()->sockfd());
       auto response = std::make_unique<Poco::Net::HTTPResponse>();
       std::istream& body = session->receiveResponse(*response);
-      return std::make_unique<Response>(pool_, origin, std::move(session), std::move(response), &body,
+      return std::make_unique<Response>(pool_, origin, std::move(link), std::move(response), &body,
                                         request.timeouts.idle_ms, cancel);
     } catch (const Poco::TimeoutException& error) {
       if (cancel) cancel->detach();

@@ -70,11 +70,12 @@ struct Request {
 };
 
 class Pool;
+struct Link;
 
 // A provider's answer whose headers have arrived; the body is read on demand.
 class Response {
  public:
-  Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Poco::Net::HTTPClientSession> session,
+  Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Link> link,
            std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel);
   ~Response();  // returns the connection to the pool only when the body was read to the end
   Response(const Response&) = delete;
@@ -95,7 +96,7 @@ class Response {
  private:
   std::shared_ptr<Pool> pool_;
   std::string origin_;
-  std::unique_ptr<Poco::Net::HTTPClientSession> session_;
+  std::unique_ptr<Link> link_;
   std::unique_ptr<Poco::Net::HTTPResponse> head_;
   std::istream* body_;
   Cancel* cancel_;

@@ -1,0 +1,255 @@
+#include "server/net/http1.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sluice::net::h1 {
+
+namespace {
+
+// RFC 9110 §5.6.2 tchar.
+bool isTokenChar(unsigned char c) {
+  if (c >= '0' && c <= '9') return true;
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
+  return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != 0;
+}
+
+bool isToken(std::string_view text) {
+  if (text.empty()) return false;
+  for (const char c : text) {
+    if (!isTokenChar(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// Field values: visible characters, blanks and obs-text; no other control characters.
+bool isFieldValue(std::string_view text) {
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+bool isTarget(std::string_view text) {
+  if (text.empty()) return false;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+std::string_view trimBlanks(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+HeadResult result(HeadStatus status, std::string reason = {}, size_t consumed = 0) {
+  HeadResult out;
+  out.status = status;
+  out.reason = std::move(reason);
+  out.consumed = consumed;
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Walks a head: `first_line` takes the start line and returns an error reason ("" when fine);
+// each field line after it is checked and appended to `fields`.
+template <typename FirstLine>
+HeadResult parseHead(std::string_view buffer, const HeadLimits& limits,
+                     std::vector<std::pair<std::string_view, std::string_view>>& fields, FirstLine first_line) {
+  size_t pos = 0;
+  // Blank lines before the start line: skipped (RFC 9112 §2.2).
+  while (pos < buffer.size() && (buffer[pos] == '\r' || buffer[pos] == '\n')) ++pos;
+  const size_t start = pos;
+  bool start_line = true;
+  for (;;) {
+    const void* found = std::memchr(buffer.data() + pos, '\n', buffer.size() - pos);
+    if (!found) {
+      if (buffer.size() - start > limits.max_head_bytes) {
+        return result(HeadStatus::TooLarge, "headers exceed " + std::to_string(limits.max_head_bytes) + " bytes");
+      }
+      return result(HeadStatus::Incomplete);
+    }
+    const size_t eol = static_cast<size_t>(static_cast<const char*>(found) - buffer.data());
+    if (eol + 1 - start > limits.max_head_bytes) {
+      return result(HeadStatus::TooLarge, "headers exceed " + std::to_string(limits.max_head_bytes) + " bytes");
+    }
+    std::string_view line = buffer.substr(pos, eol - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos = eol + 1;
+    if (start_line) {
+      start_line = false;
+      std::string why = first_line(line);
+      if (!why.empty()) return result(HeadStatus::Malformed, std::move(why));
+      continue;
+    }
+    if (line.empty()) return result(HeadStatus::Complete, {}, pos);
+    if (line.front() == ' ' || line.front() == '\t') return result(HeadStatus::Malformed, "obsolete header line folding");
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return result(HeadStatus::Malformed, "header field without a colon");
+    const std::string_view name = line.substr(0, colon);
+    if (!isToken(name)) return result(HeadStatus::Malformed, "malformed header field name");
+    const std::string_view value = trimBlanks(line.substr(colon + 1));
+    if (!isFieldValue(value)) return result(HeadStatus::Malformed, "control character in a header field value");
+    if (fields.size() >= limits.max_fields) {
+      return result(HeadStatus::TooLarge, "more than " + std::to_string(limits.max_fields) + " header fields");
+    }
+    fields.emplace_back(name, value);
+  }
+}
+
+}  // namespace
+
+HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, RequestHead& out) {
+  out = RequestHead{};
+  HeadResult parsed = parseHead(buffer, limits, out.fields, [&out](std::string_view line) -> std::string {
+    const size_t first = line.find(' ');
+    const size_t last = line.rfind(' ');
+    if (first == std::string_view::npos || first == last) return "malformed request line";
+    out.method = line.substr(0, first);
+    out.target = line.substr(first + 1, last - first - 1);
+    out.version = line.substr(last + 1);
+    if (!isToken(out.method)) return "malformed request method";
+    if (!isTarget(out.target)) return "malformed request target";
+    if (out.version != "HTTP/1.1" && out.version != "HTTP/1.0") return "unsupported HTTP version";
+    return {};
+  });
+  if (parsed.status == HeadStatus::TooLarge && parsed.reason.starts_with("headers")) {
+    parsed.reason = "request " + parsed.reason;
+  }
+  return parsed;
+}
+
+HeadResult parseResponseHead(std::string_view buffer, const HeadLimits& limits, ResponseHead& out) {
+  out = ResponseHead{};
+  return parseHead(buffer, limits, out.fields, [&out](std::string_view line) -> std::string {
+    // HTTP-version SP 3DIGIT SP [reason]; a missing reason (and its space) is tolerated.
+    if (line.size() < 12 || !line.starts_with("HTTP/1.") || line[8] != ' ') return "malformed status line";
+    out.version = line.substr(0, 8);
+    int status = 0;
+    for (size_t i = 9; i < 12; ++i) {
+      if (line[i] < '0' || line[i] > '9') return "malformed status code";
+      status = status * 10 + (line[i] - '0');
+    }
+    if (status < 100) return "malformed status code";
+    if (line.size() > 12 && line[12] != ' ') return "malformed status line";
+    out.status = status;
+    out.reason = line.size() > 13 ? line.substr(13) : std::string_view{};
+    return {};
+  });
+}
+
+size_t ChunkedDecoder::fail(std::string why, size_t used) {
+  state_ = State::Failed;
+  error_ = std::move(why);
+  return used;
+}
+
+size_t ChunkedDecoder::feed(std::string_view in, std::string_view& data) {
+  constexpr size_t kMaxDigits = 15;  // 2^60 bytes: no overflow, and no body is that large anyway
+  constexpr size_t kMaxExtension = 4096;
+  constexpr size_t kMaxTrailer = 16384;
+  data = {};
+  size_t i = 0;
+  while (i < in.size()) {
+    const char c = in[i];
+    switch (state_) {
+      case State::Size: {
+        int digit = -1;
+        if (c >= '0' && c <= '9') digit = c - '0';
+        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        if (digit >= 0) {
+          if (++digits_ > kMaxDigits) return fail("chunk size too large", i);
+          remaining_ = remaining_ * 16 + static_cast<uint64_t>(digit);
+          ++i;
+          break;
+        }
+        if (digits_ == 0) return fail("malformed chunk size", i);
+        if (c == ';' || c == ' ' || c == '\t') {
+          state_ = State::Extension;
+          extension_bytes_ = 0;
+        } else if (c == '\r') {
+          state_ = State::SizeLf;
+        } else if (c == '\n') {
+          state_ = remaining_ == 0 ? State::Trailer : State::Data;
+          trailer_line_ = 0;
+        } else {
+          return fail("malformed chunk size", i);
+        }
+        ++i;
+        break;
+      }
+      case State::Extension:
+        if (c == '\r') state_ = State::SizeLf;
+        else if (c == '\n') state_ = remaining_ == 0 ? State::Trailer : State::Data, trailer_line_ = 0;
+        else if (++extension_bytes_ > kMaxExtension) return fail("chunk extension too long", i);
+        ++i;
+        break;
+      case State::SizeLf:
+        if (c != '\n') return fail("malformed chunk size line", i);
+        state_ = remaining_ == 0 ? State::Trailer : State::Data;
+        trailer_line_ = 0;
+        ++i;
+        break;
+      case State::Data: {
+        const size_t take = static_cast<size_t>(std::min<uint64_t>(remaining_, in.size() - i));
+        data = in.substr(i, take);
+        remaining_ -= take;
+        i += take;
+        if (remaining_ == 0) state_ = State::DataCr;
+        return i;
+      }
+      case State::DataCr:
+        if (c == '\r') state_ = State::DataLf;
+        else if (c == '\n') state_ = State::Size, digits_ = 0;
+        else return fail("chunk data longer than its size", i);
+        ++i;
+        break;
+      case State::DataLf:
+        if (c != '\n') return fail("chunk data longer than its size", i);
+        state_ = State::Size;
+        digits_ = 0;
+        ++i;
+        break;
+      case State::Trailer:
+        // Each trailer line ends at LF; an empty one ends the body.
+        if (++trailer_bytes_ > kMaxTrailer) return fail("chunked trailer too long", i);
+        if (c == '\r') {
+          state_ = State::TrailerLf;
+        } else if (c == '\n') {
+          if (trailer_line_ == 0) {
+            state_ = State::Done;
+            return i + 1;
+          }
+          trailer_line_ = 0;
+        } else {
+          ++trailer_line_;
+        }
+        ++i;
+        break;
+      case State::TrailerLf:
+        if (c != '\n') return fail("malformed chunked trailer", i);
+        if (trailer_line_ == 0) {
+          state_ = State::Done;
+          return i + 1;
+        }
+        trailer_line_ = 0;
+        state_ = State::Trailer;
+        ++i;
+        break;
+      case State::Done:
+      case State::Failed:
+        return i;
+    }
+  }
+  return i;
+}
+
+}  // namespace sluice::net::h1
