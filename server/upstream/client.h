@@ -1,6 +1,10 @@
 #pragma once
 // The HTTP(S) client the gateway uses to call providers: a keep-alive pool per origin, streaming
 // reads, and an abort that closes the socket at once (that is what stops generation upstream).
+// HTTP/1.1 over the socket directly (framing from server/net/http1.h), TLS through OpenSSL with
+// the system's trust store (SSL_CERT_FILE / SSL_CERT_DIR apply) and the provider's host name
+// verified. A request costs the system calls HTTP needs: one write, the reads the answer takes;
+// socket timeouts are only set when they change.
 // Thread-safe: one Client is shared by every request thread; a Response belongs to one thread.
 
 #include <chrono>
@@ -16,11 +20,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-
-namespace Poco::Net {
-class HTTPClientSession;
-class HTTPResponse;
-}  // namespace Poco::Net
+#include "server/net/http1.h"
 
 namespace sluice::upstream {
 
@@ -75,8 +75,16 @@ struct Link;
 // A provider's answer whose headers have arrived; the body is read on demand.
 class Response {
  public:
-  Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Link> link,
-           std::unique_ptr<Poco::Net::HTTPResponse> head, std::istream* body, int idle_ms, Cancel* cancel);
+  enum class Framing { None, Length, Chunked, Close };
+  struct Head {
+    int status = 0;
+    std::vector<std::pair<std::string, std::string>> headers;
+    Framing framing = Framing::None;
+    uint64_t length = 0;
+    bool keep_alive = false;
+  };
+  Response(std::shared_ptr<Pool> pool, std::string origin, std::unique_ptr<Link> link, Head head, int idle_ms,
+           Cancel* cancel);
   ~Response();  // returns the connection to the pool only when the body was read to the end
   Response(const Response&) = delete;
   Response& operator=(const Response&) = delete;
@@ -94,11 +102,15 @@ class Response {
   void abort();
 
  private:
+  [[noreturn]] void fail(int error);
+  bool fill();  // reads more into the connection's buffer; false at the provider's orderly close
+
   std::shared_ptr<Pool> pool_;
   std::string origin_;
   std::unique_ptr<Link> link_;
-  std::unique_ptr<Poco::Net::HTTPResponse> head_;
-  std::istream* body_;
+  Head head_;
+  uint64_t remaining_ = 0;
+  std::unique_ptr<net::h1::ChunkedDecoder> chunked_;
   Cancel* cancel_;
   bool finished_ = false;
   bool aborted_ = false;

@@ -1,0 +1,458 @@
+// The upstream client against small scripted servers on loopback (plain and TLS): framing, reuse,
+// retry of a stale pooled connection, timeouts, cancellation, malformed answers, certificates.
+#define BOOST_TEST_MODULE upstream_tests
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "server/upstream/client.h"
+
+namespace sluice::upstream {
+namespace {
+
+using namespace std::chrono_literals;
+
+// One accepted connection, as the script sees it.
+class Peer {
+ public:
+  Peer(int fd, SSL* ssl) : fd_(fd), ssl_(ssl) {}
+  ~Peer() {
+    if (ssl_) {
+      SSL_shutdown(ssl_);
+      SSL_free(ssl_);
+    }
+    ::close(fd_);
+  }
+  // Reads one request (head and Content-Length body); "" when the client closed.
+  std::string readRequest() {
+    for (;;) {
+      const size_t head_end = buffer_.find("\r\n\r\n");
+      if (head_end != std::string::npos) {
+        size_t length = 0;
+        const size_t at = lower(buffer_.substr(0, head_end)).find("content-length: ");
+        if (at != std::string::npos) length = std::stoul(buffer_.substr(at + 16));
+        const size_t total = head_end + 4 + length;
+        if (buffer_.size() >= total) {
+          std::string request = buffer_.substr(0, total);
+          buffer_.erase(0, total);
+          return request;
+        }
+      }
+      char chunk[4096];
+      const int n = ssl_ ? SSL_read(ssl_, chunk, sizeof chunk) : static_cast<int>(::read(fd_, chunk, sizeof chunk));
+      if (n <= 0) return {};
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  void write(std::string_view bytes) {
+    if (ssl_) {
+      SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()));
+    } else {
+      while (!bytes.empty()) {
+        const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        if (n <= 0) return;
+        bytes.remove_prefix(static_cast<size_t>(n));
+      }
+    }
+  }
+
+ private:
+  static std::string lower(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+  int fd_;
+  SSL* ssl_;
+  std::string buffer_;
+};
+
+// Serves each accepted connection with `script` on its own thread; counts connections.
+class Server {
+ public:
+  using Script = std::function<void(Peer&)>;
+  explicit Server(Script script, SSL_CTX* tls = nullptr) : script_(std::move(script)), tls_(tls) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    BOOST_REQUIRE(::listen(listener_, 64) == 0);
+    socklen_t length = sizeof address;
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    acceptor_ = std::thread([this] {
+      for (;;) {
+        const int fd = ::accept(listener_, nullptr, nullptr);
+        if (fd < 0) return;
+        ++connections_;
+        workers_.emplace_back([this, fd] {
+          SSL* ssl = nullptr;
+          if (tls_) {
+            ssl = SSL_new(tls_);
+            SSL_set_fd(ssl, fd);
+            if (SSL_accept(ssl) != 1) {
+              SSL_free(ssl);
+              ::close(fd);
+              return;
+            }
+          }
+          Peer peer(fd, ssl);
+          script_(peer);
+        });
+      }
+    });
+  }
+  ~Server() {
+    ::shutdown(listener_, SHUT_RDWR);
+    ::close(listener_);
+    acceptor_.join();
+    for (auto& worker : workers_) worker.join();
+  }
+  std::string url(const std::string& host = "127.0.0.1") const {
+    return std::string(tls_ ? "https://" : "http://") + host + ":" + std::to_string(port_);
+  }
+  int connections() const { return connections_.load(); }
+
+ private:
+  Script script_;
+  SSL_CTX* tls_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<int> connections_{0};
+  std::thread acceptor_;
+  std::vector<std::thread> workers_;
+};
+
+Request post(const std::string& url, std::string body = R"({"model":"m"})") {
+  Request request;
+  request.url = url;
+  request.body = std::move(body);
+  request.headers = {{"Content-Type", "application/json"}, {"x-api-key", "secret"}};
+  request.timeouts.connect_ms = 2000;
+  request.timeouts.first_byte_ms = 2000;
+  request.timeouts.idle_ms = 2000;
+  return request;
+}
+
+const std::string kOk = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}";
+
+// Answers every request on the connection with `answer`, as long as the client sends requests.
+Server::Script answerAll(std::string answer) {
+  return [answer](Peer& peer) {
+    while (!peer.readRequest().empty()) peer.write(answer);
+  };
+}
+
+BOOST_AUTO_TEST_SUITE(plain)
+
+BOOST_AUTO_TEST_CASE(a_request_goes_out_framed_and_the_answer_comes_back) {
+  std::string seen;
+  Server server([&](Peer& peer) {
+    seen = peer.readRequest();
+    peer.write(kOk);
+  });
+  Client client;
+  auto answer = client.send(post(server.url() + "/v1/messages?beta=true", "{\"a\":1}"));
+  BOOST_TEST(answer->status() == 200);
+  BOOST_TEST(answer->header("content-type") == "application/json");
+  BOOST_TEST(answer->readAll() == "{\"ok\":true}");
+  answer.reset();
+  BOOST_TEST(seen.starts_with("POST /v1/messages?beta=true HTTP/1.1\r\nHost: 127.0.0.1:"));
+  BOOST_TEST(seen.find("\r\nx-api-key: secret\r\n") != std::string::npos);
+  BOOST_TEST(seen.find("\r\nContent-Length: 7\r\n") != std::string::npos);
+  BOOST_TEST(seen.ends_with("\r\n\r\n{\"a\":1}"));
+}
+
+BOOST_AUTO_TEST_CASE(a_kept_alive_connection_is_reused_after_a_whole_answer) {
+  Server server(answerAll(kOk));
+  Client client;
+  for (int i = 0; i < 5; ++i) BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+  BOOST_TEST(server.connections() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_left_unread_is_not_reused) {
+  Server server(answerAll(kOk));
+  Client client;
+  client.send(post(server.url()));  // dropped before its body was read
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+  BOOST_TEST(server.connections() == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_chunked_answer_is_decoded_piece_by_piece) {
+  Server server([](Peer& peer) {
+    peer.readRequest();
+    peer.write("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n9\r\ndata:");
+    std::this_thread::sleep_for(20ms);
+    peer.write(" 1\n\n\r\n7;ext=1\r\ndata: 2\r\n0\r\n\r\n");
+    peer.readRequest();
+  });
+  Client client;
+  auto answer = client.send(post(server.url()));
+  BOOST_TEST(answer->status() == 200);
+  std::string body;
+  int reads = 0;
+  while (answer->readSome(body)) ++reads;
+  BOOST_TEST(body == "data: 1\n\ndata: 2");
+  BOOST_TEST(reads >= 2);
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_without_length_ends_at_close_and_is_not_reused) {
+  Server server([](Peer& peer) {
+    peer.readRequest();
+    peer.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
+  });
+  Client client;
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "until the end");
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "until the end");
+  BOOST_TEST(server.connections() == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_pooled_connection_the_provider_closed_is_retried_once_on_a_fresh_one) {
+  Server server([](Peer& peer) {
+    peer.readRequest();
+    peer.write(kOk);
+    peer.readRequest();  // reads the second request and closes without answering
+  });
+  Client client;
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+  BOOST_TEST(server.connections() == 2);
+}
+
+BOOST_AUTO_TEST_CASE(a_fresh_connection_closed_without_an_answer_is_a_reset) {
+  Server server([](Peer& peer) { peer.readRequest(); });
+  Client client;
+  try {
+    client.send(post(server.url()));
+    BOOST_FAIL("no error");
+  } catch (const TransportError& error) {
+    BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Reset));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_after_first_byte_ms) {
+  std::atomic<bool> done{false};
+  Server server([&](Peer& peer) {
+    peer.readRequest();
+    while (!done) std::this_thread::sleep_for(10ms);
+  });
+  Client client;
+  Request request = post(server.url());
+  request.timeouts.first_byte_ms = 300;
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    client.send(request);
+    BOOST_FAIL("no error");
+  } catch (const TransportError& error) {
+    BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Timeout));
+  }
+  const auto waited_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  done = true;
+  BOOST_TEST(waited_ms >= 250);
+  BOOST_TEST(waited_ms < 2000);
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_that_stalls_times_out_after_idle_ms) {
+  std::atomic<bool> done{false};
+  Server server([&](Peer& peer) {
+    peer.readRequest();
+    peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+    while (!done) std::this_thread::sleep_for(10ms);
+  });
+  Client client;
+  Request request = post(server.url());
+  request.timeouts.idle_ms = 300;
+  auto answer = client.send(request);
+  std::string body;
+  BOOST_TEST(answer->readSome(body));
+  BOOST_TEST(body == "abc");
+  BOOST_CHECK_THROW(answer->readSome(body), TransportError);
+  done = true;
+}
+
+BOOST_AUTO_TEST_CASE(nobody_listening_is_a_connect_failure) {
+  int port = 0;
+  {
+    Server server(answerAll(kOk));
+    port = std::stoi(server.url().substr(server.url().rfind(':') + 1));
+  }
+  Client client;
+  try {
+    client.send(post("http://127.0.0.1:" + std::to_string(port)));
+    BOOST_FAIL("no error");
+  } catch (const TransportError& error) {
+    BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Connect));
+  }
+  BOOST_CHECK_THROW(client.send(post("ftp://127.0.0.1/")), TransportError);
+}
+
+BOOST_AUTO_TEST_CASE(cancelling_stops_a_blocked_read_at_once) {
+  std::atomic<bool> done{false};
+  Server server([&](Peer& peer) {
+    peer.readRequest();
+    peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    while (!done) std::this_thread::sleep_for(10ms);
+  });
+  Client client;
+  Cancel cancel;
+  Request request = post(server.url());
+  request.timeouts.idle_ms = 10000;
+  auto answer = client.send(request, &cancel);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(100ms);
+    cancel.cancel();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  std::string body;
+  BOOST_CHECK_THROW(while (answer->readSome(body)) {}, TransportError);
+  const auto waited_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  BOOST_TEST(waited_ms < 2000);
+  canceller.join();
+  done = true;
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_answer_is_a_protocol_failure) {
+  for (const std::string& answer : {std::string("SSH-2.0-OpenSSH_9.2\r\n\r\n"),
+                                   std::string("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"),
+                                   std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")}) {
+    Server server([answer](Peer& peer) {
+      peer.readRequest();
+      peer.write(answer);
+      peer.readRequest();
+    });
+    Client client;
+    try {
+      client.send(post(server.url()))->readAll();
+      BOOST_FAIL("no error for " << answer);
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Protocol), answer);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// A self-signed certificate for "localhost" (no IP address in it), written where OpenSSL's
+// default verify paths will look (SSL_CERT_FILE).
+struct Certificate {
+  EVP_PKEY* key = nullptr;
+  X509* cert = nullptr;
+  std::string path;
+
+  Certificate() {
+    key = EVP_EC_gen("P-256");
+    cert = X509_new();
+    X509_set_version(cert, 2);
+    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+    X509_gmtime_adj(X509_getm_notBefore(cert), -60);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+    X509_set_pubkey(cert, key);
+    X509_NAME* name = X509_get_subject_name(cert);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+    X509_set_issuer_name(cert, name);
+    X509V3_CTX context;
+    X509V3_set_ctx_nodb(&context);
+    X509V3_set_ctx(&context, cert, cert, nullptr, nullptr, 0);
+    for (const auto& [nid, value] : std::vector<std::pair<int, const char*>>{
+             {NID_subject_alt_name, "DNS:localhost"}, {NID_basic_constraints, "critical,CA:TRUE"}}) {
+      X509_EXTENSION* extension = X509V3_EXT_conf_nid(nullptr, &context, nid, value);
+      X509_add_ext(cert, extension, -1);
+      X509_EXTENSION_free(extension);
+    }
+    X509_sign(cert, key, EVP_sha256());
+    char pattern[] = "/tmp/sluice-upstream-ca-XXXXXX";
+    const int fd = ::mkstemp(pattern);
+    ::close(fd);
+    path = pattern;
+    FILE* file = std::fopen(path.c_str(), "w");
+    PEM_write_X509(file, cert);
+    std::fclose(file);
+  }
+  ~Certificate() {
+    std::remove(path.c_str());
+    X509_free(cert);
+    EVP_PKEY_free(key);
+  }
+  SSL_CTX* serverContext() const {
+    SSL_CTX* context = SSL_CTX_new(TLS_server_method());
+    SSL_CTX_use_certificate(context, cert);
+    SSL_CTX_use_PrivateKey(context, key);
+    return context;
+  }
+};
+
+BOOST_AUTO_TEST_SUITE(tls)
+
+BOOST_AUTO_TEST_CASE(https_works_with_a_trusted_certificate_and_refuses_a_name_it_does_not_cover) {
+  static Certificate certificate;
+  // Before the client's first TLS connection: the trust store is read once.
+  ::setenv("SSL_CERT_FILE", certificate.path.c_str(), 1);
+  SSL_CTX* context = certificate.serverContext();
+  {
+    std::string seen;
+    Server server(
+        [&](Peer& peer) {
+          for (std::string request; !(request = peer.readRequest()).empty();) {
+            seen = request;
+            peer.write(kOk);
+          }
+        },
+        context);
+    Client client;
+    for (int i = 0; i < 3; ++i) {
+      auto answer = client.send(post(server.url("localhost") + "/v1/chat/completions"));
+      BOOST_TEST(answer->status() == 200);
+      BOOST_TEST(answer->readAll() == "{\"ok\":true}");
+    }
+    BOOST_TEST(server.connections() == 1);
+    BOOST_TEST(seen.starts_with("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost:"));
+
+    // The certificate names localhost, not 127.0.0.1.
+    try {
+      client.send(post(server.url("127.0.0.1")));
+      BOOST_FAIL("no error");
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Tls));
+      BOOST_TEST(std::string(error.what()).find("certificate") != std::string::npos, error.what());
+    }
+  }
+  SSL_CTX_free(context);
+}
+
+BOOST_AUTO_TEST_CASE(a_plain_server_on_an_https_url_is_a_tls_failure) {
+  Server server(answerAll(kOk));
+  Client client;
+  Request request = post("https://localhost:" + server.url().substr(server.url().rfind(':') + 1));
+  request.timeouts.connect_ms = 500;
+  try {
+    client.send(request);
+    BOOST_FAIL("no error");
+  } catch (const TransportError& error) {
+    BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Tls));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace
+}  // namespace sluice::upstream
