@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <random>
 
 namespace sluice::http {
@@ -16,10 +15,22 @@ std::string newRequestId() {
   // 48-bit timestamp, version 7, 12 random bits, variant 10, 62 random bits.
   const uint64_t high = (millis << 16) | 0x7000 | (a & 0x0fff);
   const uint64_t low = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
-  char text[40];
-  std::snprintf(text, sizeof text, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(high >> 32),
-                static_cast<unsigned>((high >> 16) & 0xffff), static_cast<unsigned>(high & 0xffff),
-                static_cast<unsigned>(low >> 48), static_cast<unsigned long long>(low & 0xffffffffffffULL));
+  // 8-4-4-4-12 lowercase hex digits, written directly (snprintf was a visible part of a request).
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text(36, '-');
+  size_t at = 0;
+  auto put = [&](uint64_t value, int digits) {
+    for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) text[at++] = kHex[(value >> shift) & 0xf];
+  };
+  put(high >> 32, 8);
+  ++at;
+  put((high >> 16) & 0xffff, 4);
+  ++at;
+  put(high & 0xffff, 4);
+  ++at;
+  put(low >> 48, 4);
+  ++at;
+  put(low & 0xffffffffffffULL, 12);
   return text;
 }
 

@@ -40,6 +40,8 @@ using SteadyClock = std::chrono::steady_clock;
 // (Node after 5 s), and a request written into one that is closing fails for nothing.
 constexpr auto kReuseLimit = std::chrono::seconds(4);
 constexpr size_t kReadChunk = 16384;
+constexpr size_t kFirstBuffer = 4096;   // a head and a small answer; grown when an answer needs more
+constexpr size_t kPooledBuffer = 8192;  // a pooled connection keeps no larger buffer than this
 constexpr size_t kMaxHead = 64u << 10;
 
 // What an I/O call ended with, when it moved no bytes.
@@ -219,13 +221,13 @@ struct Link {
   // Reads more into the buffer.
   size_t fill(int& error) {
     if (begin == end) begin = end = 0;
-    if (buffer.size() - end < kReadChunk / 4) {
+    if (buffer.size() - end < kFirstBuffer / 4) {
       if (begin > 0) {
         std::memmove(buffer.data(), buffer.data() + begin, end - begin);
         end -= begin;
         begin = 0;
       }
-      if (buffer.size() - end < kReadChunk / 4) buffer.resize(std::max(kReadChunk, buffer.size() * 2));
+      if (buffer.size() - end < kFirstBuffer / 4) buffer.resize(std::max(kFirstBuffer, buffer.size() * 2));
     }
     const size_t got = read(buffer.data() + end, buffer.size() - end, error);
     end += got;
@@ -319,6 +321,11 @@ class Pool {
 
   void give(const std::string& origin, std::unique_ptr<Link> link) {
     link->idle_since = SteadyClock::now();
+    if (link->buffer.capacity() > kPooledBuffer) {
+      // A large answer grew it: idle connections should not hold on to that.
+      std::string().swap(link->buffer);
+      link->begin = link->end = 0;
+    }
     std::lock_guard lock(mutex_);
     auto& idle = idle_[origin];
     if (static_cast<int>(idle.size()) < max_idle_) idle.push_back(std::move(link));

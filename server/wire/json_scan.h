@@ -6,8 +6,9 @@
 //
 // Every text nlohmann::json accepts as an object is walked correctly, and the member found is the
 // one nlohmann keeps (the last of duplicate keys). The walk checks what a parse checks (grammar,
-// escapes, UTF-8), except that a number too large for a double (1e400) still walks, and that text
-// nested more than 200 levels deep does not walk (the caller parses it instead).
+// escapes, UTF-8), except that a number too large for a double (1e400) still walks, that text
+// nested more than 200 levels deep does not walk, and that text with bytes after a NUL (which
+// nlohmann ignores: "{}\0junk" parses) does not walk either (the caller parses those instead).
 
 #include <optional>
 #include <span>

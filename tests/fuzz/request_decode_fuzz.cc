@@ -27,7 +27,9 @@ void checkMemberEdit(std::string_view body) {
     return;
   }
   if (!edited) {
-    if (!escaped_keys && opened < 200) std::abort();  // every other object must walk
+    // Every other object must walk. nlohmann stops reading at a NUL byte ("{}\0junk" parses);
+    // the walk refuses such text, and the request path then parses it instead.
+    if (!escaped_keys && opened < 200 && body.find('\0') == std::string_view::npos) std::abort();
     return;
   }
   Json expected = parsed;
