@@ -1,9 +1,11 @@
 #include "server/identity/api_keys.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
@@ -81,8 +83,19 @@ GeneratedKey generateApiKey() {
 }
 
 KeyHash hashApiKey(std::string_view key) {
+  // Every authenticated request hashes its key. OpenSSL 3's one-shot SHA256() looks the algorithm
+  // up again on each call (a lock and a search); the algorithm is fetched once here instead, and
+  // each thread keeps its digest context.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                                      &EVP_MD_CTX_free);
   KeyHash hash{};
-  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), hash.data());
+  unsigned int length = 0;
+  if (!sha256 || !context || EVP_DigestInit_ex(context.get(), sha256, nullptr) != 1 ||
+      EVP_DigestUpdate(context.get(), key.data(), key.size()) != 1 ||
+      EVP_DigestFinal_ex(context.get(), hash.data(), &length) != 1 || length != hash.size()) {
+    SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), hash.data());
+  }
   return hash;
 }
 

@@ -49,4 +49,44 @@ BOOST_AUTO_TEST_CASE(text_postgres_cannot_store_is_cleaned) {
   BOOST_TEST(row["outcome"] == "internal_error");  // never NULL
 }
 
+BOOST_AUTO_TEST_CASE(every_value_round_trips_through_a_parse) {
+  audit::Record record;
+  record.id = "01a2-id";
+  record.created_at = audit::TimePoint(std::chrono::seconds(1'700'000'000));
+  record.completed_at = record.created_at + std::chrono::milliseconds(1234);
+  record.user = "bob \"the\" builder\\";
+  record.client_wire = "anthropic";
+  record.route_match = "alias:fast;failover:a->b";
+  record.is_streaming = true;
+  record.status = 499;
+  record.outcome = "client_gone_mid_stream";
+  record.usage.input_tokens = 9'000'000'000;
+  record.usage.reasoning_tokens = 5;
+  record.cost_microdollars = -1;
+  record.latency_ms = 0;
+  record.aborted = true;
+  record.request_body = std::string("{\"a\":\"line\nbreak\ttab\x01\"}");
+  record.response_body = std::string();
+  record.attempts.push_back({"ep-1", "p1", 0, "transport:reset", "", 3});
+  record.attempts.push_back({"ep-2", "p2", 200, "ok", "", 40});
+  const auto row = nlohmann::json::parse(audit::toRowJson(record));
+  BOOST_TEST(row.size() == store::kAuditColumns.size());
+  BOOST_TEST(row["user_name"] == "bob \"the\" builder\\");
+  BOOST_TEST(row["completed_at"] == "2023-11-14T22:13:21.234000Z");
+  BOOST_TEST(row["is_streaming"] == true);
+  BOOST_TEST(row["status"] == 499);
+  BOOST_TEST(row["input_tokens"] == 9'000'000'000);
+  BOOST_TEST(row["cost_microdollars"] == -1);
+  BOOST_TEST(row["latency_ms"] == 0);
+  BOOST_TEST(row["upstream_ms"].is_null());
+  BOOST_TEST(row["aborted"] == true);
+  BOOST_TEST(row["probe"] == false);
+  BOOST_TEST(row["request_body"] == "{\"a\":\"line\nbreak\ttab\x01\"}");
+  BOOST_TEST(row["response_body"].is_null());  // empty text is NULL, as for every column
+  BOOST_REQUIRE(row["attempts"].size() == 2u);
+  BOOST_TEST(!row["attempts"][0].contains("error"));
+  BOOST_TEST(row["attempts"][0]["status"] == 0);
+  BOOST_TEST(row["attempts"][1]["duration_ms"] == 40);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
