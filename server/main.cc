@@ -2,6 +2,7 @@
 // until SIGTERM/SIGINT, then drains in-flight requests (bounded) and exits 0. SIGHUP reloads the
 // catalog; an invalid one is refused and the last good one keeps serving.
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -350,25 +351,38 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
 
 }  // namespace
 
-// glibc keeps the stacks of exited threads for reuse, up to 40 MB, with every page they touched
-// still resident: after a burst, the connection threads the pool releases would keep their memory.
-// The cache size is only read at process start, from GLIBC_TUNABLES, so the gateway starts itself
-// again once with the cache turned off (unless the operator set it). Thread stacks are then
-// unmapped when a thread exits; creating one costs a few microseconds more.
-static void restartWithoutStackCache(char** argv) {
-  constexpr std::string_view kTunable = "glibc.pthread.stack_cache_size";
-  const char* current = std::getenv("GLIBC_TUNABLES");
-  if (current != nullptr && std::string_view(current).find(kTunable) != std::string_view::npos) return;
+// Two glibc settings that decide how much memory stays resident after a burst, and that glibc only
+// reads at process start, from GLIBC_TUNABLES; so the gateway starts itself again once with them
+// (each only unless the operator set it):
+//  - glibc keeps the stacks of exited threads for reuse, up to 40 MB, with every page they touched
+//    still resident: after a burst, the connection threads the pool releases would keep their
+//    memory. With the cache off, thread stacks are unmapped when a thread exits (creating one
+//    costs a few microseconds more).
+//  - glibc gives threads up to 8 malloc arenas per core; memory a burst spreads over many arenas
+//    stays fragmented in them. One arena per core keeps contention as low and the heap compact.
+static void restartWithTunables(char** argv) {
+  constexpr std::string_view kStackCache = "glibc.pthread.stack_cache_size";
+  constexpr std::string_view kArenaMax = "glibc.malloc.arena_max";
   if (std::getenv("SLUICE_KEEP_STACK_CACHE") != nullptr) return;  // e.g. under a profiler
-  std::string tunables = current != nullptr && *current != '\0' ? std::string(current) + ":" : std::string();
-  tunables += std::string(kTunable) + "=0";
+  const char* current = std::getenv("GLIBC_TUNABLES");
+  const std::string_view given = current != nullptr ? std::string_view(current) : std::string_view();
+  if (given.find(kStackCache) != std::string_view::npos) return;  // set (by us or the operator): started
+  std::string tunables(given);
+  auto add = [&tunables](std::string_view name, const std::string& value) {
+    if (!tunables.empty()) tunables += ':';
+    tunables.append(name).append("=").append(value);
+  };
+  if (given.find(kArenaMax) == std::string_view::npos && std::getenv("MALLOC_ARENA_MAX") == nullptr) {
+    add(kArenaMax, std::to_string(std::max(1u, std::thread::hardware_concurrency())));
+  }
+  add(kStackCache, "0");
   if (::setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
   ::execv("/proc/self/exe", argv);
-  // NOTE: exec failed (no /proc): run on with the cache; only memory after a burst differs.
+  // NOTE: exec failed (no /proc): run on with glibc's defaults; only memory after a burst differs.
 }
 
 int main(int argc, char** argv) {
-  restartWithoutStackCache(argv);
+  restartWithTunables(argv);
   http::ServerOptions options;
   AuditSettings audit_settings;
   ReloadSettings reload_settings;
