@@ -8,10 +8,11 @@
 #include <iterator>
 
 #include <sys/socket.h>
-#include <sys/uio.h>
 
 #include <Poco/Exception.h>
 #include <Poco/String.h>
+
+#include "server/net/send_all.h"
 
 namespace sluice::http {
 
@@ -91,40 +92,10 @@ size_t ClientSocket::readInto(char* out, size_t n) {
   }
 }
 
-bool ClientSocket::write(std::initializer_list<std::string_view> list) {
+bool ClientSocket::write(std::initializer_list<std::string_view> pieces) {
   if (broken_) return false;
-  constexpr size_t kMaxPieces = 8;
-  iovec pieces[kMaxPieces];
-  int count = 0;
-  for (const std::string_view piece : list) {
-    if (piece.empty() || count == static_cast<int>(kMaxPieces)) continue;
-    pieces[count].iov_base = const_cast<char*>(piece.data());
-    pieces[count].iov_len = piece.size();
-    ++count;
-  }
-  iovec* next = pieces;
-  while (count > 0) {
-    msghdr message{};
-    message.msg_iov = next;
-    message.msg_iovlen = static_cast<size_t>(count);
-    const ssize_t n = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      broken_ = true;
-      return false;
-    }
-    size_t sent = static_cast<size_t>(n);
-    while (count > 0 && sent >= next->iov_len) {
-      sent -= next->iov_len;
-      ++next;
-      --count;
-    }
-    if (count > 0) {
-      next->iov_base = static_cast<char*>(next->iov_base) + sent;
-      next->iov_len -= sent;
-    }
-  }
-  return true;
+  if (net::sendAll(fd_, pieces) != 0) broken_ = true;
+  return !broken_;
 }
 
 void ClientSocket::trim() {

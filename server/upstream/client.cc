@@ -12,12 +12,13 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+
+#include "server/net/send_all.h"
 
 namespace sluice::upstream {
 
@@ -267,35 +268,10 @@ struct Link {
       }
       return true;
     }
-    iovec pieces[2];
-    int count = 0;
-    for (const std::string_view piece : {head, body}) {
-      if (piece.empty()) continue;
-      pieces[count].iov_base = const_cast<char*>(piece.data());
-      pieces[count].iov_len = piece.size();
-      ++count;
-    }
-    iovec* next = pieces;
-    while (count > 0) {
-      msghdr message{};
-      message.msg_iov = next;
-      message.msg_iovlen = static_cast<size_t>(count);
-      const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        error = errno == EAGAIN || errno == EWOULDBLOCK ? kTimedOut : kReset;
-        return false;
-      }
-      size_t sent = static_cast<size_t>(n);
-      while (count > 0 && sent >= next->iov_len) {
-        sent -= next->iov_len;
-        ++next;
-        --count;
-      }
-      if (count > 0) {
-        next->iov_base = static_cast<char*>(next->iov_base) + sent;
-        next->iov_len -= sent;
-      }
+    const int failure = net::sendAll(fd, {head, body});
+    if (failure != 0) {
+      error = failure == EAGAIN || failure == EWOULDBLOCK ? kTimedOut : kReset;
+      return false;
     }
     return true;
   }
