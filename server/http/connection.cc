@@ -1,14 +1,14 @@
 #include "server/http/connection.h"
 
 #include <cerrno>
+#include <chrono>
 #include <memory>
 #include <string>
 
-#include <poll.h>
 #include <sys/socket.h>
 
 #include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Timestamp.h>
+#include <Poco/Timespan.h>
 
 #include "server/net/http1.h"
 #include "server/http/request_id.h"
@@ -24,17 +24,11 @@ constexpr const char* kRequestIdHeader = "x-sluice-request-id";
 // the connection can carry the next request; a larger one closes the connection instead.
 constexpr size_t kSkipBodyLimit = 1u << 20;
 
-// Waits up to `timeout_ms` for the socket to become readable: 1 when it is, 0 on timeout, -1 on
-// error. One poll(2); Poco's Socket::poll builds and closes an epoll set for every wait.
-int waitReadable(int fd, int timeout_ms) {
-  pollfd item{};
-  item.fd = fd;
-  item.events = POLLIN;
-  for (;;) {
-    const int ready = ::poll(&item, 1, timeout_ms);
-    if (ready >= 0) return ready > 0 ? 1 : 0;
-    if (errno != EINTR) return -1;
-  }
+// The socket's receive timeout: how often a waiting read looks at the drain flag and the clock.
+constexpr int kReadTickMs = 200;
+
+std::chrono::milliseconds millis(const Poco::Timespan& span) {
+  return std::chrono::milliseconds(span.totalMilliseconds());
 }
 
 // Closes gracefully after an answer sent before the request was read: stops sending, then reads
@@ -42,8 +36,9 @@ int waitReadable(int fd, int timeout_ms) {
 // connection (and lose the answer) over unread bytes.
 void lingeringClose(ClientSocket& client) {
   ::shutdown(client.fd(), SHUT_WR);
+  client.setReadLimits({std::chrono::milliseconds(100), false, nullptr});
   size_t dropped = 0;
-  while (dropped < (256u << 10) && waitReadable(client.fd(), 100) > 0) {
+  while (dropped < (256u << 10)) {
     const size_t n = client.fill();
     if (n == 0) break;
     dropped += n;
@@ -77,27 +72,19 @@ Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPSer
 
 void Connection::run() {
   const int fd = socket().impl()->sockfd();
-  // Reads of a request under way (the rest of a head, a body) wait at most this long.
-  socket().setReceiveTimeout(params_->getTimeout());
+  socket().setReceiveTimeout(Poco::Timespan(0, kReadTickMs * 1000));
   ClientSocket client(fd);
+  // Reads of a request under way (the rest of a head, a body) wait this long for a byte.
+  const ReadLimits reading{millis(params_->getTimeout()), false, nullptr};
   h1::HeadLimits limits;
   limits.max_head_bytes = gateway_.options().max_header_bytes;
   const int max_requests = params_->getMaxKeepAliveRequests();
   int served = 0;
 
-  // Waits for the first bytes of the next request in 200 ms steps, so that an idle connection is
-  // closed promptly once the gateway starts draining.
-  auto awaitRequest = [&]() {
-    const Poco::Timestamp started;
-    const Poco::Timespan limit = served == 0 ? params_->getTimeout() : params_->getKeepAliveTimeout();
-    while (!gateway_.stopping().load()) {
-      const int ready = waitReadable(fd, 200);
-      if (ready < 0) return false;
-      if (ready > 0) return client.fill() > 0;
-      if (started.isElapsed(limit.totalMicroseconds())) return false;
-    }
-    return false;
-  };
+  // Waiting for the first bytes of the next request: an idle connection is closed after the
+  // keep-alive timeout, and within a tick once the gateway starts draining.
+  const ReadLimits first_wait{millis(params_->getTimeout()), true, &gateway_.stopping()};
+  const ReadLimits idle_wait{millis(params_->getKeepAliveTimeout()), true, &gateway_.stopping()};
 
   while (!gateway_.stopping().load()) {
     h1::RequestHead head;
@@ -107,8 +94,10 @@ void Connection::run() {
       if (parsed.status != h1::HeadStatus::Incomplete) break;
       // Nothing of the next request yet: an idle wait. Part of a head: a read under way.
       const bool idle = client.buffered().find_first_not_of("\r\n") == std::string_view::npos;
-      if (!(idle ? awaitRequest() : client.fill() > 0)) return;
+      client.setReadLimits(!idle ? reading : served == 0 ? first_wait : idle_wait);
+      if (client.fill() == 0) return;
     }
+    client.setReadLimits(reading);
     if (parsed.status == h1::HeadStatus::TooLarge) {
       return sendRawError(client, 431, "Request Header Fields Too Large", "request_header_fields_too_large",
                           parsed.reason);

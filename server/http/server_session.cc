@@ -50,6 +50,27 @@ bool parseLength(const std::string& text, uint64_t& out) {
 
 // ---- ClientSocket -------------------------------------------------------------------------------
 
+size_t ClientSocket::receive(char* out, size_t n) {
+  if (broken_ || eof_) return 0;
+  const auto started = std::chrono::steady_clock::now();
+  for (;;) {
+    const ssize_t got = ::recv(fd_, out, n, 0);
+    if (got > 0) return static_cast<size_t>(got);
+    if (got == 0) {
+      eof_ = true;
+      return 0;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      // A tick of the socket's receive timeout.
+      if (limits_.interruptible && limits_.stop != nullptr && limits_.stop->load()) return 0;
+      if (std::chrono::steady_clock::now() - started < limits_.silence) continue;
+    }
+    broken_ = true;  // reset, or silent for too long
+    return 0;
+  }
+}
+
 size_t ClientSocket::fill() {
   if (broken_ || eof_) return 0;
   if (begin_ == end_) begin_ = end_ = 0;
@@ -61,36 +82,12 @@ size_t ClientSocket::fill() {
     }
     if (buffer_.size() - end_ < kReadChunk / 2) buffer_.resize(std::max(kReadChunk, buffer_.size() * 2));
   }
-  for (;;) {
-    const ssize_t n = ::recv(fd_, buffer_.data() + end_, buffer_.size() - end_, 0);
-    if (n > 0) {
-      end_ += static_cast<size_t>(n);
-      return static_cast<size_t>(n);
-    }
-    if (n == 0) {
-      eof_ = true;
-      return 0;
-    }
-    if (errno == EINTR) continue;
-    broken_ = true;  // reset, or the receive timeout passed (EAGAIN)
-    return 0;
-  }
+  const size_t got = receive(buffer_.data() + end_, buffer_.size() - end_);
+  end_ += got;
+  return got;
 }
 
-size_t ClientSocket::readInto(char* out, size_t n) {
-  if (broken_ || eof_) return 0;
-  for (;;) {
-    const ssize_t got = ::recv(fd_, out, n, 0);
-    if (got > 0) return static_cast<size_t>(got);
-    if (got == 0) {
-      eof_ = true;
-      return 0;
-    }
-    if (errno == EINTR) continue;
-    broken_ = true;
-    return 0;
-  }
-}
+size_t ClientSocket::readInto(char* out, size_t n) { return receive(out, n); }
 
 bool ClientSocket::write(std::initializer_list<std::string_view> pieces) {
   if (broken_) return false;

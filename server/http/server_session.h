@@ -9,6 +9,8 @@
 //
 // Not thread-safe: a connection belongs to one thread. (The client watch only polls the fd.)
 
+#include <atomic>
+#include <chrono>
 #include <initializer_list>
 #include <istream>
 #include <memory>
@@ -28,16 +30,27 @@
 namespace sluice::http {
 namespace h1 = net::h1;
 
+// How long a read waits. The connection gives the socket a short receive timeout (a tick); a read
+// that sees a tick pass keeps waiting until `silence` has passed without a byte or, when
+// `interruptible` (between requests), until `*stop` is set: the gateway draining. So waiting for
+// the next request is one blocking recv(2), not a poll(2) and then a recv(2).
+struct ReadLimits {
+  std::chrono::milliseconds silence{120000};
+  bool interruptible = false;
+  const std::atomic<bool>* stop = nullptr;
+};
+
 // The socket and the bytes read from it but not yet used.
 class ClientSocket {
  public:
   explicit ClientSocket(int fd) : fd_(fd) {}
   int fd() const { return fd_; }
+  void setReadLimits(ReadLimits limits) { limits_ = limits; }
 
   std::string_view buffered() const { return {buffer_.data() + begin_, end_ - begin_}; }
   void consume(size_t n) { begin_ += n; }
-  // Reads what arrived (blocking up to the socket's receive timeout) after the buffered bytes.
-  // Returns the bytes read; 0 at end of stream or on an error or timeout (then broken()).
+  // Reads what arrived after the buffered bytes, waiting as the read limits say. Returns the bytes
+  // read; 0 at end of stream, when interrupted, or on an error or timeout (then broken()).
   size_t fill();
   // Reads up to `n` bytes straight into `out`, bypassing the buffer (which must be empty).
   size_t readInto(char* out, size_t n);
@@ -53,7 +66,10 @@ class ClientSocket {
   void trim();
 
  private:
+  size_t receive(char* out, size_t n);
+
   int fd_;
+  ReadLimits limits_;
   std::string buffer_;
   size_t begin_ = 0;
   size_t end_ = 0;
