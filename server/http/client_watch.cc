@@ -12,6 +12,7 @@ namespace sluice::http {
 namespace {
 
 constexpr int kPollMs = 20;
+constexpr int kRoundsBeforeSleep = 50;  // a second without anything to watch
 
 // True when the peer closed its side or the connection failed; false when it only sent bytes.
 bool peerGone(int fd) {
@@ -52,6 +53,7 @@ ClientWatch::~ClientWatch() {
 ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& cancel) {
   if (client_fd < 0) return {};
   uint64_t id = 0;
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     id = next_id_++;
@@ -59,9 +61,13 @@ ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& ca
     entry.fd = client_fd;
     entry.cancel = &cancel;
     entries_.emplace(id, entry);
+    wake = asleep_;
+    asleep_ = false;
   }
-  // NOTE: no wake-up: the watch looks for new entries every kPollMs by itself. Waking it for each
-  // request would cost a thread switch per request, and most answers are back before it looks.
+  // NOTE: woken only from its deep sleep (nothing watched for a second). Otherwise it looks for new
+  // entries every kPollMs by itself: waking it for each request would cost a thread switch per
+  // request, and most answers are back before it looks.
+  if (wake) wake_.notify_one();
   return Registration(this, id);
 }
 
@@ -73,12 +79,23 @@ void ClientWatch::unwatch(uint64_t id) {
 void ClientWatch::run() {
   std::vector<pollfd> fds;
   std::vector<uint64_t> ids;
+  int empty_rounds = 0;
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      if (entries_.empty()) wake_.wait_for(lock, std::chrono::milliseconds(kPollMs), [this] { return stopping_; });
+      if (entries_.empty()) {
+        if (++empty_rounds < kRoundsBeforeSleep) {
+          wake_.wait_for(lock, std::chrono::milliseconds(kPollMs), [this] { return stopping_; });
+        } else {
+          // Nothing watched for a while (an idle gateway): sleep until watch() wakes us.
+          asleep_ = true;
+          wake_.wait(lock, [this] { return stopping_ || !entries_.empty(); });
+          asleep_ = false;
+        }
+      }
       if (stopping_) return;
       if (entries_.empty()) continue;
+      empty_rounds = 0;
       fds.clear();
       ids.clear();
       for (const auto& [id, entry] : entries_) {

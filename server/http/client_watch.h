@@ -10,7 +10,8 @@
 //
 //   auto watching = gateway.clientWatch().watch(client_fd, cancel);   // RAII: unwatches on exit
 //
-// Thread-safe. The thread runs only while something is watched.
+// Thread-safe. The thread looks every 20 ms while requests wait; after a second with nothing to
+// watch it sleeps until the next request is watched (an idle gateway does not wake it).
 
 #include <condition_variable>
 #include <cstdint>
@@ -60,6 +61,7 @@ class ClientWatch {
   std::map<uint64_t, Entry> entries_;
   uint64_t next_id_ = 1;
   bool stopping_ = false;
+  bool asleep_ = false;  // nothing watched for a while: watch() must wake the thread
   std::thread thread_;
 };
 
