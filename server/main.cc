@@ -13,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -40,6 +41,7 @@
 #include "server/identity/quota_store.h"
 #include "server/identity/vault.h"
 #include "server/log/json_log.h"
+#include "server/net/fiber.h"
 #include "server/store/database.h"
 #include "server/store/migrations.h"
 
@@ -275,12 +277,29 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   params->setMaxKeepAliveRequests(100000);
   params->setKeepAliveTimeout(Poco::Timespan(75, 0));
   params->setTimeout(Poco::Timespan(120, 0));
-  // Connection threads idle for kThreadIdleSeconds are released (down to 8).
-  constexpr int kThreadIdleSeconds = 3;
-  Poco::ThreadPool pool(8, options.threads, kThreadIdleSeconds, 256 * 1024);
   Poco::Net::HTTPRequestHandlerFactory::Ptr router = new http::Router(gateway);
-  Poco::Net::TCPServer server(new http::ConnectionFactory(params, router, gateway), pool, socket, params);
-  server.start();
+  // Connections run as fibers on `workers` event-loop threads (net/fiber.h); --workers 0 gives
+  // each connection a thread of its own from a pool (Poco's TCPServer), as before.
+  const int workers = options.workers < 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                          : options.workers;
+  std::unique_ptr<net::fiber::Loop> loop;
+  std::optional<Poco::ThreadPool> pool;
+  std::unique_ptr<Poco::Net::TCPServer> server;
+  if (workers > 0) {
+    loop = std::make_unique<net::fiber::Loop>(net::fiber::Loop::Options{workers, 256u << 10, 16});
+    loop->serve(socket.impl()->sockfd(),
+                [&gateway, params, handlers = router.get()](int fd) { http::serveConnection(fd, *params, *handlers, gateway); });
+  } else {
+    // Connection threads idle for kThreadIdleSeconds are released (down to 8).
+    constexpr int kThreadIdleSeconds = 3;
+    pool.emplace(8, options.threads, kThreadIdleSeconds, 256 * 1024);
+    server = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params, router, gateway), *pool, socket,
+                                                    params);
+    server->start();
+  }
+  auto open_connections = [&]() -> size_t {
+    return loop ? loop->connections() : static_cast<size_t>(server->currentConnections());
+  };
 
   // Memory after a burst: Poco's pool releases idle threads only when it is next asked for one, so
   // it is asked to here every second; and once no request is in flight after some were served, the
@@ -292,9 +311,12 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
     bool busy_before = false;
     std::unique_lock lock(memory_mutex);
     while (!memory_wake.wait_for(lock, std::chrono::seconds(1), [&] { return memory_stop; })) {
-      const int threads_before = pool.allocated();
-      pool.collect();
-      const bool released = pool.allocated() < threads_before;
+      bool released = false;
+      if (pool) {
+        const int threads_before = pool->allocated();
+        pool->collect();
+        released = pool->allocated() < threads_before;
+      }
       const bool busy = gateway.metrics().inflight_requests.value() > 0;
       if (!busy && (busy_before || released)) malloc_trim(0);
       busy_before = busy;
@@ -316,7 +338,10 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   } join_memory_keeper{memory_mutex, memory_wake, memory_stop, memory_keeper};
 
   const std::string address = socket.address().toString();
-  log::info("listening", {{"address", address}, {"catalog_version", loaded.catalog->version}, {"threads", options.threads}});
+  log::info("listening", {{"address", address},
+                          {"catalog_version", loaded.catalog->version},
+                          {"workers", workers},
+                          {"threads", workers > 0 ? 0 : options.threads}});
   std::cout << "listening on " << address << std::endl;
 
   for (;;) {
@@ -331,14 +356,19 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
 
   if (watch) watch->stop();
   stop_housekeeping();
-  log::info("draining", {{"in_flight", server.currentConnections()}, {"drain_seconds", options.drain_seconds}});
+  log::info("draining", {{"in_flight", open_connections()}, {"drain_seconds", options.drain_seconds}});
   gateway.stopping().store(true);
-  server.stop();
+  if (loop) {
+    loop->stopAccepting();
+    loop->interrupt();  // connections waiting for their next request close now
+  } else {
+    server->stop();
+  }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.drain_seconds);
-  while (server.currentConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
+  while (open_connections() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const int left = server.currentConnections();
+  const size_t left = open_connections();
   if (partition_keeper) partition_keeper->stop();
   if (audit_writer) audit_writer->stop();  // the queue goes to PostgreSQL, or to the spool
   log::info("stopped", {{"abandoned_connections", left}});
@@ -412,7 +442,13 @@ int main(int argc, char** argv) {
                  "audit spool file for rows PostgreSQL cannot take (default /var/lib/sluice/audit.spool, "
                  "else ./sluice-audit.spool)")
       ->envname("SLUICE_AUDIT_SPOOL");
-  app.add_option("--threads", options.threads, "request threads (a stream holds one for its life)")
+  app.add_option("--workers", options.workers,
+                 "event-loop threads that run the connections as fibers (-1: one per CPU; 0: a thread per "
+                 "connection instead, up to --threads)")
+      ->envname("SLUICE_WORKERS")
+      ->check(CLI::Range(-1, 1024))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "with --workers 0: request threads (a stream holds one for its life)")
       ->envname("SLUICE_THREADS")
       ->check(CLI::Range(2, 100000))
       ->capture_default_str();

@@ -14,16 +14,15 @@ namespace {
 constexpr int kPollMs = 20;
 constexpr int kRoundsBeforeSleep = 50;  // a second without anything to watch
 
-// True when the peer closed its side or the connection failed; false when it only sent bytes.
-bool peerGone(int fd) {
+}  // namespace
+
+bool clientGone(int fd) {
   char byte;
   const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   if (n == 0) return true;
   if (n > 0) return false;
   return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
-
-}  // namespace
 
 ClientWatch::Registration& ClientWatch::Registration::operator=(Registration&& other) noexcept {
   if (this != &other) {
@@ -113,7 +112,7 @@ void ClientWatch::run() {
       if (fds[i].revents == 0) continue;
       const auto it = entries_.find(ids[i]);
       if (it == entries_.end()) continue;  // the request finished meanwhile; its fd may be reused
-      const bool gone = (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP)) != 0 || peerGone(fds[i].fd);
+      const bool gone = (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP)) != 0 || clientGone(fds[i].fd);
       if (gone) it->second.cancel->cancel();
       // Either way, stop polling it: gone needs no second look, and a client with bytes pending
       // (pipelining) would keep the socket readable for the rest of this request.

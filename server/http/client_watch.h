@@ -12,6 +12,9 @@
 //
 // Thread-safe. The thread looks every 20 ms while requests wait; after a second with nothing to
 // watch it sleeps until the next request is watched (an idle gateway does not wake it).
+//
+// On a fiber (net/fiber.h) the request does not use this thread: its connection's own socket,
+// edge-triggered, calls clientGone() the moment anything happens on it (fiber::watchEdge).
 
 #include <condition_variable>
 #include <cstdint>
@@ -22,6 +25,10 @@
 #include "server/upstream/client.h"
 
 namespace sluice::http {
+
+// True when the peer of `fd` closed its side or the connection failed; false when it only sent
+// bytes (they stay unread). Does not block.
+bool clientGone(int fd);
 
 class ClientWatch {
  public:

@@ -73,20 +73,26 @@ Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPSer
 void Connection::run() {
   const int fd = socket().impl()->sockfd();
   socket().setReceiveTimeout(Poco::Timespan(0, kReadTickMs * 1000));
+  serveConnection(fd, *params_, *router_, gateway_);
+}
+
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Poco::Net::HTTPRequestHandlerFactory& router,
+                     Gateway& gateway) {
   ClientSocket client(fd);
   // Reads of a request under way (the rest of a head, a body) wait this long for a byte.
-  const ReadLimits reading{millis(params_->getTimeout()), false, nullptr};
+  const ReadLimits reading{millis(params.getTimeout()), false, nullptr};
+  client.setSendPatience(millis(params.getTimeout()));
   h1::HeadLimits limits;
-  limits.max_head_bytes = gateway_.options().max_header_bytes;
-  const int max_requests = params_->getMaxKeepAliveRequests();
+  limits.max_head_bytes = gateway.options().max_header_bytes;
+  const int max_requests = params.getMaxKeepAliveRequests();
   int served = 0;
 
   // Waiting for the first bytes of the next request: an idle connection is closed after the
-  // keep-alive timeout, and within a tick once the gateway starts draining.
-  const ReadLimits first_wait{millis(params_->getTimeout()), true, &gateway_.stopping()};
-  const ReadLimits idle_wait{millis(params_->getKeepAliveTimeout()), true, &gateway_.stopping()};
+  // keep-alive timeout, and within a tick once the gateway starts draining (on a fiber: at once).
+  const ReadLimits first_wait{millis(params.getTimeout()), true, &gateway.stopping()};
+  const ReadLimits idle_wait{millis(params.getKeepAliveTimeout()), true, &gateway.stopping()};
 
-  while (!gateway_.stopping().load()) {
+  while (!gateway.stopping().load()) {
     h1::RequestHead head;
     h1::HeadResult parsed;
     for (;;) {
@@ -106,19 +112,19 @@ void Connection::run() {
       return sendRawError(client, 400, "Bad Request", "invalid_request_error", "malformed HTTP request: " + parsed.reason);
     }
     ServerResponse response(client);
-    ServerRequest request(client, response, *params_, head);
+    ServerRequest request(client, response, params, head);
     client.consume(parsed.consumed);
     if (!request.framingError().empty()) {
       return sendRawError(client, 400, "Bad Request", "invalid_request_error", request.framingError());
     }
     ++served;
     response.setVersion(request.getVersion());
-    response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() && served < max_requests &&
-                          !gateway_.stopping().load());
+    response.setKeepAlive(params.getKeepAlive() && request.getKeepAlive() && served < max_requests &&
+                          !gateway.stopping().load());
     response.set(kRequestIdHeader, newRequestId());
     if (request.getMethod() == Poco::Net::HTTPRequest::HTTP_HEAD) response.setHeadOnly(true);
     try {
-      std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(router_->createRequestHandler(request));
+      std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(router.createRequestHandler(request));
       if (request.getExpectContinue() && response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK &&
           client.buffered().empty()) {
         response.sendContinue();
@@ -134,7 +140,7 @@ void Connection::run() {
       return sendRawError(client, 500, "Internal Server Error", "internal_error", "the request was not answered");
     }
     if (!response.finish() || client.broken()) return;
-    if (!response.getKeepAlive() || gateway_.stopping().load()) return;
+    if (!response.getKeepAlive() || gateway.stopping().load()) return;
     if (!request.body().complete() && !request.body().skipRest(kSkipBodyLimit)) return;
     client.trim();
   }

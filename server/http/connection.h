@@ -14,6 +14,13 @@
 
 namespace sluice::http {
 
+// Serves the requests of one client connection until it closes, goes idle or the gateway drains;
+// does not close `fd`. A blocking socket on a thread of its own (Connection below), or a
+// non-blocking one on a fiber (net/fiber.h, the default).
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Poco::Net::HTTPRequestHandlerFactory& router,
+                     Gateway& gateway);
+
+// The thread-per-connection form (--workers 0): Poco's TCPServer runs one of these per connection.
 class Connection : public Poco::Net::TCPServerConnection {
  public:
   Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,

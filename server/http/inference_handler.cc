@@ -369,7 +369,20 @@ class Exchange {
 
   void execute(const dispatch::Plan& plan) {
     upstream::Cancel cancel;
-    const auto watching = gateway_.clientWatch().watch(clientFd(request_), cancel);
+    // A client that hangs up while its request waits on the provider cancels the exchange.
+    struct HangUp {
+      int fd;
+      upstream::Cancel* cancel;
+      static void check(void* self) {
+        auto* hang_up = static_cast<HangUp*>(self);
+        if (clientGone(hang_up->fd)) hang_up->cancel->cancel();
+      }
+    } hang_up{clientFd(request_), &cancel};
+    net::fiber::EdgeWatch edge_watch;  // on a fiber: the connection's own socket tells
+    if (auto* server_request = dynamic_cast<ServerRequest*>(&request_)) {
+      edge_watch = net::fiber::watchEdge(server_request->fd(), server_request->registration(), &HangUp::check, &hang_up);
+    }
+    const auto watching = edge_watch.active() ? ClientWatch::Registration{} : gateway_.clientWatch().watch(hang_up.fd, cancel);
     dispatch::AttemptWalk walk(plan.attempts);
     std::vector<std::string> field_segments;
     std::optional<wire::ApiError> last_error;

@@ -25,6 +25,7 @@
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/SocketAddress.h>
 
+#include "server/net/fiber.h"
 #include "server/net/http1.h"
 
 namespace sluice::http {
@@ -34,6 +35,9 @@ namespace h1 = net::h1;
 // that sees a tick pass keeps waiting until `silence` has passed without a byte or, when
 // `interruptible` (between requests), until `*stop` is set: the gateway draining. So waiting for
 // the next request is one blocking recv(2), not a poll(2) and then a recv(2).
+// On a fiber (a non-blocking socket, net/fiber.h) a read that finds nothing parks the fiber until
+// the socket is readable or `silence` has passed; an interruptible wait also ends when the loop
+// is interrupted (draining).
 struct ReadLimits {
   std::chrono::milliseconds silence{120000};
   bool interruptible = false;
@@ -43,9 +47,12 @@ struct ReadLimits {
 // The socket and the bytes read from it but not yet used.
 class ClientSocket {
  public:
-  explicit ClientSocket(int fd) : fd_(fd) {}
+  explicit ClientSocket(int fd) : fd_(fd) { registration_.edge = true; }
   int fd() const { return fd_; }
   void setReadLimits(ReadLimits limits) { limits_ = limits; }
+  net::fiber::Registration& registration() { return registration_; }
+  // On a fiber: how long a write waits for the client to make room before the client counts as gone.
+  void setSendPatience(std::chrono::milliseconds patience) { send_patience_ = patience; }
 
   std::string_view buffered() const { return {buffer_.data() + begin_, end_ - begin_}; }
   void consume(size_t n) { begin_ += n; }
@@ -70,11 +77,14 @@ class ClientSocket {
 
   int fd_;
   ReadLimits limits_;
+  std::chrono::milliseconds send_patience_{120000};
+  net::fiber::Registration registration_;
   std::string buffer_;
   size_t begin_ = 0;
   size_t end_ = 0;
   bool broken_ = false;
   bool eof_ = false;
+  bool drained_ = false;  // the last read came back short: nothing more was there
 };
 
 // The request body as an istream: Content-Length, chunked, or none. Reads straight from the
@@ -153,6 +163,7 @@ class ServerRequest : public Poco::Net::HTTPServerRequest {
   bool secure() const override { return false; }
 
   int fd() const { return socket_.fd(); }
+  net::fiber::Registration& registration() { return socket_.registration(); }
   // Malformed framing (both Content-Length and chunked, a bad length): answer 400 and close.
   const std::string& framingError() const { return framing_error_; }
   BodyReader& body() { return *reader_; }

@@ -22,6 +22,8 @@
 
 #include <pqxx/pqxx>
 
+#include "server/net/fiber.h"
+
 namespace sluice::identity {
 
 // Every connection stayed leased for acquire_timeout.
@@ -47,18 +49,23 @@ class ConnectionPool {
   // transaction cut off that way did not commit; an in-doubt commit throws pqxx::in_doubt_error,
   // which is not retried). Throws what `body` throws, pqxx::broken_connection when PostgreSQL is
   // unreachable, PoolExhausted when no connection frees up in time.
+  //
+  // On a fiber (server/net/fiber.h) the whole of it runs on a helper thread while the fiber waits,
+  // so a query never stops the other connections of the fiber's worker.
   template <class Body>
   auto run(Body&& body) {
-    for (int attempt = 0;; ++attempt) {
-      Lease lease(*this);
-      try {
-        return body(lease.connection());
-      } catch (const pqxx::broken_connection&) {
-        lease.discard();
-        discardIdle();
-        if (attempt > 0) throw;
+    return net::fiber::blocking([&] {
+      for (int attempt = 0;; ++attempt) {
+        Lease lease(*this);
+        try {
+          return body(lease.connection());
+        } catch (const pqxx::broken_connection&) {
+          lease.discard();
+          discardIdle();
+          if (attempt > 0) throw;
+        }
       }
-    }
+    });
   }
 
   size_t openConnections() const;

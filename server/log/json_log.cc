@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <climits>
 #include <mutex>
 
 namespace sluice::log {
@@ -47,10 +48,20 @@ std::string_view levelName(Level level) {
 }
 
 void writeAll(const std::string& text) {
-  std::lock_guard lock(lineMutex());
-  std::fflush(stderr);  // anything a library wrote through stdio goes first
   const char* data = text.data();
   size_t left = text.size();
+  // A line up to PIPE_BUF is one write(2), which the kernel keeps whole (a pipe) or in order (a
+  // file): no lock, so request threads and fibers do not queue behind each other's log lines.
+  if (left <= PIPE_BUF) {
+    ssize_t n;
+    do {
+      n = ::write(STDERR_FILENO, data, left);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 || static_cast<size_t>(n) == left) return;
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  std::lock_guard lock(lineMutex());
   while (left > 0) {
     const ssize_t n = ::write(STDERR_FILENO, data, left);
     if (n < 0) {

@@ -7,7 +7,7 @@
 
 namespace sluice::net {
 
-int sendAll(int fd, std::initializer_list<std::string_view> list) {
+int sendAll(int fd, std::initializer_list<std::string_view> list, const SendWait* wait) {
   constexpr int kMaxPieces = 8;
   iovec pieces[kMaxPieces];
   int count = 0;
@@ -25,6 +25,11 @@ int sendAll(int fd, std::initializer_list<std::string_view> list) {
     const ssize_t n = ::sendmsg(fd, &message, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait != nullptr && fiber::active()) {
+        const auto deadline = fiber::Clock::now() + wait->patience;
+        if (fiber::waitFd(fd, wait->registration, fiber::Want::Write, deadline) != fiber::Wait::Timeout) continue;
+        return EAGAIN;
+      }
       return errno;
     }
     auto sent = static_cast<size_t>(n);

@@ -158,8 +158,13 @@ void setTimeout(int fd, int option, int ms) {
 struct Link {
   int fd = -1;
   SSL* ssl = nullptr;
-  int send_ms = -1;
+  int send_ms = -1;     // the socket's own timeouts, as last set (blocking mode)
   int receive_ms = -1;
+  int send_wait_ms = 0;  // the timeouts this exchange wants (a wait's patience on a fiber)
+  int receive_wait_ms = 0;
+  bool nonblocking = false;  // on a fiber the socket is non-blocking and waits park the fiber
+  bool sent = false;         // a request just went out: its answer cannot be there yet
+  net::fiber::Registration registration;
   std::string buffer;
   size_t begin = 0;
   size_t end = 0;
@@ -173,15 +178,35 @@ struct Link {
     if (fd >= 0) ::close(fd);
   }
 
+  // Non-blocking with fiber waits on a fiber, blocking with socket timeouts elsewhere.
+  void useFibers(bool on) {
+    if (on == nonblocking) return;
+    const int flags = ::fcntl(fd, F_GETFL);
+    ::fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+    nonblocking = on;
+    if (!on) {
+      sendTimeout(send_wait_ms);
+      receiveTimeout(receive_wait_ms);
+    }
+  }
+
   void sendTimeout(int ms) {
-    if (send_ms == ms) return;
+    send_wait_ms = ms;
+    if (nonblocking || send_ms == ms) return;
     setTimeout(fd, SO_SNDTIMEO, ms);
     send_ms = ms;
   }
   void receiveTimeout(int ms) {
-    if (receive_ms == ms) return;
+    receive_wait_ms = ms;
+    if (nonblocking || receive_ms == ms) return;
     setTimeout(fd, SO_RCVTIMEO, ms);
     receive_ms = ms;
+  }
+
+  // On a fiber: waits for the socket (a timeout of 0 waits without end, like SO_RCVTIMEO's 0).
+  bool await(net::fiber::Want want, int ms) {
+    const auto deadline = ms > 0 ? net::fiber::Clock::now() + std::chrono::milliseconds(ms) : net::fiber::kNever;
+    return net::fiber::waitFd(fd, registration, want, deadline) != net::fiber::Wait::Timeout;
   }
 
   std::string_view buffered() const { return {buffer.data() + begin, end - begin}; }
@@ -189,6 +214,15 @@ struct Link {
 
   // Reads what arrives into `out`: the byte count, or 0 with `error` set.
   size_t read(char* out, size_t n, int& error) {
+    if (sent && nonblocking) {
+      // Wait first: a read now would only come back empty.
+      sent = false;
+      if (!await(net::fiber::Want::Read, receive_wait_ms)) {
+        error = kTimedOut;
+        return 0;
+      }
+    }
+    sent = false;
     for (;;) {
       if (ssl) {
         const int got = SSL_read(ssl, out, static_cast<int>(std::min<size_t>(n, 1u << 30)));
@@ -197,6 +231,11 @@ struct Link {
         if (reason == SSL_ERROR_ZERO_RETURN) {
           error = kClosed;
         } else if (reason == SSL_ERROR_WANT_READ || reason == SSL_ERROR_WANT_WRITE) {
+          if (nonblocking) {
+            ERR_clear_error();
+            const auto want = reason == SSL_ERROR_WANT_READ ? net::fiber::Want::Read : net::fiber::Want::Write;
+            if (await(want, receive_wait_ms)) continue;
+          }
           error = kTimedOut;
         } else if (reason == SSL_ERROR_SYSCALL) {
           if (errno == EINTR) continue;
@@ -214,6 +253,9 @@ struct Link {
         return 0;
       }
       if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && nonblocking && await(net::fiber::Want::Read, receive_wait_ms)) {
+        continue;
+      }
       error = errno == EAGAIN || errno == EWOULDBLOCK ? kTimedOut : kReset;
       return 0;
     }
@@ -258,6 +300,11 @@ struct Link {
           }
           const int reason = SSL_get_error(ssl, sent);
           if (reason == SSL_ERROR_SYSCALL && errno == EINTR) continue;
+          if (nonblocking && (reason == SSL_ERROR_WANT_WRITE || reason == SSL_ERROR_WANT_READ)) {
+            ERR_clear_error();
+            const auto want = reason == SSL_ERROR_WANT_READ ? net::fiber::Want::Read : net::fiber::Want::Write;
+            if (await(want, send_wait_ms)) continue;  // the same bytes again, as OpenSSL requires
+          }
           error = reason == SSL_ERROR_WANT_WRITE || reason == SSL_ERROR_WANT_READ ||
                           (reason == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EWOULDBLOCK))
                       ? kTimedOut
@@ -268,7 +315,8 @@ struct Link {
       }
       return true;
     }
-    const int failure = net::sendAll(fd, {head, body});
+    const net::SendWait wait{registration, std::chrono::milliseconds(send_wait_ms > 0 ? send_wait_ms : 86'400'000)};
+    const int failure = net::sendAll(fd, {head, body}, nonblocking ? &wait : nullptr);
     if (failure != 0) {
       error = failure == EAGAIN || failure == EWOULDBLOCK ? kTimedOut : kReset;
       return false;
@@ -290,8 +338,19 @@ class Pool {
     // Newest last: when the newest has sat too long, so have all the others.
     if (!idle.empty() && SteadyClock::now() - idle.back()->idle_since > kReuseLimit) idle.clear();
     if (idle.empty()) return nullptr;
-    auto link = std::move(idle.back());
-    idle.pop_back();
+    // On a fiber, a connection last used on this worker saves moving its epoll registration.
+    size_t pick = idle.size() - 1;
+    if (const int epoll_fd = net::fiber::currentEpoll(); epoll_fd >= 0) {
+      for (size_t i = idle.size(), looked = 0; i-- > 0 && looked < 8; ++looked) {
+        if (idle[i]->registration.epoll_fd == epoll_fd) {
+          pick = i;
+          break;
+        }
+      }
+    }
+    auto link = std::move(idle[pick]);
+    idle.erase(idle.begin() + static_cast<std::ptrdiff_t>(pick));
+    link->useFibers(net::fiber::active());
     return link;
   }
 
@@ -327,9 +386,14 @@ std::unique_ptr<Link> connectTo(const Target& target, int timeout_ms) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  if (const int status = ::getaddrinfo(target.host.c_str(), target.port.c_str(), &hints, &found); status != 0) {
-    throwConnect(target, std::string("cannot resolve the host: ") + ::gai_strerror(status));
-  }
+  in6_addr ip{};
+  const bool literal = ::inet_pton(AF_INET, target.host.c_str(), &ip) == 1 ||
+                       ::inet_pton(AF_INET6, target.host.c_str(), &ip) == 1;
+  // A name lookup may wait on DNS: on a fiber it runs on a helper thread (fiber.h blocking()).
+  const int resolved =
+      literal ? ::getaddrinfo(target.host.c_str(), target.port.c_str(), &hints, &found)
+              : net::fiber::blocking([&] { return ::getaddrinfo(target.host.c_str(), target.port.c_str(), &hints, &found); });
+  if (resolved != 0) throwConnect(target, std::string("cannot resolve the host: ") + ::gai_strerror(resolved));
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addresses(found, &::freeaddrinfo);
   auto link = std::make_unique<Link>();
   std::string last_error = "no address";
@@ -341,14 +405,10 @@ std::unique_ptr<Link> connectTo(const Target& target, int timeout_ms) {
       continue;
     }
     int status = ::connect(fd, address->ai_addr, address->ai_addrlen);
+    net::fiber::Registration registration;
     if (status != 0 && errno == EINPROGRESS) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
-      pollfd item{fd, POLLOUT, 0};
-      int ready = 0;
-      do {
-        ready = ::poll(&item, 1, static_cast<int>(std::max<int64_t>(left, 0)));
-      } while (ready < 0 && errno == EINTR);
-      if (ready == 0) {
+      const bool ready = net::fiber::waitFd(fd, registration, net::fiber::Want::Write, deadline) == net::fiber::Wait::Ready;
+      if (!ready) {
         timed_out = true;
         last_error = "timed out";
         ::close(fd);
@@ -365,10 +425,12 @@ std::unique_ptr<Link> connectTo(const Target& target, int timeout_ms) {
       ::close(fd);
       continue;
     }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const int on = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
     link->fd = fd;
+    link->nonblocking = true;
+    link->registration = registration;
+    link->useFibers(net::fiber::active());
   }
   if (link->fd < 0) {
     if (timed_out) throw TransportError(TransportFailure::Connect, "timed out connecting to the provider");
@@ -381,9 +443,6 @@ std::unique_ptr<Link> connectTo(const Target& target, int timeout_ms) {
   link->ssl = SSL_new(context);
   if (!link->ssl) throw TransportError(TransportFailure::Tls, "TLS is unavailable: " + tlsErrors());
   SSL_set_fd(link->ssl, link->fd);
-  in6_addr ip{};
-  const bool literal = ::inet_pton(AF_INET, target.host.c_str(), &ip) == 1 ||
-                       ::inet_pton(AF_INET6, target.host.c_str(), &ip) == 1;
   if (literal) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(link->ssl), target.host.c_str());
   } else {
@@ -394,8 +453,15 @@ std::unique_ptr<Link> connectTo(const Target& target, int timeout_ms) {
   const int handshake_ms = static_cast<int>(std::max<int64_t>(left, 1));
   link->sendTimeout(handshake_ms);
   link->receiveTimeout(handshake_ms);
-  if (const int status = SSL_connect(link->ssl); status != 1) {
+  for (;;) {
+    const int status = SSL_connect(link->ssl);
+    if (status == 1) break;
     const int reason = SSL_get_error(link->ssl, status);
+    if (link->nonblocking && (reason == SSL_ERROR_WANT_READ || reason == SSL_ERROR_WANT_WRITE)) {
+      ERR_clear_error();
+      const auto want = reason == SSL_ERROR_WANT_READ ? net::fiber::Want::Read : net::fiber::Want::Write;
+      if (net::fiber::waitFd(link->fd, link->registration, want, deadline) == net::fiber::Wait::Ready) continue;
+    }
     const long verify = SSL_get_verify_result(link->ssl);
     std::string why;
     if (reason == SSL_ERROR_WANT_READ || reason == SSL_ERROR_WANT_WRITE ||
@@ -516,9 +582,22 @@ void Cancel::cancel() {
   cancelled_.store(true, std::memory_order_release);
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
   woken_.notify_all();
+  if (waker_) waker_.wake();
 }
 
 bool Cancel::waitFor(std::chrono::milliseconds duration) {
+  if (net::fiber::active()) {
+    const auto deadline = net::fiber::Clock::now() + duration;
+    {
+      std::lock_guard lock(mutex_);
+      if (cancelled_.load(std::memory_order_acquire)) return false;
+      waker_ = net::fiber::currentWaker();
+    }
+    net::fiber::park(deadline);
+    std::lock_guard lock(mutex_);
+    waker_ = {};
+    return !cancelled_.load(std::memory_order_acquire);
+  }
   std::unique_lock lock(mutex_);
   return !woken_.wait_for(lock, duration, [this] { return cancelled_.load(std::memory_order_acquire); });
 }
@@ -690,7 +769,10 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
     bool any_byte = false;
     std::optional<Response::Head> answer;
     try {
-      if (link->write(head, request.body, error)) answer = readHead(*link, request, error, any_byte);
+      if (link->write(head, request.body, error)) {
+        link->sent = true;
+        answer = readHead(*link, request, error, any_byte);
+      }
     } catch (const TransportError&) {
       if (cancel) cancel->detach();
       throw;

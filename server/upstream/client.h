@@ -6,6 +6,7 @@
 // verified. A request costs the system calls HTTP needs: one write, the reads the answer takes;
 // socket timeouts are only set when they change.
 // Thread-safe: one Client is shared by every request thread; a Response belongs to one thread.
+// On a fiber (net/fiber.h) its sockets are non-blocking and every wait parks the fiber instead.
 
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/net/fiber.h"
 #include "server/net/http1.h"
 
 namespace sluice::upstream {
@@ -58,6 +60,7 @@ class Cancel {
   std::atomic<bool> cancelled_{false};
   std::mutex mutex_;
   std::condition_variable woken_;
+  net::fiber::Waker waker_;  // a fiber in waitFor()
   int fd_ = -1;
 };
 

@@ -1,5 +1,6 @@
 // The upstream client against small scripted servers on loopback (plain and TLS): framing, reuse,
-// retry of a stale pooled connection, timeouts, cancellation, malformed answers, certificates.
+// retry of a stale pooled connection, timeouts, cancellation, malformed answers, certificates;
+// and the same client on a fiber (net/fiber.h), where every wait parks the fiber.
 #define BOOST_TEST_MODULE upstream_tests
 #include <boost/test/unit_test.hpp>
 
@@ -23,6 +24,9 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <future>
+
+#include "server/net/fiber.h"
 #include "server/upstream/client.h"
 
 namespace sluice::upstream {
@@ -401,10 +405,16 @@ struct Certificate {
   }
 };
 
+// One certificate for the whole run: the client reads the trust store once.
+Certificate& testCertificate() {
+  static Certificate certificate;
+  return certificate;
+}
+
 BOOST_AUTO_TEST_SUITE(tls)
 
 BOOST_AUTO_TEST_CASE(https_works_with_a_trusted_certificate_and_refuses_a_name_it_does_not_cover) {
-  static Certificate certificate;
+  Certificate& certificate = testCertificate();
   // Before the client's first TLS connection: the trust store is read once.
   ::setenv("SSL_CERT_FILE", certificate.path.c_str(), 1);
   SSL_CTX* context = certificate.serverContext();
@@ -450,6 +460,198 @@ BOOST_AUTO_TEST_CASE(a_plain_server_on_an_https_url_is_a_tls_failure) {
   } catch (const TransportError& error) {
     BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Tls));
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ---- On a fiber ---------------------------------------------------------------------------------
+
+// Runs `body` on a fiber of `loop` and waits for it; what it throws comes out here.
+template <class Body>
+void onFiber(net::fiber::Loop& loop, Body body) {
+  std::promise<void> done;
+  loop.spawn([&] {
+    try {
+      body();
+      done.set_value();
+    } catch (...) {
+      done.set_exception(std::current_exception());
+    }
+  });
+  auto finished = done.get_future();
+  BOOST_REQUIRE(finished.wait_for(20s) == std::future_status::ready);
+  finished.get();
+}
+
+BOOST_AUTO_TEST_SUITE(on_a_fiber)
+
+BOOST_AUTO_TEST_CASE(exchanges_reuse_the_connection_and_a_large_chunked_answer_arrives_whole) {
+  const std::string big(3 << 20, 'q');  // larger than the socket buffers: the reads must wait
+  Server server([&](Peer& peer) {
+    for (std::string request; !(request = peer.readRequest()).empty();) {
+      if (request.find("big") != std::string::npos) {
+        peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+        for (size_t at = 0; at < big.size(); at += 65536) {
+          char size[16];
+          std::snprintf(size, sizeof size, "%zx\r\n", std::min<size_t>(65536, big.size() - at));
+          peer.write(std::string(size) + big.substr(at, 65536) + "\r\n");
+        }
+        peer.write("0\r\n\r\n");
+      } else {
+        peer.write(kOk);
+      }
+    }
+  });
+  net::fiber::Loop loop({1});
+  Client client;
+  onFiber(loop, [&] {
+    BOOST_REQUIRE(net::fiber::active());
+    for (int i = 0; i < 5; ++i) BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+    const std::string body = client.send(post(server.url(), "{\"big\":true}"))->readAll();
+    BOOST_TEST(body.size() == big.size());
+    BOOST_TEST((body == big));
+  });
+  BOOST_TEST(server.connections() == 1);
+  // The pooled connection, non-blocking since the fiber used it, serves a thread again.
+  BOOST_TEST(client.send(post(server.url()))->readAll() == "{\"ok\":true}");
+  BOOST_TEST(server.connections() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_while_the_worker_serves_others) {
+  std::atomic<bool> done{false};
+  Server server([&](Peer& peer) {
+    peer.readRequest();
+    while (!done) std::this_thread::sleep_for(10ms);
+  });
+  net::fiber::Loop loop({1});
+  Client client;
+  std::atomic<int> ticks{0};
+  std::atomic<bool> waiting{true};
+  loop.spawn([&] {  // a second fiber on the same worker, ticking while the first one waits
+    while (waiting.load()) {
+      net::fiber::sleepFor(10ms);
+      ++ticks;
+    }
+  });
+  onFiber(loop, [&] {
+    Request request = post(server.url());
+    request.timeouts.first_byte_ms = 300;
+    const auto started = std::chrono::steady_clock::now();
+    try {
+      client.send(request);
+      BOOST_FAIL("no error");
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Timeout));
+    }
+    const auto waited = std::chrono::steady_clock::now() - started;
+    BOOST_TEST((waited >= 250ms));
+    BOOST_TEST((waited < 2000ms));
+  });
+  waiting = false;
+  done = true;
+  BOOST_TEST(ticks.load() >= 5);  // the worker was free while the exchange waited
+}
+
+BOOST_AUTO_TEST_CASE(cancelling_from_another_thread_ends_a_parked_read_and_a_parked_backoff) {
+  std::atomic<bool> done{false};
+  Server server([&](Peer& peer) {
+    peer.readRequest();
+    peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    while (!done) std::this_thread::sleep_for(10ms);
+  });
+  net::fiber::Loop loop({1});
+  Client client;
+  Cancel cancel;
+  std::promise<void> reading;
+  std::thread canceller([&] {
+    reading.get_future().wait();
+    std::this_thread::sleep_for(100ms);
+    cancel.cancel();
+  });
+  onFiber(loop, [&] {
+    Request request = post(server.url());
+    request.timeouts.idle_ms = 10000;
+    auto answer = client.send(request, &cancel);
+    reading.set_value();
+    const auto started = std::chrono::steady_clock::now();
+    std::string body;
+    BOOST_CHECK_THROW(while (answer->readSome(body)) {}, TransportError);
+    BOOST_TEST((std::chrono::steady_clock::now() - started < 2000ms));
+  });
+  canceller.join();
+  done = true;
+
+  // A backoff between attempts (Cancel::waitFor) parks the fiber and ends early when cancelled.
+  Cancel backoff;
+  std::promise<void> sleeping;
+  std::thread waker([&] {
+    sleeping.get_future().wait();
+    std::this_thread::sleep_for(50ms);
+    backoff.cancel();
+  });
+  onFiber(loop, [&] {
+    sleeping.set_value();
+    const auto started = std::chrono::steady_clock::now();
+    BOOST_TEST(!backoff.waitFor(10s));
+    BOOST_TEST((std::chrono::steady_clock::now() - started < 2000ms));
+    BOOST_TEST(!backoff.waitFor(10s));  // already cancelled: at once
+  });
+  waker.join();
+  onFiber(loop, [&] {
+    Cancel untouched;
+    BOOST_TEST(untouched.waitFor(20ms));  // the whole wait, not cancelled
+  });
+}
+
+BOOST_AUTO_TEST_CASE(https_handshakes_without_blocking_and_still_checks_the_name) {
+  Certificate& certificate = testCertificate();
+  ::setenv("SSL_CERT_FILE", certificate.path.c_str(), 1);
+  SSL_CTX* context = certificate.serverContext();
+  {
+    Server server(answerAll(kOk), context);
+    net::fiber::Loop loop({1});
+    Client client;
+    onFiber(loop, [&] {
+      for (int i = 0; i < 3; ++i) {
+        auto answer = client.send(post(server.url("localhost") + "/v1/chat/completions"));
+        BOOST_TEST(answer->status() == 200);
+        BOOST_TEST(answer->readAll() == "{\"ok\":true}");
+      }
+      try {
+        client.send(post(server.url("127.0.0.1")));
+        BOOST_FAIL("no error");
+      } catch (const TransportError& error) {
+        BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Tls));
+      }
+    });
+    BOOST_TEST(server.connections() == 2);
+  }
+  SSL_CTX_free(context);
+}
+
+BOOST_AUTO_TEST_CASE(nobody_listening_is_a_connect_failure_on_a_fiber_too) {
+  int port = 0;
+  {
+    Server server(answerAll(kOk));
+    port = std::stoi(server.url().substr(server.url().rfind(':') + 1));
+  }
+  net::fiber::Loop loop({1});
+  Client client;
+  onFiber(loop, [&] {
+    try {
+      client.send(post("http://127.0.0.1:" + std::to_string(port)));
+      BOOST_FAIL("no error");
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Connect));
+    }
+    // A name, not an address: resolved on a helper thread.
+    try {
+      client.send(post("http://localhost:" + std::to_string(port)));
+      BOOST_FAIL("no error");
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Connect));
+    }
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
