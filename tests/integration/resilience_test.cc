@@ -28,13 +28,15 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 struct Fixture {
-  Fixture() : url(testDatabaseUrl()), gateway(options(url)) {}
+  explicit Fixture(const std::vector<std::string>& more_args = {})
+      : url(testDatabaseUrl()), gateway(options(url, more_args)) {}
 
-  static GatewayOptions options(const std::string& database_url) {
+  static GatewayOptions options(const std::string& database_url, const std::vector<std::string>& more_args) {
     GatewayOptions options;
     options.services = sluice::test::sourceDir() + "/tests/integration/catalogs/resilience";
     options.extra_args = {"--database-url", database_url, "--audit-spool",
                           "/tmp/sluice-it-resilience-" + std::to_string(::getpid())};
+    for (const auto& arg : more_args) options.extra_args.push_back(arg);
     return options;
   }
 
@@ -70,6 +72,62 @@ struct Fixture {
     const json stats = gateway.mockJson("/_mock/stats");
     if (!stats["paths"].contains(path)) return 0;
     return stats["paths"][path][counter];
+  }
+
+  // A client that hangs up while its request waits on the provider (before the first byte, then
+  // mid-stream) closes the upstream connection at once, and the audit row says so.
+  void checkHangUpsCloseTheProviderAtOnce() {
+    const std::string path = "/patient/v1/messages";
+    const std::string body =
+        R"({"model":"slow","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]})";
+    const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                             "x-mock-script: {\"delay_ms\":15000}\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\n\r\n";
+    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress(gateway.process().host(), gateway.process().port()));
+    socket.sendBytes(head.data(), static_cast<int>(head.size()));
+    socket.sendBytes(body.data(), static_cast<int>(body.size()));
+    // Wait until the provider has the request, then hang up.
+    for (int i = 0; i < 200 && received(path) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    BOOST_REQUIRE_EQUAL(received(path), 1);
+    const auto hung_up = Clock::now();
+    socket.close();
+    std::chrono::milliseconds noticed{-1};
+    for (int i = 0; i < 300; ++i) {
+      if (mockCounter(path, "delays_abandoned") == 1) {
+        noticed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - hung_up);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    BOOST_TEST_MESSAGE("upstream closed " << noticed.count() << " ms after the client hung up (before the first byte)");
+    BOOST_TEST(noticed.count() >= 0);
+    BOOST_TEST(noticed.count() < 500);  // 20 ms watch + 10 ms mock poll; generous for a shared machine
+
+    // Mid-stream: the first events reached the client, then the provider went silent.
+    Clock::time_point cut;
+    auto result = messagesStream("slow", R"({"stall_after_events":3})", [&](std::string_view, const std::string& so_far) {
+      if (sluice::test::parseSse(so_far).size() < 2) return true;
+      cut = Clock::now();
+      return false;
+    });
+    BOOST_TEST(result.hung_up);
+    noticed = std::chrono::milliseconds{-1};
+    for (int i = 0; i < 300; ++i) {
+      if (mockCounter(path, "streams_aborted") == 1) {
+        noticed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - cut);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    BOOST_TEST_MESSAGE("upstream closed " << noticed.count() << " ms after the client hung up (mid-stream)");
+    BOOST_TEST(noticed.count() >= 0);
+    BOOST_TEST(noticed.count() < 500);
+
+    const json audit = row(result);
+    BOOST_REQUIRE(audit.is_object());
+    BOOST_TEST(audit["outcome"] == "client_gone_mid_stream");
+    BOOST_TEST(audit["status"] == 499);
+    BOOST_TEST(audit["input_tokens"].get<int>() > 0);  // the usage produced so far is accounted
   }
 
   json row(const sluice::test::HttpResponse& response) { return auditRow(url, response.header("x-sluice-request-id")); }
@@ -341,57 +399,7 @@ BOOST_AUTO_TEST_CASE(an_oversized_max_tokens_is_clamped_to_the_models_ceiling) {
 // Hanging up while the provider is silent closes the upstream connection at once: that is what
 // stops generation and billing. The mock notices its client (the gateway) leaving within ~10 ms.
 BOOST_AUTO_TEST_CASE(a_hang_up_while_the_provider_is_silent_closes_the_upstream_connection_at_once) {
-  const std::string path = "/patient/v1/messages";
-  const std::string body =
-      R"({"model":"slow","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]})";
-  const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                           "x-mock-script: {\"delay_ms\":15000}\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\n\r\n";
-  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress(gateway.process().host(), gateway.process().port()));
-  socket.sendBytes(head.data(), static_cast<int>(head.size()));
-  socket.sendBytes(body.data(), static_cast<int>(body.size()));
-  // Wait until the provider has the request, then hang up.
-  for (int i = 0; i < 200 && received(path) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  BOOST_REQUIRE_EQUAL(received(path), 1);
-  const auto hung_up = Clock::now();
-  socket.close();
-  std::chrono::milliseconds noticed{-1};
-  for (int i = 0; i < 300; ++i) {
-    if (mockCounter(path, "delays_abandoned") == 1) {
-      noticed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - hung_up);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  BOOST_TEST_MESSAGE("upstream closed " << noticed.count() << " ms after the client hung up (before the first byte)");
-  BOOST_TEST(noticed.count() >= 0);
-  BOOST_TEST(noticed.count() < 500);  // 20 ms watch + 10 ms mock poll; generous for a shared machine
-
-  // Mid-stream: the first events reached the client, then the provider went silent.
-  Clock::time_point cut;
-  auto result = messagesStream("slow", R"({"stall_after_events":3})", [&](std::string_view, const std::string& so_far) {
-    if (sluice::test::parseSse(so_far).size() < 2) return true;
-    cut = Clock::now();
-    return false;
-  });
-  BOOST_TEST(result.hung_up);
-  noticed = std::chrono::milliseconds{-1};
-  for (int i = 0; i < 300; ++i) {
-    if (mockCounter(path, "streams_aborted") == 1) {
-      noticed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - cut);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  BOOST_TEST_MESSAGE("upstream closed " << noticed.count() << " ms after the client hung up (mid-stream)");
-  BOOST_TEST(noticed.count() >= 0);
-  BOOST_TEST(noticed.count() < 500);
-
-  const json audit = row(result);
-  BOOST_REQUIRE(audit.is_object());
-  BOOST_TEST(audit["outcome"] == "client_gone_mid_stream");
-  BOOST_TEST(audit["status"] == 499);
-  BOOST_TEST(audit["input_tokens"].get<int>() > 0);  // the usage produced so far is accounted
+  checkHangUpsCloseTheProviderAtOnce();
 }
 
 // The passthrough lane never re-serialises the client's body: the members it changes are
@@ -446,6 +454,30 @@ BOOST_AUTO_TEST_CASE(a_body_that_is_not_utf8_is_refused_before_any_provider_call
   BOOST_TEST(response.json()["type"] == "error");
   BOOST_TEST(response.json()["error"]["message"] == "request body is not valid JSON");
   BOOST_TEST(gateway.mockJson("/_mock/stats") == before);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The thread-per-connection form (--workers 0) keeps working: failover, a stream, and hang-ups
+// noticed by the polling watch thread instead of the connection's own socket.
+namespace {
+struct ThreadPerConnection : Fixture {
+  ThreadPerConnection() : Fixture({"--workers", "0"}) {}
+};
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(thread_per_connection, ThreadPerConnection)
+
+BOOST_AUTO_TEST_CASE(failover_streams_and_hang_ups_work_with_a_thread_per_connection) {
+  BOOST_TEST(gateway.process().stderrText().find("\"workers\":0") != std::string::npos);
+  auto response = messages("deadfirst", "");
+  BOOST_REQUIRE_EQUAL(response.status, 200);
+  const json audit = row(response);
+  BOOST_REQUIRE(audit.is_object());
+  BOOST_TEST(attemptResults(audit) == "dead/api=transport:connect,backup/api=ok");
+  const auto stream = messagesStream("deadfirst", "");
+  BOOST_TEST(lastSseEvent(stream.body) == "message_stop");
+  checkHangUpsCloseTheProviderAtOnce();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

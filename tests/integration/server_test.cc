@@ -4,8 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <boost/test/unit_test.hpp>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
@@ -140,6 +143,41 @@ BOOST_AUTO_TEST_CASE(sigterm_drains_and_exits_zero) {
   BOOST_TEST(gateway.call("GET", "/healthz").status == 200);
   BOOST_TEST(gateway.process().stop() == 0);
   BOOST_TEST(gateway.process().stderrText().find("\"msg\":\"stopped\"") != std::string::npos);
+}
+
+// Draining: a kept-alive connection waiting for its next request is closed at once, a request in
+// flight is answered, and the gateway exits 0 with nothing abandoned.
+BOOST_AUTO_TEST_CASE(draining_closes_idle_connections_at_once_and_answers_the_request_in_flight) {
+  Gateway gateway;
+  Poco::Net::StreamSocket idle(Poco::Net::SocketAddress(gateway.process().host(), gateway.process().port()));
+  const std::string health = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  idle.sendBytes(health.data(), static_cast<int>(health.size()));
+  char buffer[4096];
+  BOOST_REQUIRE(idle.receiveBytes(buffer, sizeof buffer) > 0);  // answered; the connection stays open
+
+  sluice::test::HttpResponse slow;
+  std::thread in_flight([&] {
+    slow = gateway.call("POST", "/v1/messages", {{"x-mock-script", R"({"delay_ms":1000})"}}, kMessages);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto signalled = std::chrono::steady_clock::now();
+  BOOST_REQUIRE(::kill(gateway.process().pid(), SIGTERM) == 0);
+  idle.setReceiveTimeout(Poco::Timespan(5, 0));
+  int got = -1;
+  try {
+    got = idle.receiveBytes(buffer, sizeof buffer);
+  } catch (const Poco::Exception&) {
+    got = -2;  // reset counts as closed too
+  }
+  const auto closed_after = std::chrono::steady_clock::now() - signalled;
+  BOOST_TEST(got <= 0);
+  BOOST_TEST((closed_after < std::chrono::seconds(2)));
+  in_flight.join();
+  BOOST_TEST(slow.status == 200);
+  const auto code = gateway.process().waitForExit(std::chrono::seconds(10));
+  BOOST_REQUIRE(code.has_value());
+  BOOST_TEST(*code == 0);
+  BOOST_TEST(gateway.process().stderrText().find("\"abandoned_connections\":0") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(an_invalid_catalog_refuses_to_start_with_every_diagnostic) {
