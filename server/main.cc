@@ -337,6 +337,8 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
     }
   } join_memory_keeper{memory_mutex, memory_wake, memory_stop, memory_keeper};
 
+  // What loading the catalog and migrating freed goes back to the kernel before serving.
+  malloc_trim(0);
   const std::string address = socket.address().toString();
   log::info("listening", {{"address", address},
                           {"catalog_version", loaded.catalog->version},

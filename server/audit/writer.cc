@@ -12,6 +12,7 @@
 
 #include "server/audit/record_json.h"
 #include "server/audit/spool.h"
+#include "server/net/fiber.h"
 #include "server/log/json_log.h"
 #include "server/store/audit_store.h"
 #include "server/store/database.h"
@@ -335,8 +336,9 @@ void Writer::submit(Record record) noexcept {
         return;
       }
     }
-    // Full (or stopped): the row goes to disk on this thread rather than being dropped.
-    state.spoolLines({std::move(line)});
+    // Full (or stopped): the row goes to disk rather than being dropped. On a fiber the write and
+    // its fsync run on a helper thread, so the loop's other connections are not held up.
+    net::fiber::blocking([&] { state.spoolLines({std::move(line)}); });
   } catch (const std::exception& error) {
     log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});
   }

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -40,9 +41,24 @@ constexpr uint64_t kWakeToken = ~uint64_t{0} - 1;    // the worker's eventfd
 constexpr uint64_t kListenToken = ~uint64_t{0} - 2;  // the listening socket
 constexpr int kBatch = 128;                          // events taken per epoll_wait
 constexpr int kAcceptBatch = 32;                     // connections accepted per readiness
+constexpr auto kHelperIdle = std::chrono::seconds(10);
 constexpr size_t kCachedStacks = 16;                 // per worker, for the next fibers
+constexpr uintptr_t kPage = 4096;
+constexpr uintptr_t kResidentStackTop = 32u << 10;   // of a cached stack, what stays resident
 
 thread_local Worker* current_worker = nullptr;
+
+constexpr int kMaxIdleHooks = 8;
+std::atomic<void (*)()> idle_hooks[kMaxIdleHooks];
+std::atomic<int> idle_hook_count{0};
+std::mutex idle_hooks_mutex;
+
+void runIdleHooks() {
+  const int count = idle_hook_count.load(std::memory_order_acquire);
+  for (int i = 0; i < count; ++i) {
+    if (auto* hook = idle_hooks[i].load(std::memory_order_acquire)) hook();
+  }
+}
 
 int millisUntil(Clock::time_point deadline) {
   if (deadline == kNever) return -1;
@@ -81,8 +97,13 @@ class Helpers {
     std::unique_lock lock(mutex_);
     for (;;) {
       ++idle_;
-      ready_.wait(lock, [this] { return !jobs_.empty(); });
+      // A helper idle for a while ends (its stack goes with it); the next job starts another.
+      const bool has_job = ready_.wait_for(lock, kHelperIdle, [this] { return !jobs_.empty(); });
       --idle_;
+      if (!has_job) {
+        --threads_;
+        return;
+      }
       const Job job = jobs_.front();
       jobs_.pop_front();
       lock.unlock();
@@ -122,6 +143,12 @@ class CachedStack {
   }
   void deallocate(ctx::stack_context& stack) noexcept {
     if (cache_->free.size() < kCachedStacks) {
+      // Kept for the next fiber, but the pages a deep call touched go back to the kernel: only
+      // the top of the stack, which every fiber uses, stays resident.
+      const auto top = reinterpret_cast<uintptr_t>(stack.sp);
+      const uintptr_t keep = top - kResidentStackTop;
+      const uintptr_t bottom = top - stack.size + kPage;  // above the guard page
+      if (keep > bottom) ::madvise(reinterpret_cast<void*>(bottom), keep - bottom, MADV_DONTNEED);
       cache_->free.push_back(stack);
     } else {
       cache_->allocator.deallocate(stack);
@@ -435,6 +462,7 @@ class Worker {
         runnable_.pop_front();
         resume(task);
       }
+      runIdleHooks();
       Clock::time_point next = timers_.empty() ? kNever : timers_.begin()->first;
       if (accept_resume_ != kNever) next = std::min(next, accept_resume_);
       const int count = ::epoll_wait(epoll_fd_, events, kBatch, millisUntil(next));
@@ -471,6 +499,7 @@ class Worker {
         if (accepting_ && listen_fd_ >= 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &listen_event_);
       }
     }
+    runIdleHooks();
     current_worker = nullptr;
   }
 
@@ -506,6 +535,17 @@ class Worker {
   bool accepting_ = false;
   Clock::time_point accept_resume_ = kNever;
 };
+
+void addIdleHook(void (*hook)()) {
+  std::lock_guard lock(idle_hooks_mutex);
+  const int count = idle_hook_count.load(std::memory_order_relaxed);
+  for (int i = 0; i < count; ++i) {
+    if (idle_hooks[i].load(std::memory_order_relaxed) == hook) return;
+  }
+  if (count == kMaxIdleHooks) throw std::logic_error("fiber: too many idle hooks");
+  idle_hooks[count].store(hook, std::memory_order_release);
+  idle_hook_count.store(count + 1, std::memory_order_release);
+}
 
 bool active() { return current_worker != nullptr && current_worker->current_ != nullptr; }
 

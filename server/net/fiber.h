@@ -139,6 +139,12 @@ auto blocking(Body&& body) -> decltype(body()) {
   }
 }
 
+// Runs `hook` on each worker thread whenever its fibers have all run and it is about to wait for
+// events, and once more as it stops: where per-thread buffers (log lines) are written out, so a
+// loaded worker writes many at once and an idle one has nothing left pending. Thread-safe; at most
+// 8 hooks.
+void addIdleHook(void (*hook)());
+
 class Worker;
 
 // A set of worker threads, each an epoll loop running fibers.

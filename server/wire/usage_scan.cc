@@ -1,5 +1,6 @@
 // scanResponseUsage: the passthrough lane's usage, read from the one member that holds it.
 
+#include <cstdint>
 #include <span>
 
 #include "server/wire/anthropic/usage_counts.h"
@@ -69,6 +70,15 @@ std::optional<Json> pick(std::string_view text, std::span<const std::string_view
       auto picked = pick(value, inner->keys, {});
       if (!picked) return std::nullopt;
       out[std::string(keys[i])] = std::move(*picked);
+      continue;
+    }
+    // Token counts are small non-negative integers: taken as a parse takes them (an unsigned
+    // number), without setting up a parser for each.
+    if (!value.empty() && value.size() <= 18 && value.find_first_not_of("0123456789") == std::string_view::npos &&
+        (value.size() == 1 || value.front() != '0')) {
+      uint64_t number = 0;
+      for (const char c : value) number = number * 10 + static_cast<uint64_t>(c - '0');
+      out[std::string(keys[i])] = number;
       continue;
     }
     Json parsed = Json::parse(value, nullptr, /*allow_exceptions=*/false);
