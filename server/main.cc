@@ -286,7 +286,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   std::optional<Poco::ThreadPool> pool;
   std::unique_ptr<Poco::Net::TCPServer> server;
   if (workers > 0) {
-    loop = std::make_unique<net::fiber::Loop>(net::fiber::Loop::Options{workers, 256u << 10, 16});
+    loop = std::make_unique<net::fiber::Loop>(net::fiber::Loop::Options{workers, 256u << 10, 4});
     loop->serve(socket.impl()->sockfd(),
                 [&gateway, params, handlers = router.get()](int fd) { http::serveConnection(fd, *params, *handlers, gateway); });
   } else {

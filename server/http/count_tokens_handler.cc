@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/dispatch/planner.h"
+#include "server/wire/json_parse.h"
 #include "server/dispatch/token_estimate.h"
 #include "server/http/handlers.h"
 #include "server/http/identity_gate.h"
@@ -23,7 +24,7 @@ void countTokens(Gateway& gateway, Poco::Net::HTTPServerRequest& request, Poco::
     return sendError(response, Wire::Anthropic, {413, "request_too_large", "request body is too large", {}, {}}, request_id);
   }
   if (auto who = identify(gateway, request); !who) return sendError(response, Wire::Anthropic, who.error(), request_id);
-  auto parsed = nlohmann::ordered_json::parse(*body, nullptr, false);
+  auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
   if (!parsed.is_object()) {
     return sendError(response, Wire::Anthropic, {400, "invalid_json", "request body is not a JSON object", {}, {}},
                      request_id);

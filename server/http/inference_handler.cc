@@ -35,6 +35,7 @@
 #include "server/wire/endpoint.h"
 #include "server/http/relay.h"
 #include "server/http/server_session.h"
+#include "server/wire/json_parse.h"
 #include "server/http/respond.h"
 #include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
@@ -117,7 +118,14 @@ class Exchange {
     raw_body_ = std::move(*body);
     head_ = wire::scanTopLevelMembers(raw_body_, kHeadKeys);
     if (!head_.walked) {
-      // Malformed, or a key written with escapes: the parse decides, and serves the members.
+      // Malformed, nested too deep for the walk, or a key written with escapes: the parse decides,
+      // and serves the members. Nesting past the bound is refused before any parse.
+      if (wire::nestsDeeperThan(raw_body_)) {
+        return fail({400, "invalid_request",
+                     "request body nests arrays and objects deeper than " + std::to_string(wire::kMaxJsonDepth) +
+                         " levels",
+                     {}, {}});
+      }
       full_body_ = ordered_json::parse(raw_body_, nullptr, false);
       if (full_body_->is_discarded()) return fail({400, "invalid_json", "request body is not valid JSON", {}, {}});
       if (!full_body_->is_object()) {

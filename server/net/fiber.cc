@@ -41,10 +41,10 @@ constexpr uint64_t kWakeToken = ~uint64_t{0} - 1;    // the worker's eventfd
 constexpr uint64_t kListenToken = ~uint64_t{0} - 2;  // the listening socket
 constexpr int kBatch = 128;                          // events taken per epoll_wait
 constexpr int kAcceptBatch = 32;                     // connections accepted per readiness
-constexpr auto kHelperIdle = std::chrono::seconds(10);
-constexpr size_t kCachedStacks = 16;                 // per worker, for the next fibers
+constexpr auto kHelperIdle = std::chrono::seconds(2);
+constexpr size_t kCachedStacks = 8;                  // per worker, for the next fibers
 constexpr uintptr_t kPage = 4096;
-constexpr uintptr_t kResidentStackTop = 32u << 10;   // of a cached stack, what stays resident
+constexpr uintptr_t kResidentStackTop = 16u << 10;   // of a cached stack, what stays resident
 
 thread_local Worker* current_worker = nullptr;
 

@@ -153,7 +153,7 @@ class Loop {
   struct Options {
     int workers = 2;
     size_t stack_bytes = 256u << 10;  // per fiber, with a guard page below it
-    int helper_threads = 16;          // most blocking() calls running at once
+    int helper_threads = 4;           // most blocking() calls running at once (each ends after 2 s idle)
   };
   explicit Loop(Options options);
   // Stops the workers. Fibers still parked then are abandoned (the process is ending).

@@ -4,6 +4,7 @@
 #include <span>
 
 #include "server/wire/anthropic/usage_counts.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/codec.h"
 #include "server/wire/json_scan.h"
 #include "server/wire/openai_chat/usage_json.h"
@@ -99,7 +100,7 @@ std::optional<UsageReading> scanResponseUsage(catalog::Wire wire, std::string_vi
   const UsageShape shape = shapeOf(wire);
   std::optional<Json> picked;
   if (!scan.value->empty() && scan.value->front() == '{') picked = pick(*scan.value, shape.keys, shape.nested);
-  const Json usage = picked ? std::move(*picked) : Json::parse(*scan.value, nullptr, /*allow_exceptions=*/false);
+  const Json usage = picked ? std::move(*picked) : parseBounded(*scan.value);
   if (usage.is_discarded()) return std::nullopt;
   if (!usage.is_object()) return reading;
   switch (wire) {

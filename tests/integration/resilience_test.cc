@@ -438,12 +438,20 @@ BOOST_AUTO_TEST_CASE(passthrough_rewrites_only_the_members_it_changes) {
   BOOST_REQUIRE_EQUAL(escaped.status, 200);
   BOOST_TEST(gateway.mockJson("/_mock/last")["json"]["model"] == "upstream-chat");
 
-  // Nesting past the walk's bound: the parse serves it too.
-  const std::string deep = R"({"model":"renamed-chat","x_deep":)" + std::string(300, '[') + std::string(300, ']') +
-                           R"(,"messages":[{"role":"user","content":"hi"}]})";
-  auto nested = gateway.call("POST", "/v1/chat/completions", {}, deep);
+  // Nesting up to the bound is walked and passed through; past it the body is refused before any
+  // parse (a parsed value that deep would be walked recursively), and nothing reaches the provider.
+  auto nestedBody = [](int depth) {
+    return R"({"model":"renamed-chat","x_deep":)" + std::string(depth - 1, '[') + std::string(depth - 1, ']') +
+           R"(,"messages":[{"role":"user","content":"hi"}]})";
+  };
+  auto nested = gateway.call("POST", "/v1/chat/completions", {}, nestedBody(200));
   BOOST_REQUIRE_EQUAL(nested.status, 200);
   BOOST_TEST(gateway.mockJson("/_mock/last")["json"]["model"] == "upstream-chat");
+  const json before = gateway.mockJson("/_mock/stats");
+  auto too_deep = gateway.call("POST", "/v1/chat/completions", {}, nestedBody(300));
+  BOOST_TEST(too_deep.status == 400);
+  BOOST_TEST(too_deep.json()["error"]["message"].get<std::string>().find("deeper than 200 levels") != std::string::npos);
+  BOOST_TEST(gateway.mockJson("/_mock/stats") == before);
 }
 
 BOOST_AUTO_TEST_CASE(a_body_that_is_not_utf8_is_refused_before_any_provider_call) {

@@ -112,6 +112,25 @@ BOOST_AUTO_TEST_CASE(unknown_and_retired_models_are_refused_in_the_callers_forma
   BOOST_TEST(messages.json()["error"]["message"].get<std::string>().find("claude-sonnet-5-5") != std::string::npos);
 }
 
+// A body nested past the bound is refused before it is parsed (parsed values are walked
+// recursively), in the caller's format, and the gateway keeps serving.
+BOOST_AUTO_TEST_CASE(a_body_nested_too_deep_is_a_400_and_the_gateway_keeps_serving) {
+  Gateway gateway;
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto messages = gateway.call(
+      "POST", "/v1/messages", {},
+      R"({"model":"claude-sonnet-5-5","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":{"type":"object","x":)" +
+          deep + "}}]}");
+  BOOST_TEST(messages.status == 400);
+  BOOST_TEST(messages.json()["type"] == "error");
+  BOOST_TEST(messages.json()["error"]["message"].get<std::string>().find("deeper than 200") != std::string::npos);
+  auto chat = gateway.call("POST", "/v1/chat/completions", {},
+                           R"({"model":"claude-sonnet-5-5","messages":[{"role":"user","content":"hi"}],"x":)" + deep + "}");
+  BOOST_TEST(chat.status == 400);
+  BOOST_TEST(chat.json()["error"]["type"] == "invalid_request_error");
+  BOOST_TEST(gateway.call("POST", "/v1/messages", {}, kMessages).status == 200);
+}
+
 BOOST_AUTO_TEST_CASE(malformed_json_is_a_400_in_the_callers_format) {
   Gateway gateway;
   auto responses = gateway.call("POST", "/v1/responses", {}, "{not json");

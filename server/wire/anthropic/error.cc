@@ -5,6 +5,7 @@
 #include <string>
 
 #include "server/wire/anthropic/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/anthropic/error_body.h"
 #include "server/wire/anthropic/json_util.h"
 
@@ -57,7 +58,7 @@ ApiError errorFromBody(const Json& body, int status, std::string_view fallback_k
 }
 
 ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
-  const Json parsed = Json::parse(body, nullptr, false);
+  const Json parsed = parseBounded(body);
   ApiError error;
   if (!parsed.is_discarded() && member(parsed, "error") != nullptr) {
     error = errorFromBody(parsed, status, errorTypeFor(catalog::Wire::Anthropic, status));

@@ -1,6 +1,7 @@
 // Anthropic Messages request (what Claude Code and the Anthropic SDK send) -> IR Request.
 
 #include "server/wire/anthropic/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
 #include "server/wire/anthropic/json_util.h"
 
@@ -241,7 +242,7 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json root = Json::parse(body, nullptr, false);
+  const Json root = parseBounded(body);
   if (root.is_discarded()) return std::unexpected(ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
   if (!root.is_object()) {
     return std::unexpected(ApiError{400, "invalid_request", "request body must be a JSON object", {}, {}});

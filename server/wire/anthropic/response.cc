@@ -2,6 +2,7 @@
 // message an Anthropic client expects.
 
 #include "server/wire/anthropic/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
 #include "server/wire/anthropic/error_body.h"
 #include "server/wire/anthropic/json_util.h"
@@ -12,7 +13,7 @@
 namespace sluice::wire::anthropic {
 
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
-  const Json root = Json::parse(body, nullptr, false);
+  const Json root = parseBounded(body);
   if (root.is_discarded() || !root.is_object()) {
     return std::unexpected(invalidResponse("the provider's answer is not a JSON object"));
   }

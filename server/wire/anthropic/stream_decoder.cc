@@ -3,6 +3,7 @@
 #include <map>
 
 #include "server/wire/anthropic/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
 #include "server/wire/anthropic/error_body.h"
 #include "server/wire/anthropic/json_util.h"
@@ -71,7 +72,7 @@ class Decoder final : public StreamDecoder {
   };
 
   void take(const SseEvent& sse, std::vector<StreamEvent>& out) {
-    const Json data = Json::parse(sse.data, nullptr, false);
+    const Json data = parseBounded(sse.data);
     if (data.is_discarded() || !data.is_object()) {
       done_ = true;
       out.push_back(failure(invalidResponse("the provider's stream carried an event that is not a JSON object")));

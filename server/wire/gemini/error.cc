@@ -5,6 +5,7 @@
 #include <string>
 
 #include "server/wire/gemini/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/gemini/google_error.h"
 #include "server/wire/gemini/json_access.h"
 
@@ -110,7 +111,7 @@ ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::stri
 }
 
 ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
-  const Json parsed = Json::parse(body, nullptr, false);
+  const Json parsed = parseBounded(body);
   // streamGenerateContent without alt=sse wraps its answer, errors included, in an array.
   const Json& document = parsed.is_array() && !parsed.empty() ? parsed.front() : parsed;
   if (const Json* error_object = objectMember(document, "error")) {

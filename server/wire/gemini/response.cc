@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "server/wire/gemini/chunk_translator.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/gemini/codec.h"
 #include "server/wire/gemini/json_access.h"
 
@@ -48,7 +49,7 @@ std::expected<Response, ApiError> fold(const std::vector<StreamEvent>& events) {
         ContentBlock& block = response.content[at->second];
         if (block.type != ContentBlock::Type::ToolUse) break;
         const std::string& text = tool_json[event.index];
-        Json input = text.empty() ? Json::object() : Json::parse(text, nullptr, false);
+        Json input = text.empty() ? Json::object() : parseBounded(text);
         if (!input.is_object()) return std::unexpected(invalid("functionCall.args of " + block.tool_name + " is not an object"));
         block.tool_input = std::move(input);
         break;
@@ -75,7 +76,7 @@ bool looksLikeAnswer(const Json& body) {
 }  // namespace
 
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
-  const Json parsed = Json::parse(body, nullptr, false);
+  const Json parsed = parseBounded(body);
   std::vector<StreamEvent> events;
   ChunkTranslator translator;
   if (parsed.is_object()) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "server/wire/gemini/chunk_translator.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/gemini/codec.h"
 #include "server/wire/sse.h"
 
@@ -31,7 +32,7 @@ class GeminiStreamDecoder final : public StreamDecoder {
  private:
   void takeData(const std::string& data, std::vector<StreamEvent>& out) {
     if (translator_.failed() || isBlank(data) || data == "[DONE]") return;
-    const Json chunk = Json::parse(data, nullptr, false);
+    const Json chunk = parseBounded(data);
     if (chunk.is_discarded()) {
       translator_.fail("gemini stream event is not valid JSON", out);
       return;

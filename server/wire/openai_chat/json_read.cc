@@ -1,4 +1,5 @@
 #include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::openai_chat {
 
@@ -33,7 +34,7 @@ std::optional<bool> readBool(const Json& object, std::string_view key) {
   return value->get<bool>();
 }
 
-Json parseJson(std::string_view text) { return Json::parse(text, nullptr, false); }
+Json parseJson(std::string_view text) { return parseBounded(text); }
 
 std::string dumpJson(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 

@@ -1,4 +1,5 @@
 #include "server/wire/openai_chat/unasked_usage_filter.h"
+#include "server/wire/json_parse.h"
 
 #include <optional>
 
@@ -48,7 +49,7 @@ std::string filterUnaskedUsage(std::string_view event) {
   if (lead == std::string_view::npos) return std::string(event);
   value.remove_prefix(lead);
   if (value.empty() || value.front() != '{') return std::string(event);
-  Json chunk = Json::parse(value, nullptr, false);
+  Json chunk = parseBounded(value);
   if (chunk.is_discarded() || !chunk.is_object() || !chunk.contains("usage")) return std::string(event);
   const Json& choices = chunk.contains("choices") ? chunk["choices"] : Json();
   if (!chunk["usage"].is_null() && (!choices.is_array() || choices.empty())) return {};  // the usage chunk

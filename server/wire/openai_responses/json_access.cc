@@ -1,4 +1,5 @@
 #include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_parse.h"
 
 #include <cmath>
 
@@ -30,7 +31,7 @@ std::optional<int64_t> intMember(const Json& object, std::string_view key) {
   return std::nullopt;
 }
 
-Json parseJson(std::string_view text) { return Json::parse(text, nullptr, false); }
+Json parseJson(std::string_view text) { return parseBounded(text); }
 
 std::string dumpJson(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/wire/codec.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/json_scan.h"
 
 namespace sluice::wire {
@@ -115,3 +116,32 @@ BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
 }  // namespace sluice::wire
+
+// ---- json_parse.h: the nesting bound on every parse of outside text ----
+
+BOOST_AUTO_TEST_SUITE(json_parse)
+
+BOOST_AUTO_TEST_CASE(nesting_is_counted_outside_strings_only) {
+  using sluice::wire::nestsDeeperThan;
+  BOOST_TEST(!nestsDeeperThan(R"({"a":[1,{"b":[]}]})", 4));
+  BOOST_TEST(nestsDeeperThan(R"({"a":[1,{"b":[]}]})", 3));
+  BOOST_TEST(!nestsDeeperThan(R"({"a":"[[[[[[[[{{{{{{"})", 1));
+  BOOST_TEST(!nestsDeeperThan(R"({"a":"quote \" then [[[[[[[["})", 1));
+  BOOST_TEST(nestsDeeperThan(R"({"a":"ends with a backslash \\"},[[[[)", 3));
+  BOOST_TEST(!nestsDeeperThan(R"({"unterminated": "[[[[[[)", 1));
+  BOOST_TEST(!nestsDeeperThan(std::string(200, '[') + std::string(200, ']')));
+  BOOST_TEST(nestsDeeperThan(std::string(201, '[') + std::string(201, ']')));
+}
+
+BOOST_AUTO_TEST_CASE(a_parse_past_the_bound_is_discarded_like_malformed_text) {
+  using sluice::wire::parseBounded;
+  const std::string deep = "{\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  BOOST_TEST(parseBounded(deep).is_discarded());
+  const std::string fine = "{\"x\":" + std::string(150, '[') + std::string(150, ']') + "}";
+  BOOST_TEST(parseBounded(fine).is_object());
+  BOOST_TEST(parseBounded("{not json").is_discarded());
+  BOOST_TEST(parseBounded(R"({"a":1})")["a"] == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+

@@ -1,0 +1,24 @@
+#pragma once
+// Parsing JSON that may come from anyone (a client's body, a provider's answer or stream event)
+// without letting its nesting depth reach the code that walks a parsed value recursively
+// (nlohmann's copy and dump recurse, and a fiber's stack is 256 KiB). Pure.
+
+#include <string_view>
+
+#include "server/wire/ir.h"
+
+namespace sluice::wire {
+
+// Deeper than this, a value is refused. Real requests and answers nest a few dozen levels at most
+// (a tool's JSON schema); json_scan.h walks to the same depth.
+constexpr int kMaxJsonDepth = 200;
+
+// True when `text` opens more than `limit` arrays or objects inside one another (brackets inside
+// strings do not count). Does not validate anything else.
+bool nestsDeeperThan(std::string_view text, int limit = kMaxJsonDepth);
+
+// Json::parse without exceptions, and discarded (as malformed text is) when the text nests deeper
+// than kMaxJsonDepth.
+Json parseBounded(std::string_view text);
+
+}  // namespace sluice::wire
