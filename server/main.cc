@@ -317,7 +317,10 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
         pool->collect();
         released = pool->allocated() < threads_before;
       }
-      const bool busy = gateway.metrics().inflight_requests.value() > 0;
+      // Busy until the audit rows of a burst are written too: trimming while the writer still
+      // holds them would leave what it frees afterwards in the heap.
+      const bool busy = gateway.metrics().inflight_requests.value() > 0 ||
+                        (audit_writer && audit_writer->stats().queue_depth > 0);
       if (!busy && (busy_before || released)) malloc_trim(0);
       busy_before = busy;
     }
