@@ -376,6 +376,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   const size_t left = open_connections();
   if (partition_keeper) partition_keeper->stop();
   if (audit_writer) audit_writer->stop();  // the queue goes to PostgreSQL, or to the spool
+  log::flush();  // the lines the connections logged, before the last one
   log::info("stopped", {{"abandoned_connections", left}});
   if (left > 0) {
     std::fflush(nullptr);

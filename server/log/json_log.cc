@@ -13,6 +13,9 @@
 #include <ctime>
 #include <climits>
 #include <mutex>
+#include <vector>
+#include <thread>
+#include <condition_variable>
 
 namespace sluice::log {
 
@@ -48,17 +51,90 @@ std::string_view levelName(Level level) {
   return "info";
 }
 
-// Lines logged by the fibers of one worker, written out together when the worker has run all its
-// fibers (net/fiber.h addIdleHook): one write(2) for many lines under load. Each flush is at most
-// PIPE_BUF, so it stays whole in a pipe like a single line does.
+// Lines logged by the fibers of one worker are gathered (up to PIPE_BUF, so a chunk stays whole in
+// a pipe like a single line does) and, when the worker has run all its fibers (net/fiber.h
+// addIdleHook), handed to the log thread, which writes them. A worker never waits on stderr itself:
+// a write to a file or a pipe can block for milliseconds (a journal commit, a slow reader), and
+// every connection of the worker would wait with it.
 thread_local std::string pending_lines;
 
 void writeOut(const char* data, size_t size);
 
+class LogThread {
+ public:
+  static LogThread& instance() {
+    static LogThread* thread = new LogThread();  // never destroyed: flush() empties it at exit
+    return *thread;
+  }
+
+  // Queues one chunk (whole lines, at most PIPE_BUF).
+  void push(std::string chunk) {
+    bool wake = false;
+    {
+      std::unique_lock lock(mutex_);
+      if (queued_bytes_ + chunk.size() > kMaxQueuedBytes) {
+        // The writer is far behind (stderr is blocked): wait with it rather than grow without end.
+        lock.unlock();
+        writeOut(chunk.data(), chunk.size());
+        return;
+      }
+      queued_bytes_ += chunk.size();
+      chunks_.push_back(std::move(chunk));
+      wake = asleep_;
+      asleep_ = false;
+    }
+    if (wake) ready_.notify_one();
+  }
+
+  // Writes everything queued so far before returning.
+  void flush() {
+    std::unique_lock lock(mutex_);
+    drained_.wait_for(lock, std::chrono::seconds(5), [this] { return chunks_.empty() && !writing_; });
+  }
+
+ private:
+  LogThread() { std::thread([this] { run(); }).detach(); }
+
+  void run() {
+    std::vector<std::string> taken;
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (chunks_.empty()) {
+        drained_.notify_all();
+        // Nothing queued: sleep until a push wakes us (no wake-ups while the gateway is idle).
+        asleep_ = true;
+        ready_.wait(lock, [this] { return !chunks_.empty(); });
+        asleep_ = false;
+      }
+      taken.swap(chunks_);
+      queued_bytes_ = 0;
+      writing_ = true;
+      lock.unlock();
+      for (const std::string& chunk : taken) writeOut(chunk.data(), chunk.size());
+      taken.clear();
+      // Under load the lines of the next few milliseconds go out together, without a wake-up each.
+      std::this_thread::sleep_for(kGather);
+      lock.lock();
+      writing_ = false;
+    }
+  }
+
+  static constexpr size_t kMaxQueuedBytes = 8u << 20;
+  static constexpr auto kGather = std::chrono::milliseconds(5);
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::condition_variable drained_;
+  std::vector<std::string> chunks_;
+  size_t queued_bytes_ = 0;
+  bool asleep_ = false;
+  bool writing_ = false;
+};
+
 void flushPendingLines() {
   if (pending_lines.empty()) return;
-  writeOut(pending_lines.data(), pending_lines.size());
-  pending_lines.clear();
+  std::string chunk;
+  chunk.swap(pending_lines);
+  LogThread::instance().push(std::move(chunk));
 }
 
 void writeAll(const std::string& text) {
@@ -198,6 +274,8 @@ Line& Line::field(std::string_view name, const nlohmann::json& value) {
 std::string Line::text() const { return text_ + "}\n"; }
 
 void Line::write() const { writeAll(text()); }
+
+void flush() { LogThread::instance().flush(); }
 
 void write(Level level, std::string_view message, const nlohmann::json& fields) {
   Line line(level, message);

@@ -1,6 +1,8 @@
 #pragma once
-// Structured logs: one JSON object per line on stderr, written whole under a lock so lines from
-// concurrent requests never interleave. Thread-safe.
+// Structured logs: one JSON object per line on stderr, each written whole so lines from
+// concurrent requests never interleave. Thread-safe. Lines logged on a fiber (net/fiber.h) are
+// written by a log thread a few milliseconds later, so a request never waits on stderr; flush()
+// writes them out (before the process exits).
 //
 // `Line` writes the object straight into one string, field by field: the per-request line is on
 // every request's path, and building an nlohmann::json for it costs more than the request's own
@@ -45,6 +47,9 @@ void appendJsonString(std::string& out, std::string_view value);
 
 // Adds "ts", "level" and "msg" to `fields` and writes the line.
 void write(Level level, std::string_view message, const nlohmann::json& fields = nlohmann::json::object());
+
+// Waits (up to 5 s) until every line logged so far has been written.
+void flush();
 
 inline void info(std::string_view message, const nlohmann::json& fields = nlohmann::json::object()) {
   write(Level::Info, message, fields);
