@@ -1,4 +1,5 @@
 #include "server/admin/console.h"
+#include "server/wire/json_parse.h"
 
 #include <chrono>
 #include <exception>
@@ -164,7 +165,8 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
     if (!sameOrigin(request)) return Reply::error(403, "bad_origin", "the request's Origin is not this console");
     std::string key;
     if (Poco::icompare(request.getContentType().substr(0, 16), "application/json") == 0) {
-      const auto body = nlohmann::json::parse(exchange.body, nullptr, false);
+      const auto body = wire::nestsDeeperThan(exchange.body) ? nlohmann::json(nlohmann::json::value_t::discarded)
+                                                             : nlohmann::json::parse(exchange.body, nullptr, false);
       if (body.is_object() && body.contains("key") && body["key"].is_string()) key = body["key"].get<std::string>();
     } else {
       key = parseQuery(exchange.body)["key"];

@@ -6,6 +6,7 @@
 #include <Poco/Exception.h>
 
 #include "server/admin/api.h"
+#include "server/wire/json_parse.h"
 #include "server/audit/guard.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/pricing.h"
@@ -88,7 +89,8 @@ std::pair<std::string, wire::Usage> answerOf(catalog::Wire wire, const json& bod
 }  // namespace
 
 Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const Poco::Net::HTTPServerRequest& request) {
-  const auto body = json::parse(exchange.body, nullptr, false);
+  const auto body = wire::nestsDeeperThan(exchange.body) ? json(json::value_t::discarded)
+                                                        : json::parse(exchange.body, nullptr, false);
   if (!body.is_object() || !body.contains("model") || !body.contains("endpoint") || !body["model"].is_string() ||
       !body["endpoint"].is_string()) {
     return Reply::error(400, "bad_probe", "send {\"model\": \"<model id>\", \"endpoint\": \"<provider/endpoint>\"}");
@@ -172,7 +174,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     tried.status = status;
     tried.duration_ms = elapsed();
     tried.result = status / 100 == 2 ? "ok" : "status_" + std::to_string(status);
-    const auto parsed = json::parse(text, nullptr, false);
+    const auto parsed = wire::nestsDeeperThan(text) ? json(json::value_t::discarded) : json::parse(text, nullptr, false);
     auto [answer, usage] = answerOf(wire, parsed);
     record.attempts.push_back(tried);
     record.status = status;

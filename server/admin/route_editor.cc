@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog/compiler.h"
+#include "server/wire/json_parse.h"
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 #include "server/admin/line_diff.h"
@@ -112,7 +113,8 @@ json historyJson(const ConsoleContext& context) {
 }
 
 std::string requestText(const Exchange& exchange, std::string* base_tag) {
-  const auto body = json::parse(exchange.body, nullptr, false);
+  const auto body = wire::nestsDeeperThan(exchange.body) ? json(json::value_t::discarded)
+                                                        : json::parse(exchange.body, nullptr, false);
   if (!body.is_object() || !body.contains("text") || !body["text"].is_string()) return {};
   if (base_tag && body.contains("base_tag") && body["base_tag"].is_string()) *base_tag = body["base_tag"].get<std::string>();
   return body["text"].get<std::string>();
