@@ -39,4 +39,12 @@ if [[ ${fuzz} == 1 ]]; then
     status=1
   fi
 fi
+# CI keeps the head and the tail of a long log: the assertions that failed come last again, so
+# they are never in the part cut out.
+log=${SLUICE_BUILD_DIR}/Testing/Temporary/LastTest.log
+if [[ ${status} != 0 && -f ${log} ]]; then
+  echo "test: what failed (from ${log#"${repo}/"}):" >&2
+  grep -E 'error: in "|fatal error: in "|critical check|exception|Test timeout|Segmentation|Aborted|\*\*\*Failed|\*\*\*Exception' \
+    "${log}" | grep -vE 'Entering test|Leaving test' | sed 's/\x1b\[[0-9;]*m//g' | tail -n 60 >&2 || true
+fi
 exit "${status}"

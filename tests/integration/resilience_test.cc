@@ -477,7 +477,9 @@ struct ThreadPerConnection : Fixture {
 BOOST_FIXTURE_TEST_SUITE(thread_per_connection, ThreadPerConnection)
 
 BOOST_AUTO_TEST_CASE(failover_streams_and_hang_ups_work_with_a_thread_per_connection) {
-  BOOST_TEST(gateway.process().stderrText().find("\"workers\":0") != std::string::npos);
+  // The listening log line goes to stderr just before "listening on" goes to stdout; the two pipes
+  // are read by different threads, so wait for it.
+  BOOST_TEST(gateway.process().waitForStderr("\"workers\":0", std::chrono::seconds(5)));
   auto response = messages("deadfirst", "");
   BOOST_REQUIRE_EQUAL(response.status, 200);
   const json audit = row(response);
