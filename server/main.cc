@@ -117,6 +117,9 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
                  "       --insecure-no-auth to serve anonymously for local development\n";
     return 2;
   }
+  // Taken before the load, so a file changed while the gateway boots is reloaded once watched.
+  std::optional<std::string> boot_fingerprint;
+  if (reload_settings.watch_ms > 0) boot_fingerprint = config::CatalogWatch::fingerprint(options.services_dir);
   const auto loaded = config::loadCatalog(options.services_dir, config::processEnvironment());
   if (!loaded.ok()) {
     printDiagnostics(loaded.diagnostics);
@@ -260,7 +263,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   if (reload_settings.watch_ms > 0) {
     watch = std::make_unique<config::CatalogWatch>(options.services_dir, std::chrono::milliseconds(reload_settings.watch_ms),
                                                    [&] { reload("watch"); });
-    watch->start();
+    watch->start(std::move(boot_fingerprint));
   }
   Poco::Net::ServerSocket socket;
   try {

@@ -13,9 +13,9 @@ CatalogWatch::CatalogWatch(std::string services_dir, std::chrono::milliseconds i
 
 CatalogWatch::~CatalogWatch() { stop(); }
 
-void CatalogWatch::start() {
+void CatalogWatch::start(std::optional<std::string> baseline) {
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this, baseline = std::move(baseline)]() mutable { run(std::move(baseline)); });
 }
 
 void CatalogWatch::stop() {
@@ -47,8 +47,8 @@ std::string CatalogWatch::fingerprint(const std::string& services_dir) {
   return out;
 }
 
-void CatalogWatch::run() {
-  std::string settled = fingerprint(services_dir_);
+void CatalogWatch::run(std::optional<std::string> baseline) {
+  std::string settled = baseline ? std::move(*baseline) : fingerprint(services_dir_);
   std::string pending;
   bool changing = false;
   std::unique_lock lock(mutex_);

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -25,14 +26,17 @@ class CatalogWatch {
   CatalogWatch(const CatalogWatch&) = delete;
   CatalogWatch& operator=(const CatalogWatch&) = delete;
 
-  void start();
+  // `baseline`: the fingerprint of what is being served, taken before the catalog was loaded; a
+  // change made after it (while the gateway boots, before the watch thread's first look) is then
+  // reported rather than taken as the starting point. Without one, the first look is the baseline.
+  void start(std::optional<std::string> baseline = std::nullopt);
   void stop();
 
   // The fingerprint of a directory: one line per regular file below it ("path size mtime_ns").
   static std::string fingerprint(const std::string& services_dir);
 
  private:
-  void run();
+  void run(std::optional<std::string> baseline);
 
   std::string services_dir_;
   std::chrono::milliseconds interval_;

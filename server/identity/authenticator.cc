@@ -1,6 +1,10 @@
 #include "server/identity/authenticator.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <exception>
+
+#include "server/net/fiber.h"
 
 #include "server/identity/api_keys.h"
 #include "server/identity/credential_store.h"
@@ -54,26 +58,88 @@ void Authenticator::makeRoom(Map& map, TimePoint now) {
   if (map.size() >= options_.max_cache_entries) map.clear();
 }
 
+struct Authenticator::KeyFlight {
+  std::mutex mutex;
+  std::condition_variable landed;       // callers off a fiber
+  std::vector<net::fiber::Waker> wakers;  // parked fibers
+  bool done = false;
+  std::optional<KeyRecord> record;
+  std::exception_ptr error;
+
+  void land() {
+    std::vector<net::fiber::Waker> waiting;
+    {
+      std::lock_guard lock(mutex);
+      done = true;
+      waiting.swap(wakers);
+    }
+    landed.notify_all();
+    for (const auto& waker : waiting) waker.wake();
+  }
+
+  std::optional<KeyRecord> await() {
+    for (;;) {
+      std::unique_lock lock(mutex);
+      if (done) break;
+      if (!net::fiber::active()) {
+        landed.wait(lock, [&] { return done; });
+        break;
+      }
+      // A wake sent before the park is delivered after it: the worker reads its inbox only once
+      // this fiber has parked.
+      wakers.push_back(net::fiber::currentWaker());
+      lock.unlock();
+      net::fiber::park(net::fiber::kNever);
+    }
+    if (error) std::rethrow_exception(error);
+    return record;
+  }
+};
+
 std::optional<KeyRecord> Authenticator::lookupKey(const KeyHash& hash, TimePoint now) {
   const std::string cache_key = hashKey(hash);
+  std::shared_ptr<KeyFlight> flight;
+  bool lead = false;
   {
     std::lock_guard lock(mutex_);
     ++stats_.key_lookups;
     const auto found = keys_.find(cache_key);
     if (found != keys_.end() && fresh(found->second.fetched_at, now)) return found->second.record;
-    ++stats_.key_queries;
+    auto& in_flight = key_flights_[cache_key];
+    if (!in_flight) {
+      in_flight = std::make_shared<KeyFlight>();
+      lead = true;
+      ++stats_.key_queries;
+    } else {
+      ++stats_.key_shared;
+    }
+    flight = in_flight;
   }
-  std::optional<KeyRecord> record = pool_->run([&](pqxx::connection& connection) {
-    auto found = findKeyByHash(connection, hash);
-    // last_used_at is for people ("is this key still used?"): refreshed on a cache miss at most
-    // once per interval, so it costs nothing on the hot path.
-    if (found && !found->key.revoked_at) touchApiKey(connection, found->key.id, now, options_.last_used_interval);
-    return found;
-  });
-  std::lock_guard lock(mutex_);
-  makeRoom(keys_, now);
-  keys_[cache_key] = KeyEntry{now, record};
-  return record;
+  if (!lead) return flight->await();
+
+  try {
+    flight->record = pool_->run([&](pqxx::connection& connection) {
+      auto found = findKeyByHash(connection, hash);
+      // last_used_at is for people ("is this key still used?"): refreshed on a cache miss at most
+      // once per interval, so it costs nothing on the hot path.
+      if (found && !found->key.revoked_at) touchApiKey(connection, found->key.id, now, options_.last_used_interval);
+      return found;
+    });
+  } catch (...) {
+    flight->error = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    key_flights_.erase(cache_key);
+    // A failed lookup is not remembered: the next caller asks again.
+    if (!flight->error) {
+      makeRoom(keys_, now);
+      keys_[cache_key] = KeyEntry{now, flight->record};
+    }
+  }
+  flight->land();
+  if (flight->error) std::rethrow_exception(flight->error);
+  return flight->record;
 }
 
 std::expected<Caller, AuthFailure> Authenticator::authenticate(std::string_view presented_key, TimePoint now) {

@@ -9,8 +9,11 @@
 // passed in (tests move it; the server passes the system clock). An entry stamped more than the
 // TTL before `now`, or after it (the clock went back), is refetched.
 //
-// Thread-safe: any number of threads may call any method. The cache lock is never held across
-// database I/O; two threads missing the same key both query (harmless).
+// Thread-safe: any number of threads or fibers may call any method. The cache lock is never held
+// across database I/O. Misses of the same key at the same time make one query (single flight): the
+// first caller asks PostgreSQL, the others wait for its answer (parking their fiber, or on a
+// condition variable off one) and share it, or the error it threw. A burst of connections
+// presenting a key the cache has not seen yet costs one lookup, not one per connection.
 //
 // Failures: expected outcomes (no key, a malformed, unknown, revoked or expired key, a disabled
 // member, a personal key not set) are values. PostgreSQL being unreachable throws
@@ -87,6 +90,7 @@ class Authenticator {
   struct Stats {
     uint64_t key_lookups = 0;         // authenticate() calls that reached the key cache
     uint64_t key_queries = 0;         // of those, the ones that went to PostgreSQL
+    uint64_t key_shared = 0;          // of those, misses that waited for another caller's query
     uint64_t credential_queries = 0;  // personal credential loads from PostgreSQL
   };
   Stats stats() const;
@@ -96,6 +100,8 @@ class Authenticator {
     TimePoint fetched_at;
     std::optional<KeyRecord> record;  // nullopt: no such key (negative entry)
   };
+  // A lookup under way: what callers missing the same key wait on.
+  struct KeyFlight;
   struct CredentialEntry {
     TimePoint fetched_at;
     std::vector<StoredCredential> stored;
@@ -114,6 +120,7 @@ class Authenticator {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, KeyEntry> keys_;  // by the 32 hash bytes
   std::unordered_map<std::string, CredentialEntry> credentials_;  // by user
+  std::unordered_map<std::string, std::shared_ptr<KeyFlight>> key_flights_;  // by the 32 hash bytes
   Stats stats_;
 };
 

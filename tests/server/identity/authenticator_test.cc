@@ -7,6 +7,7 @@
 
 #include "server/identity/api_keys.h"
 #include "server/identity/key_store.h"
+#include "server/net/fiber.h"
 #include "tests/server/identity/identity_database.h"
 
 using namespace sluice;
@@ -161,6 +162,81 @@ BOOST_AUTO_TEST_CASE(many_threads_share_one_authenticator) {
   BOOST_TEST(ok.load() == 16 * 200);
   // Two TTLs, 4 keys, at worst every thread racing on each miss.
   BOOST_TEST(auth->stats().key_queries <= 2u * 4u * 16u, auth->stats().key_queries << " queries");
+}
+
+// A burst of connections presenting a key the cache has not seen: one query, every caller served.
+BOOST_AUTO_TEST_CASE(simultaneous_misses_of_one_key_make_one_query_from_threads) {
+  test::addTestMember("au-heidi");
+  const std::string key = newKey("au-heidi");
+  auto auth = newAuthenticator();
+  std::atomic<int> ready{0};
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 32; ++t) {
+    threads.emplace_back([&] {
+      ++ready;
+      while (ready.load() < 32) std::this_thread::yield();
+      if (auth->authenticate(key, kTestNow).has_value()) ++ok;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  BOOST_TEST(ok.load() == 32);
+  BOOST_TEST(auth->stats().key_lookups == 32u);
+  BOOST_TEST(auth->stats().key_queries == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(simultaneous_misses_of_one_key_make_one_query_from_fibers) {
+  test::addTestMember("au-ivan");
+  const std::string key = newKey("au-ivan");
+  const std::string unknown = generateApiKey().key;
+  auto auth = newAuthenticator();
+  std::atomic<int> ok{0};
+  std::atomic<int> refused{0};
+  std::atomic<int> finished{0};
+  {
+    net::fiber::Loop loop({2});
+    // Spawned before any can finish its lookup: the query goes through a helper thread, so the
+    // leader's fiber parks and the others reach the cache while it is out.
+    for (int i = 0; i < 64; ++i) {
+      loop.spawn([&, i] {
+        const auto result = auth->authenticate(i % 2 == 0 ? key : unknown, kTestNow);
+        if (result.has_value()) ++ok;
+        else if (result.error().reason == AuthFailureReason::Unknown) ++refused;
+        ++finished;
+      });
+    }
+    const auto deadline = steady_clock::now() + seconds(20);
+    while (finished.load() < 64 && steady_clock::now() < deadline) std::this_thread::sleep_for(milliseconds(5));
+  }
+  BOOST_TEST(ok.load() == 32);
+  BOOST_TEST(refused.load() == 32);
+  // One query per key at most twice: a fiber spawned after its key's answer landed hits the cache.
+  BOOST_TEST(auth->stats().key_queries == 2u);
+  BOOST_TEST(auth->stats().key_shared + auth->stats().key_queries <= 64u);
+}
+
+// The callers waiting on a lookup that fails get its error, and the failure is not remembered.
+BOOST_AUTO_TEST_CASE(callers_sharing_a_failed_lookup_all_get_its_error) {
+  PoolOptions pool;
+  pool.connect_timeout_seconds = 1;
+  Authenticator auth("postgresql://sluice:sluice@127.0.0.1:1/none", nullptr, {}, pool);
+  const std::string key = generateApiKey().key;
+  std::atomic<int> threw{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      try {
+        auth.authenticate(key, kTestNow);
+      } catch (const pqxx::broken_connection&) {
+        ++threw;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  BOOST_TEST(threw.load() == 8);
+  const auto queries = auth.stats().key_queries;
+  BOOST_CHECK_THROW(auth.authenticate(key, kTestNow), pqxx::broken_connection);
+  BOOST_TEST(auth.stats().key_queries == queries + 1);
 }
 
 BOOST_AUTO_TEST_CASE(survives_the_database_dropping_its_connections) {

@@ -1,0 +1,91 @@
+#define BOOST_TEST_MODULE config_tests
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "server/config/catalog_watch.h"
+
+using namespace std::chrono;
+using sluice::config::CatalogWatch;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct ServicesDir {
+  fs::path path = fs::temp_directory_path() / ("sluice-watch-" + std::to_string(::getpid()) + "-" +
+                                               std::to_string(steady_clock::now().time_since_epoch().count()));
+  ServicesDir() {
+    fs::create_directories(path / "ai");
+    write("ai/models.yaml", "models: []\n");
+  }
+  ~ServicesDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  void write(const std::string& relative, const std::string& text) const { std::ofstream(path / relative) << text; }
+};
+
+// Until `calls` reaches `want` or 5 s pass.
+bool waitForCalls(const std::atomic<int>& calls, int want) {
+  const auto deadline = steady_clock::now() + seconds(5);
+  while (calls.load() < want && steady_clock::now() < deadline) std::this_thread::sleep_for(milliseconds(5));
+  return calls.load() >= want;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(catalog_watch)
+
+BOOST_AUTO_TEST_CASE(the_fingerprint_names_every_file_with_its_size) {
+  ServicesDir dir;
+  dir.write("ai/gateway.yaml", "gateway: {}\n");
+  const std::string print = CatalogWatch::fingerprint(dir.path.string());
+  BOOST_TEST(print.find("ai/models.yaml 11 ") != std::string::npos, print);
+  BOOST_TEST(print.find("ai/gateway.yaml 12 ") != std::string::npos, print);
+  dir.write("ai/gateway.yaml", "gateway: {} \n");
+  BOOST_TEST(CatalogWatch::fingerprint(dir.path.string()) != print);
+}
+
+BOOST_AUTO_TEST_CASE(a_change_is_reported_once_after_it_settles) {
+  ServicesDir dir;
+  std::atomic<int> calls{0};
+  CatalogWatch watch(dir.path.string(), milliseconds(20), [&] { ++calls; });
+  watch.start();
+  std::this_thread::sleep_for(milliseconds(60));
+  BOOST_TEST(calls.load() == 0);
+  dir.write("ai/models.yaml", "models: [a]\n");
+  BOOST_TEST(waitForCalls(calls, 1));
+  std::this_thread::sleep_for(milliseconds(100));
+  BOOST_TEST(calls.load() == 1);
+  watch.stop();
+}
+
+// The gateway fingerprints its files before loading them; what changes after that, even before
+// the watch thread first looks, is reloaded.
+BOOST_AUTO_TEST_CASE(a_change_made_while_booting_is_reported) {
+  ServicesDir dir;
+  std::string baseline = CatalogWatch::fingerprint(dir.path.string());
+  dir.write("ai/models.yaml", "models: [b]\n");
+  std::atomic<int> calls{0};
+  CatalogWatch watch(dir.path.string(), milliseconds(20), [&] { ++calls; });
+  watch.start(std::move(baseline));
+  BOOST_TEST(waitForCalls(calls, 1));
+  watch.stop();
+}
+
+BOOST_AUTO_TEST_CASE(stop_returns_promptly_with_a_long_interval) {
+  ServicesDir dir;
+  CatalogWatch watch(dir.path.string(), seconds(60), [] {});
+  watch.start();
+  const auto started = steady_clock::now();
+  watch.stop();
+  BOOST_TEST((steady_clock::now() - started < seconds(2)));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
