@@ -52,7 +52,71 @@ const Entry* Fields::find(std::string_view key) const {
   return it == entries_.end() ? nullptr : &*it;
 }
 
+std::optional<int> yamlNestsDeeperThan(std::string_view text, int limit) {
+  std::vector<size_t> indents;  // the block levels open, by indentation
+  int flow = 0;                 // open [ and { (they span lines)
+  char quote = 0;               // inside '...' or "..." (they may span lines in flow context)
+  int line_number = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    ++line_number;
+    start = end + 1;
+    size_t i = 0;
+    if (quote == 0 && flow == 0) {
+      while (i < line.size() && line[i] == ' ') ++i;
+      if (i == line.size() || line[i] == '#' || line[i] == '\r') continue;  // blank or comment only
+      while (!indents.empty() && indents.back() > i) indents.pop_back();
+      if (indents.empty() || indents.back() < i) indents.push_back(i);
+      // "- - - x" opens a sequence per dash on one line; so does "? " (a complex key).
+      int inline_levels = 0;
+      while (i + 1 < line.size() && (line[i] == '-' || line[i] == '?') && line[i + 1] == ' ') {
+        ++inline_levels;
+        i += 2;
+        while (i < line.size() && line[i] == ' ') ++i;
+      }
+      if (static_cast<int>(indents.size()) + inline_levels > limit) return line_number;
+    }
+    const int base = static_cast<int>(indents.size());
+    for (; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote == '\'') {
+        if (c == '\'') {
+          if (i + 1 < line.size() && line[i + 1] == '\'') ++i;  // '' is a quote inside
+          else quote = 0;
+        }
+        continue;
+      }
+      if (quote == '"') {
+        if (c == '\\') ++i;
+        else if (c == '"') quote = 0;
+        continue;
+      }
+      if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) break;  // a comment
+      if (c == '\'' || c == '"') {
+        // A quote opens a string only where a scalar starts (not "it's" inside a plain one).
+        if (i == 0 || std::string_view(" \t[{,:-?").find(line[i - 1]) != std::string_view::npos) quote = c;
+        continue;
+      }
+      if (c == '[' || c == '{') {
+        if (base + ++flow > limit) return line_number;
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+    }
+    if (end == text.size()) break;
+  }
+  return std::nullopt;
+}
+
 std::optional<YAML::Node> YamlReader::parse(std::string_view text) {
+  if (const auto line = yamlNestsDeeperThan(text, kMaxYamlDepth)) {
+    error(Location{path_, *line, 1},
+          "YAML nests lists and mappings deeper than " + std::to_string(kMaxYamlDepth) + " levels; it is not read");
+    return std::nullopt;
+  }
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {

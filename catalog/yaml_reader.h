@@ -50,6 +50,17 @@ class Fields {
   std::vector<Entry> entries_;
 };
 
+// yaml-cpp parses nested collections recursively, a few stack frames per level, so a file nested
+// thousands deep would overflow the stack of whatever thread or fiber reads it (the console's route
+// editor reads on a connection's 256 KiB fiber). No catalog needs more than a handful of levels.
+constexpr int kMaxYamlDepth = 64;
+
+// The 1-based line where `text` first nests collections deeper than `limit` levels, counting
+// indentation steps, `- ` entries begun on one line and open flow brackets (outside quotes and
+// comments); nullopt when it never does. It may count more levels than yaml-cpp would (a block
+// scalar's extra indentation), never fewer.
+std::optional<int> yamlNestsDeeperThan(std::string_view text, int limit);
+
 class YamlReader {
  public:
   YamlReader(std::string path, const Environment& env, DiagnosticSink& sink)

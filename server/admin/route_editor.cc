@@ -16,6 +16,7 @@
 #include "server/admin/line_diff.h"
 #include "server/config/catalog_loader.h"
 #include "server/log/json_log.h"
+#include "server/net/fiber.h"
 
 namespace sluice::admin {
 
@@ -56,7 +57,7 @@ std::string tagOf(const std::string& text) {
   return out;
 }
 
-catalog::CompileResult compileWith(const ConsoleContext& context, const std::string& gateway_text) {
+catalog::CompileResult compileHere(const ConsoleContext& context, const std::string& gateway_text) {
   const std::string dir = dirOf(context);
   const auto source = [&](const std::string& relative) -> std::optional<catalog::SourceText> {
     auto text = readFile(fs::path(dir) / relative);
@@ -75,6 +76,13 @@ catalog::CompileResult compileWith(const ConsoleContext& context, const std::str
     if (auto content = readFile(path)) sources.secret_files[path] = std::move(*content);
   }
   return catalog::compileCatalog(sources);
+}
+
+// On a helper thread: it reads files, and yaml-cpp recurses per level of nesting, which a
+// connection's fiber stack is not sized for (the catalog reader refuses past 64 levels, and yaml-cpp
+// itself stops at about 500; a helper's stack holds either).
+catalog::CompileResult compileWith(const ConsoleContext& context, const std::string& gateway_text) {
+  return net::fiber::blocking([&] { return compileHere(context, gateway_text); });
 }
 
 json diagnosticsJson(const std::vector<catalog::Diagnostic>& diagnostics) {

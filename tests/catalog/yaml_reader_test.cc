@@ -156,3 +156,54 @@ BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
 }  // namespace sluice::catalog
+
+namespace sluice::catalog {
+namespace {
+
+std::string blockNesting(int depth) {
+  std::string text;
+  for (int i = 0; i < depth; ++i) text += std::string(2 * i, ' ') + "k" + std::to_string(i) + ":\n";
+  return text;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(yaml_nesting)
+
+BOOST_AUTO_TEST_CASE(catalog_shaped_text_is_far_from_the_bound) {
+  const std::string text =
+      "gateway:\n  default_model: m  # a comment with [[[ brackets\n  routes:\n    - id: r\n      match: { paths: ['/v1/[x'] }\n"
+      "      chain:\n        - - a\n          - b\n  note: \"quoted [[[{{{ and \\\" escapes\"\n  other: 'it''s [ fine'\n";
+  // It counts a sequence entry's indentation as a level of its own: at most one more than yaml-cpp.
+  BOOST_TEST(!yamlNestsDeeperThan(text, 7).has_value());
+  BOOST_TEST(yamlNestsDeeperThan(text, 6).value() == 7);
+}
+
+BOOST_AUTO_TEST_CASE(each_kind_of_nesting_is_counted) {
+  BOOST_TEST(!yamlNestsDeeperThan(blockNesting(64), 64).has_value());
+  BOOST_TEST(yamlNestsDeeperThan(blockNesting(65), 64).value() == 65);
+  // Flow brackets after a key at the root: one block level plus the brackets.
+  BOOST_TEST(!yamlNestsDeeperThan("a: " + std::string(63, '[') + std::string(63, ']'), 64).has_value());
+  BOOST_TEST(yamlNestsDeeperThan("a: " + std::string(64, '[') + std::string(64, ']'), 64).value() == 1);
+  // Brackets spanning lines, and dashes opening sequences on one line.
+  BOOST_TEST(yamlNestsDeeperThan("a: [\n" + std::string(70, '{') + "\n", 64).value() == 2);
+  std::string dashes;
+  for (int i = 0; i < 70; ++i) dashes += "- ";
+  BOOST_TEST(yamlNestsDeeperThan(dashes + "x\n", 64).value() == 1);
+  // Closing brackets inside a quoted string close nothing.
+  BOOST_TEST(yamlNestsDeeperThan("a: " + std::string(40, '[') + " '" + std::string(40, ']') + "' " + std::string(40, '['), 64)
+                 .has_value());
+}
+
+// What yaml-cpp would recurse on thousands deep is refused before it parses, with a diagnostic.
+BOOST_AUTO_TEST_CASE(the_reader_refuses_deep_nesting_with_a_diagnostic) {
+  Fixture f;
+  BOOST_TEST(!f.reader.parse("a: " + std::string(100000, '[') + std::string(100000, ']')).has_value());
+  BOOST_TEST(f.only() == "f.yaml:1:1: error: YAML nests lists and mappings deeper than 64 levels; it is not read");
+  BOOST_TEST(!f.reader.parse(blockNesting(3000)).has_value());
+  BOOST_TEST(f.only().starts_with("f.yaml:65:1: error: YAML nests"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace sluice::catalog

@@ -125,6 +125,23 @@ describe('admin console', () => {
     assert.equal((await foreign.json()).error.key, 'bad_origin');
   });
 
+  test('gateway.yaml nested thousands deep is a diagnostic, and the gateway keeps serving', async () => {
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'sluice_console');
+    const session = await (await fetch(`${stack.url}/admin/api/session`, { headers: { cookie: `sluice_console=${cookie.value}` } })).json();
+    const headers = { cookie: `sluice_console=${cookie.value}`, origin: stack.url, 'x-csrf-token': session.csrf, 'content-type': 'application/json' };
+    const flow = `gateway: ${'['.repeat(50000)}${']'.repeat(50000)}\n`;
+    let block = '';
+    for (let i = 0; i < 1000; i++) block += `${' '.repeat(i)}k:\n`;
+    for (const text of [flow, block]) {
+      const r = await fetch(`${stack.url}/admin/api/routes/validate`, { method: 'POST', headers, body: JSON.stringify({ text }) });
+      assert.equal(r.status, 200);
+      const body = await r.json();
+      assert.equal(body.ok, false);
+      assert.match(body.diagnostics[0].message, /deeper than 64 levels/);
+    }
+    assert.equal((await fetch(`${stack.url}/healthz`)).status, 200);
+  });
+
   test('a request through the gateway shows up in the list, live, and on its page with its failover', async () => {
     await page.goto(`${stack.url}/admin/requests`);
     await page.waitForSelector('#live-list');
