@@ -126,7 +126,7 @@ class Exchange {
                          " levels",
                      {}, {}});
       }
-      full_body_ = ordered_json::parse(raw_body_, nullptr, false);
+      full_body_ = wire::parseJsonText(raw_body_);
       if (full_body_->is_discarded()) return fail({400, "invalid_json", "request body is not valid JSON", {}, {}});
       if (!full_body_->is_object()) {
         return fail({400, "invalid_request", "request body must be a JSON object", {}, {}});
@@ -325,11 +325,11 @@ class Exchange {
     }
     const auto& text = head_.values[key];
     if (!text) return std::nullopt;
-    return ordered_json::parse(*text, nullptr, false);  // one member's value, already walked
+    return wire::parseJsonText(*text);  // one member's value, already walked
   }
 
   ordered_json& fullBody() {
-    if (!full_body_) full_body_ = ordered_json::parse(raw_body_, nullptr, false);
+    if (!full_body_) full_body_ = wire::parseJsonText(raw_body_);
     return *full_body_;
   }
 

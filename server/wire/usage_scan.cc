@@ -82,7 +82,7 @@ std::optional<Json> pick(std::string_view text, std::span<const std::string_view
       out[std::string(keys[i])] = number;
       continue;
     }
-    Json parsed = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+    Json parsed = parseJsonText(value);
     if (parsed.is_discarded()) return std::nullopt;
     out[std::string(keys[i])] = std::move(parsed);
   }

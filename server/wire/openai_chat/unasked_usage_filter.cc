@@ -56,7 +56,7 @@ std::string filterUnaskedUsage(std::string_view event) {
   std::string replaced;
   if (chunk["usage"].is_null()) {
     if (auto text = withoutNullUsage(value)) {
-      const Json check = Json::parse(*text, nullptr, false);
+      const Json check = parseJsonText(*text);
       if (!check.is_discarded()) replaced = std::move(*text);
     }
   }

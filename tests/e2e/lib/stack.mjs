@@ -81,21 +81,34 @@ function startChild(name, args, env) {
       const host = match[1].replace(/^\[(.*)\]$/, '$1');
       const port = Number(match[2]);
       const hostForUrl = host.includes(':') ? `[${host}]` : host;
-      resolve({ child, host, port, url: `http://${hostForUrl}:${port}`, stderr: () => stderr });
+      resolve({ name, child, host, port, url: `http://${hostForUrl}:${port}`, stderr: () => stderr });
     });
   });
 }
 
-// SIGTERM, then SIGKILL after the grace period.
+// SIGTERM, then SIGKILL after the grace period. Rejects, with the end of its stderr, when the child
+// had already died on its own (a crash the test may only have seen as a connection error) or did
+// not exit cleanly on SIGTERM.
 function stopChild(proc) {
   if (!proc) return Promise.resolve();
   const { child } = proc;
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    child.once('exit', () => {
+  const died = (how) =>
+    new Error(`${proc.name ?? 'child'} ${how}\n--- stderr (end) ---\n${(proc.stderr?.() ?? '').slice(-8192)}`);
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return child.exitCode === 0
+      ? Promise.resolve()
+      : Promise.reject(died(`had exited on its own (code ${child.exitCode}, signal ${child.signalCode})`));
+  }
+  return new Promise((resolve, reject) => {
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, STOP_GRACE_MS);
+    child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve();
+      if (killed || code === 0) resolve();
+      else reject(died(`ended with code ${code}, signal ${signal} on SIGTERM`));
     });
     child.kill('SIGTERM');
   });
@@ -222,8 +235,9 @@ export class Stack {
   }
 
   async stop() {
-    await Promise.all([stopChild(this.gateway), stopChild(this.mock)]);
+    const stopped = await Promise.allSettled([stopChild(this.gateway), stopChild(this.mock)]);
     fs.rmSync(this.catalog, { recursive: true, force: true });
+    for (const { status, reason } of stopped) if (status === 'rejected') throw reason;
   }
 }
 

@@ -143,5 +143,47 @@ BOOST_AUTO_TEST_CASE(a_parse_past_the_bound_is_discarded_like_malformed_text) {
   BOOST_TEST(parseBounded(R"({"a":1})")["a"] == 1);
 }
 
+// The gateway's reader gives what nlohmann's parse gives, or fails where it fails.
+BOOST_AUTO_TEST_CASE(the_reader_agrees_with_nlohmann_on_every_edge) {
+  using sluice::wire::Json;
+  using sluice::wire::parseJsonText;
+  const std::vector<std::string> texts = {
+      // Values and whitespace.
+      R"({"a":1,"b":[1,2,{"c":null}],"d":"x"})", " \t\r\n[ ]\n ", "{}", "[]", "0", "-0", "\"s\"", "true", "false",
+      "null", "", " ", "nul", "truex", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{1:2}", "[1 2]", "{\"a\":1}}", "[",
+      "\xEF\xBB\xBF{\"bom\":1}", "\xEF\xBB{}", "{}\0junk", std::string("[1,\0 2]", 7), std::string("\0", 1),
+      // Numbers.
+      "01", "-", "1.", ".5", "+1", "1e", "1E+2", "1e-2", "-1.5E-3", "18446744073709551615", "18446744073709551616",
+      "-9223372036854775808", "-9223372036854775809", "1e308", "1e309", "-1e400", "1e-400", "4.9e-324", "0.1", "1.7976931348623157e308",
+      "123456789012345678901234567890", "-0.0", "2.2250738585072011e-308",
+      // Strings.
+      R"("\"\\\/\b\f\n\r\t")", R"("\u00e9\u20AC\ud83d\ude00")", R"("\u0000")", R"("\ud83d")", R"("\ude00")",
+      R"("\ud83d\u0041")", R"("\x")", R"("\u12")", R"("\u12G4")", "\"tab\there\"", "\"caf\xC3\xA9\"", "\"\xC0\xAF\"",
+      "\"\xE0\x80\xAF\"", "\"\xED\xA0\x80\"", "\"\xF4\x90\x80\x80\"", "\"\xF0\x9F\x98\x80\"", "\"\xFF\"", "\"\xE2\x82\"",
+      "\"unterminated", "\"\x7F\"",
+      // Duplicate keys: the first one's place, the last one's value.
+      R"({"a":1,"b":2,"a":3})", R"({"a":{"x":1},"a":[2]})",
+  };
+  for (const std::string& text : texts) {
+    const Json ours = parseJsonText(text);
+    const Json theirs = Json::parse(text, nullptr, false);
+    BOOST_TEST_CONTEXT("text: " << Json(text).dump(-1, ' ', true, Json::error_handler_t::replace)) {
+      BOOST_TEST(ours.is_discarded() == theirs.is_discarded());
+      if (!ours.is_discarded() && !theirs.is_discarded()) {
+        BOOST_TEST(ours.dump() == theirs.dump());
+        BOOST_TEST((ours.type() == theirs.type()));
+      }
+    }
+  }
+  const Json typed = parseJsonText(R"([18446744073709551615,-1,1.0,18446744073709551616])");
+  BOOST_TEST(typed[0].is_number_unsigned());
+  BOOST_TEST(typed[1].is_number_integer());
+  BOOST_TEST(!typed[1].is_number_unsigned());
+  BOOST_TEST(typed[2].is_number_float());
+  BOOST_TEST(typed[3].is_number_float());
+  const Json duplicates = parseJsonText(R"({"a":1,"b":2,"a":3})");
+  BOOST_TEST(duplicates.dump() == R"({"a":3,"b":2})");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
