@@ -365,7 +365,7 @@ class Exchange {
         if (!options.is_object()) options = ordered_json::object();
         options["include_usage"] = true;
       }
-      return body.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+      return wire::dumpJsonText(body);
     }
     if (!decodeIr()) return std::unexpected(*decode_error_);
     wire::EncodeOptions options;

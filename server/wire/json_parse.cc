@@ -348,6 +348,132 @@ Json parseJsonText(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Well-formed UTF-8 (the same ranges the reader accepts): the length of the sequence at `p`, or 0.
+size_t utf8Sequence(const unsigned char* p, const unsigned char* end) {
+  const auto in = [](unsigned char c, unsigned char low, unsigned char high) { return c >= low && c <= high; };
+  const unsigned char lead = *p;
+  size_t size = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (in(lead, 0xC2, 0xDF)) size = 2;
+  else if (lead == 0xE0) size = 3, low = 0xA0;
+  else if (in(lead, 0xE1, 0xEC) || in(lead, 0xEE, 0xEF)) size = 3;
+  else if (lead == 0xED) size = 3, high = 0x9F;
+  else if (lead == 0xF0) size = 4, low = 0x90;
+  else if (in(lead, 0xF1, 0xF3)) size = 4;
+  else if (lead == 0xF4) size = 4, high = 0x8F;
+  else return 0;
+  if (static_cast<size_t>(end - p) < size || !in(p[1], low, high)) return 0;
+  for (size_t i = 2; i < size; ++i) {
+    if (!in(p[i], 0x80, 0xBF)) return 0;
+  }
+  return size;
+}
+
+// `text` as a JSON string, as nlohmann's dump writes it (no ASCII escaping of non-ASCII), or false
+// when it is not well-formed UTF-8 (the caller lets nlohmann replace what is broken).
+bool appendQuoted(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const size_t start = out.size();
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* const end = p + text.size();
+  const auto* run = p;
+  const auto flush = [&](const unsigned char* upto) { out.append(reinterpret_cast<const char*>(run), upto - run); };
+  while (p < end) {
+    const unsigned char c = *p;
+    if (c >= 0x80) {
+      const size_t size = utf8Sequence(p, end);
+      if (size == 0) {
+        out.resize(start);
+        return false;
+      }
+      p += size;
+      continue;
+    }
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      ++p;
+      continue;
+    }
+    flush(p);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+    run = ++p;
+  }
+  flush(p);
+  out += '"';
+  return true;
+}
+
+void appendNlohmann(std::string& out, const Json& value) { out += value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+void appendString(std::string& out, const std::string& text) {
+  if (!appendQuoted(out, text)) appendNlohmann(out, Json(text));
+}
+
+void appendValue(std::string& out, const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, member] : value.get_ref<const Json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, key);
+        out += ':';
+        appendValue(out, member);
+      }
+      out += '}';
+      return;
+    }
+    case Json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const Json& element : value.get_ref<const Json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        appendValue(out, element);
+      }
+      out += ']';
+      return;
+    }
+    case Json::value_t::string: appendString(out, value.get_ref<const std::string&>()); return;
+    case Json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
+    case Json::value_t::null: out += "null"; return;
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: {
+      char digits[24];
+      const auto written = value.is_number_unsigned() ? std::to_chars(digits, digits + sizeof digits, value.get<uint64_t>())
+                                                       : std::to_chars(digits, digits + sizeof digits, value.get<int64_t>());
+      out.append(digits, written.ptr);
+      return;
+    }
+    default: appendNlohmann(out, value);  // floats (nlohmann's shortest form), binary, discarded
+  }
+}
+
+}  // namespace
+
+std::string dumpJsonText(const Json& value) {
+  std::string out;
+  out.reserve(256);
+  appendValue(out, value);
+  return out;
+}
+
 Json parseBounded(std::string_view text) {
   if (nestsDeeperThan(text)) return Json(Json::value_t::discarded);
   return parseJsonText(text);

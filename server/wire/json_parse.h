@@ -3,6 +3,7 @@
 // without letting its nesting depth reach the code that walks a parsed value recursively
 // (nlohmann's copy and dump recurse, and a fiber's stack is 256 KiB). Pure.
 
+#include <string>
 #include <string_view>
 
 #include "server/wire/ir.h"
@@ -21,6 +22,12 @@ bool nestsDeeperThan(std::string_view text, int limit = kMaxJsonDepth);
 // by the gateway's own reader, which is several times quicker (json_parse.cc says what it keeps of
 // nlohmann's behaviour). Also discarded past kMaxJsonDepth levels.
 Json parseJsonText(std::string_view text);
+
+// What value.dump(-1, ' ', false, Json::error_handler_t::replace) writes, written by the gateway's
+// own writer: strings are copied a run at a time between the characters JSON escapes (nlohmann's
+// checks and copies each byte). A string that is not well-formed UTF-8, and a floating-point
+// number, are written by nlohmann itself, so the text is the same byte for byte.
+std::string dumpJsonText(const Json& value);
 
 // parseJsonText, and discarded (as malformed text is) when the text nests deeper than
 // kMaxJsonDepth anywhere, even after a NUL that ends the value.

@@ -1,9 +1,11 @@
-// Fuzz target: the gateway's JSON reader (parseJsonText) against nlohmann's parse on the same text.
+// Fuzz target: the gateway's JSON reader (parseJsonText) against nlohmann's parse on the same text,
+// and its writer (dumpJsonText) against nlohmann's dump.
 // Both must fail, or both give the same value: the same types all the way down (an unsigned number
 // is not a signed one), the same members in the same order, the same strings and the same numbers
 // to the bit.
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "server/wire/json_parse.h"
@@ -49,5 +51,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Json theirs = Json::parse(text, nullptr, false);
   if (ours.is_discarded() != theirs.is_discarded()) std::abort();
   if (!ours.is_discarded() && !same(ours, theirs)) std::abort();
+  // The writer: what nlohmann's dump writes, for the value read and for the text as one string
+  // (which need not be UTF-8: nlohmann replaces what is broken).
+  if (!ours.is_discarded() && sluice::wire::dumpJsonText(ours) != theirs.dump(-1, ' ', false, Json::error_handler_t::replace)) {
+    std::abort();
+  }
+  const Json as_string(std::string{text});
+  if (sluice::wire::dumpJsonText(as_string) != as_string.dump(-1, ' ', false, Json::error_handler_t::replace)) std::abort();
   return 0;
 }

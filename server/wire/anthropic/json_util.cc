@@ -1,4 +1,5 @@
 #include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_parse.h"
 
 #include <cmath>
 #include <limits>
@@ -39,9 +40,7 @@ int64_t integerMember(const Json& object, std::string_view key) {
   return asInteger(*value).value_or(0);
 }
 
-std::string dumpJson(const Json& value) {
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string dumpJson(const Json& value) { return dumpJsonText(value); }
 
 std::string validUtf8(std::string_view text) {
   const Json quoted = Json::parse(dumpJson(Json(std::string(text))), nullptr, false);

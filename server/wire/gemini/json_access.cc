@@ -1,4 +1,5 @@
 #include "server/wire/gemini/json_access.h"
+#include "server/wire/json_parse.h"
 
 #include <charconv>
 #include <cmath>
@@ -51,8 +52,6 @@ bool trueMember(const Json& object, std::string_view key) {
   return value != nullptr && value->is_boolean() && value->get<bool>();
 }
 
-std::string dumpCompact(const Json& value) {
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string dumpCompact(const Json& value) { return dumpJsonText(value); }
 
 }  // namespace sluice::wire::gemini

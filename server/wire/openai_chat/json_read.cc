@@ -36,6 +36,6 @@ std::optional<bool> readBool(const Json& object, std::string_view key) {
 
 Json parseJson(std::string_view text) { return parseBounded(text); }
 
-std::string dumpJson(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dumpJson(const Json& value) { return dumpJsonText(value); }
 
 }  // namespace sluice::wire::openai_chat

@@ -62,7 +62,7 @@ std::string filterUnaskedUsage(std::string_view event) {
   }
   if (replaced.empty()) {
     chunk.erase("usage");
-    replaced = chunk.dump();
+    replaced = dumpJsonText(chunk);
   }
   std::string out(event.substr(0, value_at + lead));
   out += replaced;

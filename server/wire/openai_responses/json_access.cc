@@ -33,7 +33,7 @@ std::optional<int64_t> intMember(const Json& object, std::string_view key) {
 
 Json parseJson(std::string_view text) { return parseBounded(text); }
 
-std::string dumpJson(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dumpJson(const Json& value) { return dumpJsonText(value); }
 
 std::string cleanUtf8(std::string_view text, size_t limit) {
   std::string out;

@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,25 @@ BOOST_AUTO_TEST_CASE(the_reader_agrees_with_nlohmann_on_every_edge) {
   BOOST_TEST(typed[3].is_number_float());
   const Json duplicates = parseJsonText(R"({"a":1,"b":2,"a":3})");
   BOOST_TEST(duplicates.dump() == R"({"a":3,"b":2})");
+}
+
+// The writer gives nlohmann's dump byte for byte: escapes, non-ASCII kept, broken UTF-8 replaced,
+// numbers of each kind.
+BOOST_AUTO_TEST_CASE(the_writer_agrees_with_nlohmann_dump) {
+  using sluice::wire::dumpJsonText;
+  using sluice::wire::Json;
+  const auto nlohmann = [](const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  Json value = Json::parse(R"({"a":[1,-2,18446744073709551615,-9223372036854775808,0.1,1e100,-0.0,1.0,true,false,null],
+                               "s":"quote \" backslash \\ slash / controls \b\f\n\r\t \u0001 \u001f \u007f caf\u00e9 \ud83d\ude00",
+                               "o":{},"e":[],"nested":{"x":[{"y":"z"}]}})");
+  value["broken"] = std::string("ok \xC3\x28 then \xFF and \xE2\x82 end");
+  value[std::string("key \xF0\x28")] = "v";
+  value["nan"] = std::numeric_limits<double>::quiet_NaN();
+  value["bytes"] = std::string("\x00\x7f", 2);
+  BOOST_TEST(dumpJsonText(value) == nlohmann(value));
+  for (const Json& leaf : {Json(nullptr), Json(0), Json(-0.0), Json(3.14159), Json(""), Json(Json::array()), Json(Json::object())}) {
+    BOOST_TEST(dumpJsonText(leaf) == nlohmann(leaf));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
