@@ -289,7 +289,8 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   std::optional<Poco::ThreadPool> pool;
   std::unique_ptr<Poco::Net::TCPServer> server;
   if (workers > 0) {
-    loop = std::make_unique<net::fiber::Loop>(net::fiber::Loop::Options{workers, 256u << 10, 4});
+    loop = std::make_unique<net::fiber::Loop>(
+        net::fiber::Loop::Options{workers, 256u << 10, 4, std::chrono::microseconds(options.spin_us)});
     loop->serve(socket.impl()->sockfd(),
                 [&gateway, params, handlers = router.get()](int fd) { http::serveConnection(fd, *params, *handlers, gateway); });
   } else {
@@ -349,6 +350,7 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   log::info("listening", {{"address", address},
                           {"catalog_version", loaded.catalog->version},
                           {"workers", workers},
+                          {"spin_us", workers > 0 ? options.spin_us : 0},
                           {"threads", workers > 0 ? 0 : options.threads}});
   std::cout << "listening on " << address << std::endl;
 
@@ -456,6 +458,12 @@ int main(int argc, char** argv) {
                  "connection instead, up to --threads)")
       ->envname("SLUICE_WORKERS")
       ->check(CLI::Range(-1, 1024))
+      ->capture_default_str();
+  app.add_option("--spin-us", options.spin_us,
+                 "before a loop sleeps, poll for up to this many microseconds while its recent waits ended "
+                 "that soon (fast providers answer without a wake-up from sleep; slow ones turn it off); 0: never")
+      ->envname("SLUICE_SPIN_US")
+      ->check(CLI::Range(0, 10000))
       ->capture_default_str();
   app.add_option("--threads", options.threads, "with --workers 0: request threads (a stream holds one for its life)")
       ->envname("SLUICE_THREADS")

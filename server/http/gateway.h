@@ -38,6 +38,7 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:8080";
   std::optional<std::string> database_url;
   int workers = -1;     // event-loop threads running connections as fibers; -1 one per CPU, 0 none
+  int spin_us = 100;    // net::fiber::Loop::Options::spin: poll this long before sleeping, while waits end that soon
   int threads = 1024;   // with workers == 0: a thread per connection, up to this many
   size_t max_body_bytes = 32u << 20;
   size_t max_header_bytes = 64u << 10;

@@ -154,6 +154,13 @@ class Loop {
     int workers = 2;
     size_t stack_bytes = 256u << 10;  // per fiber, with a guard page below it
     int helper_threads = 4;           // most blocking() calls running at once (each ends after 2 s idle)
+    // Before a worker sleeps in epoll_wait it may poll for up to this long, yielding the CPU to
+    // anything else runnable between polls, when its recent waits ended that soon: a socket
+    // answering within microseconds (a provider on the same host, the next request of a client in
+    // a loop) is then served without the wake-up from sleep, which on a virtual machine costs more
+    // than the polling. Waits that end later turn it off by themselves, so slow providers cost
+    // nothing. 0: never.
+    std::chrono::microseconds spin{0};
   };
   explicit Loop(Options options);
   // Stops the workers. Fibers still parked then are abandoned (the process is ending).

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -133,6 +134,52 @@ BOOST_AUTO_TEST_CASE(a_wait_ends_at_its_deadline_and_the_socket_stays_usable) {
     BOOST_REQUIRE(::send(pair.fds[1], "x", 1, 0) == 1);
     BOOST_TEST((waitFd(pair.fds[0], registration, Want::Read, Clock::now() + 5s) == Wait::Ready));
   });
+}
+
+// With polling before sleep on (Options::spin), a ping-pong with a thread answering at once is
+// served throughout, deadlines still end waits on time, and a fiber sleeping far longer than the
+// poll budget turns the polling off and still wakes.
+BOOST_AUTO_TEST_CASE(polling_before_sleep_serves_quick_answers_and_keeps_deadlines) {
+  Loop::Options options;
+  options.workers = 1;
+  options.spin = 200us;
+  Loop loop(options);
+  SocketPair pair;
+  std::atomic<bool> stop{false};
+  std::thread echo([&] {
+    char byte = 0;
+    while (!stop.load()) {
+      pollfd item{pair.fds[1], POLLIN, 0};
+      if (::poll(&item, 1, 20) <= 0) continue;
+      if (::recv(pair.fds[1], &byte, 1, 0) == 1) ::send(pair.fds[1], &byte, 1, 0);
+    }
+  });
+  onFiber(loop, [&] {
+    Registration registration;
+    for (int i = 0; i < 2000; ++i) {
+      const char sent = static_cast<char>('a' + i % 26);
+      BOOST_REQUIRE(::send(pair.fds[0], &sent, 1, 0) == 1);
+      char got = 0;
+      while (::recv(pair.fds[0], &got, 1, 0) != 1) {
+        BOOST_REQUIRE((waitFd(pair.fds[0], registration, Want::Read, Clock::now() + 5s) == Wait::Ready));
+      }
+      BOOST_REQUIRE_EQUAL(got, sent);
+    }
+    // Quick answers have turned polling on; a deadline still ends the wait, not much after.
+    const auto started = Clock::now();
+    BOOST_TEST((waitFd(pair.fds[0], registration, Want::Read, started + 30ms) == Wait::Timeout));
+    const auto waited = Clock::now() - started;
+    BOOST_TEST((waited >= 30ms && waited < 30ms + 50ms));
+    sleepFor(20ms);
+    BOOST_REQUIRE(::send(pair.fds[0], "z", 1, 0) == 1);
+    char got = 0;
+    while (::recv(pair.fds[0], &got, 1, 0) != 1) {
+      BOOST_REQUIRE((waitFd(pair.fds[0], registration, Want::Read, Clock::now() + 5s) == Wait::Ready));
+    }
+    BOOST_TEST(got == 'z');
+  });
+  stop = true;
+  echo.join();
 }
 
 BOOST_AUTO_TEST_CASE(a_peer_hanging_up_wakes_a_reader) {
