@@ -267,7 +267,9 @@ int serve(http::ServerOptions options, const AuditSettings& audit_settings, cons
   }
   Poco::Net::ServerSocket socket;
   try {
-    socket.bind(Poco::Net::SocketAddress(options.listen), true);
+    // SO_REUSEADDR (a restart binds at once), not SO_REUSEPORT: a second gateway started on the
+    // same port by mistake must fail here, not quietly take half the connections.
+    socket.bind(Poco::Net::SocketAddress(options.listen), true, false);
     socket.listen(1024);
   } catch (const Poco::Exception& error) {
     std::cerr << "sluice: cannot listen on " << options.listen << ": " << error.displayText() << "\n";

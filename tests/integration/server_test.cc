@@ -199,6 +199,23 @@ BOOST_AUTO_TEST_CASE(draining_closes_idle_connections_at_once_and_answers_the_re
   BOOST_TEST(gateway.process().stderrText().find("\"abandoned_connections\":0") != std::string::npos);
 }
 
+// A second gateway on a port already served refuses to start (it must not share the port and take
+// half of the connections with whatever catalog it has).
+BOOST_AUTO_TEST_CASE(a_second_gateway_on_a_port_in_use_refuses_to_start) {
+  Gateway first;
+  BOOST_TEST(first.call("GET", "/healthz").status == 200);
+  sluice::test::ChildProcess second(
+      {.binary = sluice::test::binPath("sluice"),
+       .args = {"--services", sluice::test::sourceDir() + "/services", "--listen",
+                "127.0.0.1:" + std::to_string(first.process().port()), "--insecure-no-auth"},
+       .wait_for_listening = false});
+  const auto code = second.waitForExit(std::chrono::seconds(10));
+  BOOST_REQUIRE(code.has_value());
+  BOOST_TEST(*code == 1);
+  BOOST_TEST(second.stderrText().find("cannot listen on 127.0.0.1:") != std::string::npos, second.stderrText());
+  BOOST_TEST(first.call("GET", "/healthz").status == 200);
+}
+
 BOOST_AUTO_TEST_CASE(an_invalid_catalog_refuses_to_start_with_every_diagnostic) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("sluice-bad-catalog-" + std::to_string(::getpid()));
