@@ -44,7 +44,7 @@ fi
 log=${SLUICE_BUILD_DIR}/Testing/Temporary/LastTest.log
 if [[ ${status} != 0 && -f ${log} ]]; then
   echo "test: what failed (from ${log#"${repo}/"}):" >&2
-  grep -E 'error: in "|fatal error: in "|critical check|exception|Test timeout|Segmentation|Aborted|\*\*\*Failed|\*\*\*Exception' \
+  grep -E 'error: in "|fatal error: in "|critical check|exception|Test timeout|Segmentation|Aborted|\*\*\*Failed|\*\*\*Exception|not ok |^ +error: ' \
     "${log}" | grep -vE 'Entering test|Leaving test' | sed 's/\x1b\[[0-9;]*m//g' | tail -n 60 >&2 || true
 fi
 exit "${status}"
