@@ -1,12 +1,15 @@
 #include "server/audit/partition_keeper.h"
 
+#include <algorithm>
+
 #include "server/log/json_log.h"
 #include "server/store/audit_store.h"
 #include "server/store/database.h"
 
 namespace sluice::audit {
 
-PartitionKeeper::PartitionKeeper(PartitionKeeperOptions options) : options_(std::move(options)) {}
+PartitionKeeper::PartitionKeeper(PartitionKeeperOptions options)
+    : options_(std::move(options)), task_([this] { return tick(); }) {}
 
 PartitionKeeper::~PartitionKeeper() { stop(); }
 
@@ -22,40 +25,23 @@ MaintenanceReport PartitionKeeper::maintain(std::chrono::system_clock::time_poin
   return report;
 }
 
-void PartitionKeeper::start() {
-  std::lock_guard lock(mutex_);
-  if (thread_.joinable()) return;
-  stopping_ = false;
-  thread_ = std::thread([this] { run(); });
-}
+void PartitionKeeper::start() { task_.start(); }
 
-void PartitionKeeper::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+void PartitionKeeper::stop() { task_.stop(); }
 
-void PartitionKeeper::run() {
-  for (;;) {
-    bool failed = false;
-    try {
-      const auto report = maintain(std::chrono::system_clock::now());
-      if (!report.dropped.empty()) {
-        log::info("audit: dropped partitions past retention",
-                  {{"dropped", report.dropped}, {"retention_days", options_.retention_days}});
-      }
-    } catch (const std::exception& error) {
-      log::warn("audit: partition maintenance failed; retrying soon", {{"error", error.what()}});
-      failed = true;
+util::BackgroundTask::Duration PartitionKeeper::tick() {
+  bool failed = false;
+  try {
+    const auto report = maintain(std::chrono::system_clock::now());
+    if (!report.dropped.empty()) {
+      log::info("audit: dropped partitions past retention",
+                {{"dropped", report.dropped}, {"retention_days", options_.retention_days}});
     }
-    const auto wait = failed ? std::min<std::chrono::milliseconds>(options_.interval, std::chrono::minutes(1))
-                             : options_.interval;
-    std::unique_lock lock(mutex_);
-    if (wake_.wait_for(lock, wait, [this] { return stopping_; })) return;
+  } catch (const std::exception& error) {
+    log::warn("audit: partition maintenance failed; retrying soon", {{"error", error.what()}});
+    failed = true;
   }
+  return failed ? std::min<std::chrono::milliseconds>(options_.interval, std::chrono::minutes(1)) : options_.interval;
 }
 
 }  // namespace sluice::audit

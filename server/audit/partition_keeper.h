@@ -5,11 +5,10 @@
 // Thread-safe: maintain() may be called from any thread.
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "server/util/background_task.h"
 
 namespace sluice::audit {
 
@@ -41,13 +40,11 @@ class PartitionKeeper {
   void stop();
 
  private:
-  void run();
+  // One pass as of now, logged; returns the wait before the next.
+  util::BackgroundTask::Duration tick();
 
   PartitionKeeperOptions options_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  util::BackgroundTask task_;
 };
 
 }  // namespace sluice::audit

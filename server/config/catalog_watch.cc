@@ -9,22 +9,25 @@ namespace sluice::config {
 
 CatalogWatch::CatalogWatch(std::string services_dir, std::chrono::milliseconds interval,
                            std::function<void()> on_change)
-    : services_dir_(std::move(services_dir)), interval_(interval), on_change_(std::move(on_change)) {}
+    : services_dir_(std::move(services_dir)),
+      interval_(interval),
+      on_change_(std::move(on_change)),
+      task_([this] {
+        look();
+        return interval_;
+      }) {}
 
 CatalogWatch::~CatalogWatch() { stop(); }
 
 void CatalogWatch::start(std::optional<std::string> baseline) {
-  if (thread_.joinable()) return;
-  thread_ = std::thread([this, baseline = std::move(baseline)]() mutable { run(std::move(baseline)); });
+  if (task_.running() || stopped_) return;
+  baseline_ = std::move(baseline);
+  task_.start();
 }
 
 void CatalogWatch::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  stopped_ = true;
+  task_.stop();
 }
 
 std::string CatalogWatch::fingerprint(const std::string& services_dir) {
@@ -47,27 +50,24 @@ std::string CatalogWatch::fingerprint(const std::string& services_dir) {
   return out;
 }
 
-void CatalogWatch::run(std::optional<std::string> baseline) {
-  std::string settled = baseline ? std::move(*baseline) : fingerprint(services_dir_);
-  std::string pending;
-  bool changing = false;
-  std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
-    lock.unlock();
-    const std::string now = fingerprint(services_dir_);
-    if (!changing) {
-      if (now != settled) {
-        changing = true;
-        pending = now;
-      }
-    } else if (now == pending) {
-      changing = false;
-      settled = now;
-      on_change_();
-    } else {
-      pending = now;
+void CatalogWatch::look() {
+  if (!started_) {
+    settled_ = baseline_ ? std::move(*baseline_) : fingerprint(services_dir_);
+    started_ = true;
+    return;
+  }
+  const std::string now = fingerprint(services_dir_);
+  if (!changing_) {
+    if (now != settled_) {
+      changing_ = true;
+      pending_ = now;
     }
-    lock.lock();
+  } else if (now == pending_) {
+    changing_ = false;
+    settled_ = now;
+    on_change_();
+  } else {
+    pending_ = now;
   }
 }
 

@@ -10,12 +10,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
+
+#include "server/util/background_task.h"
 
 namespace sluice::config {
 
@@ -36,15 +35,21 @@ class CatalogWatch {
   static std::string fingerprint(const std::string& services_dir);
 
  private:
-  void run(std::optional<std::string> baseline);
+  // One look at the files; the first (at start) takes the baseline.
+  void look();
 
   std::string services_dir_;
   std::chrono::milliseconds interval_;
   std::function<void()> on_change_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  // Set by start(), read by the task's first look (start() happens before it).
+  std::optional<std::string> baseline_;
+  // Owned by the task's thread.
+  bool started_ = false;
+  std::string settled_;
+  std::string pending_;
+  bool changing_ = false;
+  std::atomic<bool> stopped_{false};  // a stopped watch stays stopped
+  util::BackgroundTask task_;
 };
 
 }  // namespace sluice::config
