@@ -1,0 +1,89 @@
+#include "server/boot/flags.h"
+
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace sluice::boot {
+
+std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
+  http::ServerOptions& options = settings.server;
+  AuditSettings& audit_settings = settings.audit;
+  ReloadSettings& reload_settings = settings.reload;
+  std::string database_url;
+  bool& no_migrate = audit_settings.no_migrate;
+  size_t max_body = options.max_body_bytes;
+  size_t max_header = options.max_header_bytes;
+  CLI::App app{"sluice: a declarative, catalog-driven LLM gateway"};
+  app.add_option("--services", options.services_dir, "catalog directory (ai/*.yaml, access-control/rules.yaml)")
+      ->envname("SLUICE_SERVICES")
+      ->capture_default_str();
+  app.add_option("--listen", options.listen, "HOST:PORT to listen on (port 0 picks a free one)")
+      ->envname("SLUICE_LISTEN")
+      ->capture_default_str();
+  app.add_option("--database-url", database_url, "PostgreSQL URL for the audit trail, keys and quotas")
+      ->envname("SLUICE_DATABASE_URL");
+  app.add_flag("--no-migrate", no_migrate, "never apply database migrations at boot (refuse to start if some are pending)")
+      ->envname("SLUICE_NO_MIGRATE");
+  app.add_option("--migrations", audit_settings.migrations_dir, "apply migrations from DIR instead of the built-in ones")
+      ->envname("SLUICE_MIGRATIONS");
+  app.add_option("--audit-retention-days", audit_settings.retention_days,
+                 "drop audit partitions older than this many days (0 keeps everything)")
+      ->envname("SLUICE_AUDIT_RETENTION_DAYS")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  app.add_option("--audit-spool", audit_settings.spool_path,
+                 "audit spool file for rows PostgreSQL cannot take (default /var/lib/sluice/audit.spool, "
+                 "else ./sluice-audit.spool)")
+      ->envname("SLUICE_AUDIT_SPOOL");
+  app.add_option("--workers", options.workers,
+                 "event-loop threads that run the connections as fibers (-1: one per CPU; 0: a thread per "
+                 "connection instead, up to --threads)")
+      ->envname("SLUICE_WORKERS")
+      ->check(CLI::Range(-1, 1024))
+      ->capture_default_str();
+  app.add_option("--spin-us", options.spin_us,
+                 "before a loop sleeps, poll for up to this many microseconds while its recent waits ended "
+                 "that soon (fast providers answer without a wake-up from sleep; slow ones turn it off); 0: never")
+      ->envname("SLUICE_SPIN_US")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "with --workers 0: request threads (a stream holds one for its life)")
+      ->envname("SLUICE_THREADS")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  app.add_option("--max-body-bytes", max_body, "largest request body accepted (413 beyond)")
+      ->envname("SLUICE_MAX_BODY_BYTES")
+      ->capture_default_str();
+  app.add_option("--max-header-bytes", max_header, "largest request head accepted (431 beyond)")
+      ->envname("SLUICE_MAX_HEADER_BYTES")
+      ->capture_default_str();
+  app.add_flag("--insecure-no-auth", options.insecure_no_auth,
+               "serve without checking API keys (local development only; every request is anonymous)")
+      ->envname("SLUICE_INSECURE_NO_AUTH");
+  app.add_option("--watch-ms", reload_settings.watch_ms,
+                 "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
+      ->envname("SLUICE_WATCH_MS")
+      ->capture_default_str();
+  app.add_option("--drain-seconds", options.drain_seconds, "how long shutdown waits for in-flight requests")
+      ->envname("SLUICE_DRAIN_SECONDS")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? 0 : 2;
+  }
+  options.max_body_bytes = max_body;
+  options.max_header_bytes = max_header;
+  if (!database_url.empty()) options.database_url = database_url;
+  if (!options.database_url && !options.insecure_no_auth) {
+    std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
+                 "       --insecure-no-auth to serve anonymously for local development\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+}  // namespace sluice::boot

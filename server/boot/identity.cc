@@ -1,0 +1,50 @@
+#include "server/boot/identity.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "server/config/catalog_loader.h"
+#include "server/identity/authenticator.h"
+#include "server/identity/quota_store.h"
+#include "server/identity/vault.h"
+#include "server/log/json_log.h"
+
+namespace sluice::boot {
+
+int bootIdentity(const http::ServerOptions& options, http::Gateway& gateway) {
+  if (!options.database_url || options.insecure_no_auth) {
+    log::warn("--insecure-no-auth: API keys are not checked; every request is anonymous");
+    return 0;
+  }
+  auto vault = identity::vaultFromEnvironment(config::processEnvironment());
+  if (!vault) {
+    std::cerr << "sluice: " << vault.error() << "\n";
+    return 2;
+  }
+  http::Identity identity;
+  identity.pool = std::make_shared<identity::ConnectionPool>(*options.database_url, identity::PoolOptions{});
+  const std::shared_ptr<const identity::Vault> sealed =
+      *vault ? std::make_shared<const identity::Vault>(std::move(**vault)) : nullptr;
+  identity.authenticator = std::make_shared<identity::Authenticator>(identity.pool, sealed);
+  identity.quotas = std::make_shared<identity::QuotaStore>(identity.pool);
+  gateway.setIdentity(std::move(identity));
+  log::info("API keys required", {{"personal_credentials", sealed != nullptr}});
+  return 0;
+}
+
+std::unique_ptr<util::BackgroundTask> startQuotaHousekeeping(http::Gateway& gateway) {
+  const auto quotas = gateway.identity().quotas;
+  if (!quotas) return nullptr;
+  auto task = std::make_unique<util::BackgroundTask>(util::BackgroundTask::every(std::chrono::hours(1), [quotas] {
+    try {
+      const size_t pruned = quotas->prune(std::chrono::system_clock::now() - std::chrono::hours(24));
+      if (pruned > 0) log::info("quota counters pruned", {{"rows", pruned}});
+    } catch (const std::exception& error) {
+      log::warn("quota counters not pruned", {{"error", error.what()}});
+    }
+  }));
+  task->start();
+  return task;
+}
+
+}  // namespace sluice::boot

@@ -1,0 +1,80 @@
+#include "server/boot/listener.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include <Poco/Net/SocketAddress.h>
+
+#include "server/http/connection.h"
+#include "server/http/router.h"
+#include "server/log/json_log.h"
+
+namespace sluice::boot {
+
+Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway)
+    : options_(options),
+      gateway_(gateway),
+      workers_(options.workers < 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                   : options.workers) {}
+
+int Listener::open() {
+  try {
+    // SO_REUSEADDR (a restart binds at once), not SO_REUSEPORT: a second gateway started on the
+    // same port by mistake must fail here, not quietly take half the connections.
+    socket_.bind(Poco::Net::SocketAddress(options_.listen), true, false);
+    socket_.listen(1024);
+  } catch (const Poco::Exception& error) {
+    std::cerr << "sluice: cannot listen on " << options_.listen << ": " << error.displayText() << "\n";
+    return 1;
+  }
+  params_ = new Poco::Net::HTTPServerParams;
+  params_->setMaxThreads(options_.threads);
+  params_->setMaxQueued(options_.threads);
+  params_->setKeepAlive(true);
+  params_->setMaxKeepAliveRequests(100000);
+  params_->setKeepAliveTimeout(Poco::Timespan(75, 0));
+  params_->setTimeout(Poco::Timespan(120, 0));
+  router_ = new http::Router(gateway_);
+  if (workers_ > 0) {
+    loop_ = std::make_unique<net::fiber::Loop>(
+        net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});
+    loop_->serve(socket_.impl()->sockfd(), [&gateway = gateway_, params = params_, handlers = router_.get()](int fd) {
+      http::serveConnection(fd, *params, *handlers, gateway);
+    });
+  } else {
+    // Connection threads idle for kThreadIdleSeconds are released (down to 8).
+    constexpr int kThreadIdleSeconds = 3;
+    pool_.emplace(8, options_.threads, kThreadIdleSeconds, 256 * 1024);
+    server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, router_, gateway_), *pool_,
+                                                     socket_, params_);
+    server_->start();
+  }
+  return 0;
+}
+
+void Listener::announce(const std::string& catalog_version) const {
+  const std::string address = socket_.address().toString();
+  log::info("listening", {{"address", address},
+                          {"catalog_version", catalog_version},
+                          {"workers", workers_},
+                          {"spin_us", workers_ > 0 ? options_.spin_us : 0},
+                          {"threads", workers_ > 0 ? 0 : options_.threads}});
+  std::cout << "listening on " << address << std::endl;
+}
+
+size_t Listener::openConnections() const {
+  return loop_ ? loop_->connections() : static_cast<size_t>(server_->currentConnections());
+}
+
+void Listener::stopAccepting() {
+  if (loop_) {
+    loop_->stopAccepting();
+    loop_->interrupt();  // connections waiting for their next request close now
+  } else {
+    server_->stop();
+  }
+}
+
+}  // namespace sluice::boot

@@ -1,0 +1,55 @@
+#pragma once
+// The listening socket and what serves its connections: fibers on `workers` event-loop threads
+// (server/net/fiber.h), or with --workers 0 a thread per connection from a pool (Poco's
+// TCPServer). Used by main's thread only; the gateway must outlive the listener.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/TCPServer.h>
+#include <Poco/ThreadPool.h>
+
+#include "server/http/gateway.h"
+#include "server/net/fiber.h"
+
+namespace sluice::boot {
+
+class Listener {
+ public:
+  Listener(const http::ServerOptions& options, http::Gateway& gateway);
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  // Binds options.listen (SO_REUSEADDR, not SO_REUSEPORT) and starts serving. Returns 1 when the
+  // address cannot be bound (printed to stderr), 0 when serving.
+  int open();
+
+  // Logs "listening" (address, catalog version, workers, spin, threads) and prints
+  // "listening on ADDRESS" to stdout.
+  void announce(const std::string& catalog_version) const;
+
+  // Connections accepted and not yet closed.
+  size_t openConnections() const;
+  // The connection threads' pool with --workers 0; nullptr with fibers.
+  Poco::ThreadPool* threadPool() { return pool_ ? &*pool_ : nullptr; }
+  // Accepts no more connections; with fibers, connections waiting for their next request close now.
+  void stopAccepting();
+
+ private:
+  const http::ServerOptions& options_;
+  http::Gateway& gateway_;
+  int workers_;  // options.workers, -1 resolved to one per CPU
+  Poco::Net::ServerSocket socket_;
+  Poco::Net::HTTPServerParams::Ptr params_;
+  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  std::unique_ptr<net::fiber::Loop> loop_;
+  std::optional<Poco::ThreadPool> pool_;
+  std::unique_ptr<Poco::Net::TCPServer> server_;
+};
+
+}  // namespace sluice::boot

@@ -1,0 +1,58 @@
+#include "server/boot/shutdown.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include <pthread.h>
+
+#include "server/log/json_log.h"
+
+namespace sluice::boot {
+
+sigset_t blockSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  return signals;
+}
+
+void waitForStop(const sigset_t& signals, CatalogReloader& reloader) {
+  for (;;) {
+    int received = 0;
+    sigwait(&signals, &received);
+    if (received == SIGHUP) {
+      reloader.reload("sighup");
+      continue;
+    }
+    break;
+  }
+}
+
+int drain(const Serving& serving) {
+  serving.reloader.stopWatch();
+  if (serving.housekeeping != nullptr) serving.housekeeping->stop();
+  log::info("draining", {{"in_flight", serving.listener.openConnections()}, {"drain_seconds", serving.drain_seconds}});
+  serving.gateway.stopping().store(true);
+  serving.listener.stopAccepting();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(serving.drain_seconds);
+  while (serving.listener.openConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const size_t left = serving.listener.openConnections();
+  serving.audit.stop();
+  log::flush();  // the lines the connections logged, before the last one
+  log::info("stopped", {{"abandoned_connections", left}});
+  if (left > 0) {
+    std::fflush(nullptr);
+    std::_Exit(0);  // NOTE: the drain bound passed; connections still open are cut rather than waited for.
+  }
+  return 0;
+}
+
+}  // namespace sluice::boot
