@@ -1,8 +1,6 @@
 #include "server/dispatch/failover.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 
 namespace sluice::dispatch {
@@ -118,18 +116,6 @@ std::optional<BreakerEvent> breakerEventFor(const AttemptOutcome& outcome) {
   }
   if (status >= 500 || status < 200 || (status >= 300 && status < 400)) return BreakerEvent::failure();
   return BreakerEvent::success();
-}
-
-std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value) {
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-  if (value.empty() || value.front() < '0' || value.front() > '9') return std::nullopt;
-  double seconds = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (error != std::errc() || end != value.data() + value.size() || !std::isfinite(seconds)) return std::nullopt;
-  // A day is far beyond any cooldown; bigger values only risk overflow.
-  seconds = std::min(seconds, 86400.0);
-  return std::chrono::seconds(static_cast<int64_t>(std::ceil(seconds)));
 }
 
 }  // namespace sluice::dispatch

@@ -34,6 +34,7 @@
 #include "catalog/catalog.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/breaker.h"
+#include "server/wire/retry_after.h"
 
 namespace sluice::dispatch {
 
@@ -47,7 +48,7 @@ std::string_view toString(TransportKind kind);  // "connect", "dns", "tls", "tim
 struct AttemptOutcome {
   std::optional<int> status;                        // the upstream's HTTP status, when one arrived
   std::optional<TransportKind> transport;           // set when the try failed without an answer
-  std::optional<std::chrono::seconds> retry_after;  // the answer's Retry-After (parseRetryAfter)
+  std::optional<std::chrono::seconds> retry_after;  // the answer's Retry-After (wire::parseRetryAfter)
   bool first_byte_sent = false;                     // part of the answer already reached the client
   bool client_gone = false;                         // the client hung up during this try
 
@@ -100,8 +101,10 @@ bool mayFailOver(const Attempt& from, const Attempt& to);
 // other 429/5xx, 1xx/3xx and transport failures, nothing when the client left before any answer.
 std::optional<BreakerEvent> breakerEventFor(const AttemptOutcome& outcome);
 
-// A Retry-After header value in delta-seconds ("30", "1.5" rounds up). The HTTP-date form and
-// anything unparsable give nullopt (the caller then backs off by policy).
-std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value);
+// The old name, kept until server/http calls wire::parseRetryAfter(value, now): delta-seconds only
+// (an HTTP-date gives nullopt, as no `now` is given); same grammar and cap (retry_after.h).
+inline std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value) {
+  return wire::parseRetryAfter(value, std::nullopt);
+}
 
 }  // namespace sluice::dispatch

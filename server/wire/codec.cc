@@ -47,9 +47,24 @@ std::unique_ptr<StreamEncoder> makeStreamEncoder(Wire wire, const ResponseContex
   return nullptr;
 }
 
+namespace {
+
+ApiError decodeErrorAt(Wire wire, int status, std::string_view body, std::string_view retry_after_header,
+                       std::optional<SystemTime> now) {
+  std::optional<int> retry_after_seconds;
+  if (const auto wait = parseRetryAfter(retry_after_header, now)) retry_after_seconds = static_cast<int>(wait->count());
+  SLUICE_WIRE_DISPATCH(wire, decodeError(status, body, retry_after_seconds))
+  return ApiError{status, "upstream_error", std::string(body), {}, retry_after_seconds};
+}
+
+}  // namespace
+
+ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header, SystemTime now) {
+  return decodeErrorAt(wire, status, body, retry_after_header, now);
+}
+
 ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header) {
-  SLUICE_WIRE_DISPATCH(wire, decodeError(status, body, retry_after_header))
-  return ApiError{status, "upstream_error", std::string(body), {}, {}};
+  return decodeErrorAt(wire, status, body, retry_after_header, std::nullopt);
 }
 
 #undef SLUICE_WIRE_DISPATCH

@@ -21,6 +21,7 @@
 #include "catalog/catalog.h"
 #include "server/wire/api_error.h"
 #include "server/wire/ir.h"
+#include "server/wire/retry_after.h"
 
 namespace sluice::wire {
 
@@ -81,7 +82,11 @@ std::unique_ptr<StreamDecoder> makeStreamDecoder(catalog::Wire wire);
 std::unique_ptr<StreamEncoder> makeStreamEncoder(catalog::Wire wire, const ResponseContext& context);
 
 // A provider's error answer as a neutral ApiError: status kept, message taken from the body,
-// key from its type/code/status; Retry-After (header value, or Gemini's RetryInfo) when given.
+// key from its type/code/status; retry_after_seconds from Gemini's RetryInfo, else from the
+// Retry-After header as parseRetryAfter(retry_after_header, now) reads it (retry_after.h).
+ApiError decodeError(catalog::Wire wire, int status, std::string_view body, std::string_view retry_after_header,
+                     SystemTime now);
+// The form without `now`, kept until server/http passes it: an HTTP-date Retry-After reads as absent.
 ApiError decodeError(catalog::Wire wire, int status, std::string_view body, std::string_view retry_after_header);
 
 }  // namespace sluice::wire

@@ -15,7 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   // The same body as a provider error answer (status and Retry-After vary with the first byte).
   const int status = (data[0] & 0x10) ? 429 : 500 + (data[0] >> 5);
-  (void)wire::decodeError(wire, status, body, (data[0] & 0x20) ? "7" : "");
+  (void)wire::decodeError(wire, status, body, (data[0] & 0x20) ? "7" : "", wire::SystemTime{});
+  // The body as a Retry-After value too: any bytes read as a wait within the cap, or as nothing.
+  if (const auto wait = wire::parseRetryAfter(body, wire::SystemTime{});
+      wait && (wait->count() < 0 || *wait > wire::kMaxRetryAfter)) {
+    std::abort();
+  }
   auto response = wire::decodeResponse(wire, body);
   const auto scanned = wire::scanResponseUsage(wire, body);
   const wire::Json parsed = wire::Json::parse(body, nullptr, false);

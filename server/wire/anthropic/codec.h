@@ -32,7 +32,8 @@
 //   502 "upstream_invalid_response"; a stream without message_stop ends with a 502
 //   "upstream_stream_truncated" Error event; `event: error` becomes an Error event with the
 //   status of its type (overloaded_error -> 529).
-// - decodeError: status kept, key = error.type, message = error.message; Retry-After in seconds.
+// - decodeError: status kept, key = error.type, message = error.message; retry_after_seconds as given
+//   (codec.h reads the header).
 
 #include <expected>
 #include <memory>
@@ -49,6 +50,6 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body);
 std::string encodeResponse(const Response& response, const ResponseContext& context);
 std::unique_ptr<StreamDecoder> makeStreamDecoder();
 std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header);
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
 
 }  // namespace sluice::wire::anthropic

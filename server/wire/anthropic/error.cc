@@ -1,7 +1,5 @@
 // Anthropic error answers -> neutral ApiError.
 
-#include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "server/wire/anthropic/codec.h"
@@ -14,21 +12,6 @@ namespace sluice::wire::anthropic {
 namespace {
 
 constexpr size_t kMaxQuotedBody = 512;  // a non-JSON error page is quoted, not copied whole
-
-// Retry-After as delta-seconds (a fraction is rounded up). NOTE: the HTTP-date form would need
-// the clock, which the pure core does not read; it is ignored.
-std::optional<int> parseRetryAfter(std::string_view header) {
-  while (!header.empty() && (header.front() == ' ' || header.front() == '\t')) header.remove_prefix(1);
-  while (!header.empty() && (header.back() == ' ' || header.back() == '\t')) header.remove_suffix(1);
-  if (header.empty()) return std::nullopt;
-  const std::string text(header);
-  char* end = nullptr;
-  const double seconds = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0 || seconds > 86400.0 * 365) {
-    return std::nullopt;
-  }
-  return static_cast<int>(std::ceil(seconds));
-}
 
 }  // namespace
 
@@ -57,7 +40,7 @@ ApiError errorFromBody(const Json& body, int status, std::string_view fallback_k
   return error;
 }
 
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds) {
   const Json parsed = parseBounded(body);
   ApiError error;
   if (!parsed.is_discarded() && member(parsed, "error") != nullptr) {
@@ -70,7 +53,7 @@ ApiError decodeError(int status, std::string_view body, std::string_view retry_a
     error.message = quoted.empty() ? "the provider answered HTTP " + std::to_string(status)
                                    : "the provider answered HTTP " + std::to_string(status) + ": " + quoted;
   }
-  error.retry_after_seconds = parseRetryAfter(retry_after_header);
+  error.retry_after_seconds = retry_after_seconds;
   return error;
 }
 

@@ -46,7 +46,7 @@ void ChunkTranslator::take(const Json& chunk, std::vector<StreamEvent>& out) {
   }
   if (const Json* error = objectMember(chunk, "error")) {
     failed_ = true;
-    out.push_back(errorEvent(apiErrorFromGoogle(0, *error, {})));
+    out.push_back(errorEvent(apiErrorFromGoogle(0, *error, std::nullopt)));
     return;
   }
   if (response_id_.empty()) response_id_ = stringMember(chunk, "responseId");

@@ -16,8 +16,8 @@
 // a prompt block) was seen, else with a 502 "upstream_stream_truncated" Error. Bad provider output
 // -> 502 "upstream_invalid_response"; an {"error":...} body or chunk -> its ApiError.
 //
-// decodeError: Google RPC error body -> ApiError (key = error.status, retry from RetryInfo or the
-// Retry-After header); see google_error.h.
+// decodeError: Google RPC error body -> ApiError (key = error.status, retry from RetryInfo, else
+// retry_after_seconds as given by codec.h, which reads the header); see google_error.h.
 
 #include <expected>
 #include <memory>
@@ -34,6 +34,6 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body);
 std::string encodeResponse(const Response& response, const ResponseContext& context);
 std::unique_ptr<StreamDecoder> makeStreamDecoder();
 std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header);
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
 
 }  // namespace sluice::wire::gemini

@@ -8,11 +8,11 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/gemini/google_error.h"
 #include "server/wire/gemini/json_access.h"
+#include "server/wire/retry_after.h"
 
 namespace sluice::wire::gemini {
 namespace {
 
-constexpr int kMaxRetrySeconds = 86'400;
 constexpr size_t kMaxRawMessageBytes = 512;
 
 // A non-JSON body (an HTML page from a proxy, say) as a message: cut short and made valid UTF-8,
@@ -26,7 +26,8 @@ std::string rawBodyMessage(std::string_view body) {
 std::optional<int> ceilSeconds(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;
   const double rounded = std::ceil(seconds);
-  return rounded > kMaxRetrySeconds ? kMaxRetrySeconds : static_cast<int>(rounded);
+  // The same cap as a Retry-After header (retry_after.h).
+  return rounded > kMaxRetryAfter.count() ? static_cast<int>(kMaxRetryAfter.count()) : static_cast<int>(rounded);
 }
 
 std::optional<double> parseDecimal(std::string_view text) {
@@ -84,13 +85,7 @@ std::optional<int> durationSeconds(const Json& duration) {
   return std::nullopt;
 }
 
-std::optional<int> retryAfterHeaderSeconds(std::string_view header) {
-  // NOTE: an HTTP-date Retry-After would need the clock; the pure codec leaves it to the caller.
-  if (const auto seconds = parseDecimal(header)) return ceilSeconds(*seconds);
-  return std::nullopt;
-}
-
-ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::string_view retry_after_header) {
+ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::optional<int> retry_after_seconds) {
   ApiError error;
   const auto code = intMember(error_object, "code");
   if (http_status >= 400) {
@@ -106,23 +101,23 @@ ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::stri
   if (error.message.empty()) error.message = "gemini answered " + std::to_string(error.status);
   error.param = fieldViolationOf(error_object);
   error.retry_after_seconds = retryDelayOf(error_object);
-  if (!error.retry_after_seconds) error.retry_after_seconds = retryAfterHeaderSeconds(retry_after_header);
+  if (!error.retry_after_seconds) error.retry_after_seconds = retry_after_seconds;
   return error;
 }
 
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds) {
   const Json parsed = parseBounded(body);
   // streamGenerateContent without alt=sse wraps its answer, errors included, in an array.
   const Json& document = parsed.is_array() && !parsed.empty() ? parsed.front() : parsed;
   if (const Json* error_object = objectMember(document, "error")) {
-    return apiErrorFromGoogle(status, *error_object, retry_after_header);
+    return apiErrorFromGoogle(status, *error_object, retry_after_seconds);
   }
   ApiError error;
   error.status = status >= 400 ? status : 502;
   error.key = errorTypeFor(catalog::Wire::Gemini, error.status);
   error.message = rawBodyMessage(body);
   if (error.message.empty()) error.message = "gemini answered " + std::to_string(status);
-  error.retry_after_seconds = retryAfterHeaderSeconds(retry_after_header);
+  error.retry_after_seconds = retry_after_seconds;
   return error;
 }
 

@@ -15,13 +15,11 @@ namespace sluice::wire::gemini {
 // ("RESOURCE_EXHAUSTED", ...), or the wire's name for the status when absent. message =
 // error.message. param = the first details[].fieldViolations[].field when given.
 // retry_after_seconds = details[] RetryInfo.retryDelay ("34s" -> 34, "1.5s" -> 2, rounded up),
-// else the Retry-After header when it holds seconds.
-ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::string_view retry_after_header);
+// at most wire::kMaxRetryAfter, else `retry_after_seconds` (the answer's Retry-After header, read
+// by wire::parseRetryAfter).
+ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::optional<int> retry_after_seconds);
 
 // Whole seconds, rounded up, from a protobuf Duration in JSON ("34s", "0.5s", {"seconds":3}).
 std::optional<int> durationSeconds(const Json& duration);
-
-// Seconds from a Retry-After header value ("34", "1.5"); nullopt for an HTTP date or junk.
-std::optional<int> retryAfterHeaderSeconds(std::string_view header);
 
 }  // namespace sluice::wire::gemini

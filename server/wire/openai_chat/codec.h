@@ -34,7 +34,7 @@
 //   Azure's filter-only first chunk is skipped; a stream that ends before finish_reason yields a
 //   502 "upstream_stream_truncated" Error. Bad output -> 502 "upstream_invalid_response".
 // - decodeError: status kept, key = error.code, else error.type; message = error.message;
-//   param kept; Retry-After in seconds.
+//   param kept; retry_after_seconds as given (codec.h reads the header).
 
 #include <expected>
 #include <memory>
@@ -51,6 +51,6 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body);
 std::string encodeResponse(const Response& response, const ResponseContext& context);
 std::unique_ptr<StreamDecoder> makeStreamDecoder();
 std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header);
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
 
 }  // namespace sluice::wire::openai_chat

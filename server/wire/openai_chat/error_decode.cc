@@ -5,9 +5,6 @@
 // keeps the status with the wire's type for it as key and the text as message.
 #include "server/wire/openai_chat/codec.h"
 
-#include <cmath>
-#include <cstdlib>
-
 #include "server/wire/openai_chat/errors.h"
 #include "server/wire/openai_chat/json_read.h"
 
@@ -23,18 +20,6 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// Retry-After in seconds ("30", "1.5" rounds up). An HTTP date needs a clock and is not read here.
-std::optional<int> retryAfterSeconds(std::string_view header) {
-  const std::string text(trim(header));
-  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
-  char* end = nullptr;
-  const double seconds = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(seconds) || seconds < 0 || seconds > 86400 * 7) {
-    return std::nullopt;
-  }
-  return static_cast<int>(std::ceil(seconds));
-}
-
 // Up to kMaxMessageBytes of a non-JSON body as valid UTF-8 (the message is JSON-rendered later).
 std::string messageFromText(std::string_view text) {
   text = trim(text).substr(0, kMaxMessageBytes);
@@ -44,7 +29,7 @@ std::string messageFromText(std::string_view text) {
 
 }  // namespace
 
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds) {
   ApiError error;
   const Json parsed = parseJson(body);
   const Json* inner = findField(parsed, "error");
@@ -62,7 +47,7 @@ ApiError decodeError(int status, std::string_view body, std::string_view retry_a
     }
     if (error.message.empty()) error.message = "the provider answered HTTP " + std::to_string(status);
   }
-  error.retry_after_seconds = retryAfterSeconds(retry_after_header);
+  error.retry_after_seconds = retry_after_seconds;
   return error;
 }
 

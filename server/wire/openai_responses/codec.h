@@ -16,6 +16,6 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body);
 std::string encodeResponse(const Response& response, const ResponseContext& context);
 std::unique_ptr<StreamDecoder> makeStreamDecoder();
 std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header);
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
 
 }  // namespace sluice::wire::openai_responses

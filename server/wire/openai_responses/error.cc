@@ -2,7 +2,6 @@
 // shape {"error":{message,type,param,code}}; the key is the code when there is one (it is the
 // more precise: "insufficient_quota", "model_not_found", "decimal_below_min_value"), else the type.
 
-#include <cctype>
 #include <string>
 
 #include "server/wire/openai_responses/codec.h"
@@ -14,34 +13,12 @@ namespace {
 
 constexpr size_t kMaxRawMessage = 500;
 
-// "30" or "1.5" seconds, rounded up; an HTTP date (or anything else) gives nothing, since reading
-// it would need the clock.
-std::optional<int> parseRetryAfter(std::string_view header) {
-  while (!header.empty() && std::isspace(static_cast<unsigned char>(header.front()))) header.remove_prefix(1);
-  while (!header.empty() && std::isspace(static_cast<unsigned char>(header.back()))) header.remove_suffix(1);
-  if (header.empty()) return std::nullopt;
-  int64_t seconds = 0;
-  size_t at = 0;
-  for (; at < header.size() && std::isdigit(static_cast<unsigned char>(header[at])); ++at) {
-    seconds = seconds * 10 + (header[at] - '0');
-    if (seconds > 86400 * 7) return std::nullopt;
-  }
-  if (at == 0) return std::nullopt;
-  bool fraction = false;
-  if (at < header.size() && header[at] == '.') {
-    ++at;
-    for (; at < header.size() && std::isdigit(static_cast<unsigned char>(header[at])); ++at) fraction |= header[at] != '0';
-  }
-  if (at != header.size()) return std::nullopt;
-  return static_cast<int>(seconds + (fraction ? 1 : 0));
-}
-
 }  // namespace
 
-ApiError decodeError(int status, std::string_view body, std::string_view retry_after_header) {
+ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds) {
   ApiError error;
   error.status = status;
-  error.retry_after_seconds = parseRetryAfter(retry_after_header);
+  error.retry_after_seconds = retry_after_seconds;
   const Json parsed = parseJson(body);
   const Json* inner = parsed.is_object() ? member(parsed, "error") : nullptr;
   if (inner != nullptr && inner->is_object()) {

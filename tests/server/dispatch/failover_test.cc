@@ -260,34 +260,6 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(event->retry_after.count() == c.retry_after_s);
 }
 
-struct RetryAfterText {
-  std::string text;
-  std::optional<int64_t> seconds;
-};
-std::ostream& operator<<(std::ostream& out, const RetryAfterText& c) { return out << "'" << c.text << "'"; }
-
-BOOST_DATA_TEST_CASE(retry_after_headers_parse_as_delta_seconds,
-                     data::make(std::vector<RetryAfterText>{{"30", 30},
-                                                            {"0", 0},
-                                                            {" 7 ", 7},
-                                                            {"1.5", 2},
-                                                            {"0.001", 1},
-                                                            {"120", 120},
-                                                            {"99999999", 86400},
-                                                            {"", std::nullopt},
-                                                            {"   ", std::nullopt},
-                                                            {"abc", std::nullopt},
-                                                            {"-5", std::nullopt},
-                                                            {"3s", std::nullopt},
-                                                            {"Wed, 21 Oct 2015 07:28:00 GMT", std::nullopt},
-                                                            {"nan", std::nullopt},
-                                                            {"inf", std::nullopt}}),
-                     c) {
-  const auto parsed = sluice::dispatch::parseRetryAfter(c.text);
-  BOOST_REQUIRE(parsed.has_value() == c.seconds.has_value());
-  if (parsed) BOOST_TEST(parsed->count() == *c.seconds);
-}
-
 BOOST_AUTO_TEST_CASE(verdict_and_transport_names_are_stable) {
   BOOST_TEST(toString(AttemptVerdict::Success) == "success");
   BOOST_TEST(toString(AttemptVerdict::RetrySame) == "retry_same");

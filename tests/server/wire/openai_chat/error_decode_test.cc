@@ -1,5 +1,8 @@
+#include <chrono>
+
 #include <boost/test/unit_test.hpp>
 
+#include "server/wire/codec.h"
 #include "server/wire/openai_chat/codec.h"
 #include "tests/server/wire/openai_chat/chat_fixtures.h"
 
@@ -21,7 +24,7 @@ BOOST_AUTO_TEST_SUITE(error_decode)
 
 BOOST_AUTO_TEST_CASE(maps_recorded_model_not_found_404) {
   const auto [status, body] = recordedError("openai-chat/pydantic-ai__test_model_name_suggestion--openai-chat.yaml");
-  const auto error = chat::decodeError(status, body, "");
+  const auto error = chat::decodeError(status, body, std::nullopt);
   BOOST_TEST(error.status == 404);
   BOOST_TEST(error.key == "model_not_found");
   BOOST_TEST(error.message == "The model `gpt-5.2-proo` does not exist or you do not have access to it.");
@@ -31,7 +34,7 @@ BOOST_AUTO_TEST_CASE(maps_recorded_model_not_found_404) {
 
 BOOST_AUTO_TEST_CASE(maps_recorded_unsupported_developer_role_with_its_param) {
   const auto [status, body] = recordedError("openai-chat/pydantic-ai__test_openai_o1_mini_system_role--developer.yaml");
-  const auto error = chat::decodeError(status, body, "");
+  const auto error = chat::decodeError(status, body, std::nullopt);
   BOOST_TEST(error.status == 400);
   BOOST_TEST(error.key == "unsupported_value");
   BOOST_REQUIRE(error.param.has_value());
@@ -41,7 +44,7 @@ BOOST_AUTO_TEST_CASE(maps_recorded_unsupported_developer_role_with_its_param) {
 
 BOOST_AUTO_TEST_CASE(maps_recorded_legacy_max_tokens_error) {
   const auto body = readFixture("openai-chat/vercel-ai__reasoning-model-legacy-parameter-error.json");
-  const auto error = chat::decodeError(400, body, "");
+  const auto error = chat::decodeError(400, body, std::nullopt);
   BOOST_TEST(error.status == 400);
   BOOST_TEST(error.key == "unsupported_parameter");
   BOOST_REQUIRE(error.param.has_value());
@@ -51,7 +54,7 @@ BOOST_AUTO_TEST_CASE(maps_recorded_legacy_max_tokens_error) {
 
 BOOST_AUTO_TEST_CASE(keys_on_type_when_code_is_null) {
   const auto error = chat::decodeError(
-      503, R"({"error":{"message":"overloaded","type":"service_unavailable_error","param":null,"code":null}})", "");
+      503, R"({"error":{"message":"overloaded","type":"service_unavailable_error","param":null,"code":null}})", std::nullopt);
   BOOST_TEST(error.status == 503);
   BOOST_TEST(error.key == "service_unavailable_error");
   BOOST_TEST(error.message == "overloaded");
@@ -59,31 +62,36 @@ BOOST_AUTO_TEST_CASE(keys_on_type_when_code_is_null) {
 
 BOOST_AUTO_TEST_CASE(reads_retry_after_seconds_from_the_header) {
   const std::string body = R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})";
-  BOOST_TEST(chat::decodeError(429, body, "20").retry_after_seconds.value_or(-1) == 20);
-  BOOST_TEST(chat::decodeError(429, body, " 1.5 ").retry_after_seconds.value_or(-1) == 2);
-  BOOST_TEST(!chat::decodeError(429, body, "Wed, 21 Oct 2015 07:28:00 GMT").retry_after_seconds.has_value());
-  BOOST_TEST(!chat::decodeError(429, body, "").retry_after_seconds.has_value());
-  BOOST_TEST(chat::decodeError(429, body, "20").key == "rate_limit_exceeded");
+  const auto now = std::chrono::sys_days(std::chrono::year(2015) / 10 / 21) + std::chrono::hours(7) + std::chrono::minutes(27);
+  const auto read = [&](std::string_view header) {
+    return sluice::wire::decodeError(sluice::catalog::Wire::OpenAIChat, 429, body, header, now);
+  };
+  BOOST_TEST(read("20").retry_after_seconds.value_or(-1) == 20);
+  BOOST_TEST(read(" 1.5 ").retry_after_seconds.value_or(-1) == 2);
+  BOOST_TEST(read("Wed, 21 Oct 2015 07:28:00 GMT").retry_after_seconds.value_or(-1) == 60);
+  BOOST_TEST(!read("").retry_after_seconds.has_value());
+  BOOST_TEST(read("20").key == "rate_limit_exceeded");
+  BOOST_TEST(chat::decodeError(429, body, 20).retry_after_seconds.value_or(-1) == 20);
 }
 
 BOOST_AUTO_TEST_CASE(keeps_status_for_a_body_that_is_not_json) {
-  const auto error = chat::decodeError(502, "<html>Bad Gateway</html>\n", "");
+  const auto error = chat::decodeError(502, "<html>Bad Gateway</html>\n", std::nullopt);
   BOOST_TEST(error.status == 502);
   BOOST_TEST(error.key == "server_error");
   BOOST_TEST(error.message == "<html>Bad Gateway</html>");
 }
 
 BOOST_AUTO_TEST_CASE(accepts_string_errors_and_empty_bodies) {
-  BOOST_TEST(chat::decodeError(400, R"({"error":"bad things"})", "").message == "bad things");
-  BOOST_TEST(chat::decodeError(404, R"({"message":"no such route"})", "").message == "no such route");
-  const auto empty = chat::decodeError(500, "", "");
+  BOOST_TEST(chat::decodeError(400, R"({"error":"bad things"})", std::nullopt).message == "bad things");
+  BOOST_TEST(chat::decodeError(404, R"({"message":"no such route"})", std::nullopt).message == "no such route");
+  const auto empty = chat::decodeError(500, "", std::nullopt);
   BOOST_TEST(empty.status == 500);
   BOOST_TEST(!empty.message.empty());
 }
 
 BOOST_AUTO_TEST_CASE(cuts_an_invalid_utf8_body_into_a_renderable_message) {
   const std::string body = "oops \xff\xfe tail";
-  const auto error = chat::decodeError(500, body, "");
+  const auto error = chat::decodeError(500, body, std::nullopt);
   BOOST_CHECK_NO_THROW(Json(error.message).dump());
 }
 
