@@ -8,7 +8,6 @@
 #include <Poco/Net/SocketAddress.h>
 
 #include "server/http/connection.h"
-#include "server/http/router.h"
 #include "server/log/json_log.h"
 
 namespace sluice::boot {

@@ -8,13 +8,14 @@
 #include <optional>
 #include <string>
 
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/SharedPtr.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
 #include "server/http/gateway.h"
+#include "server/http/router.h"
 #include "server/net/fiber.h"
 
 namespace sluice::boot {
@@ -46,7 +47,7 @@ class Listener {
   int workers_;  // options.workers, -1 resolved to one per CPU
   Poco::Net::ServerSocket socket_;
   Poco::Net::HTTPServerParams::Ptr params_;
-  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  Poco::SharedPtr<http::Router> router_;  // outlives the loop and the server (declared before them)
   std::unique_ptr<net::fiber::Loop> loop_;
   std::optional<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::TCPServer> server_;
