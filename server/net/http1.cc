@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace sluice::net::h1 {
 
@@ -143,6 +144,127 @@ HeadResult parseResponseHead(std::string_view buffer, const HeadLimits& limits, 
     out.reason = line.size() > 13 ? line.substr(13) : std::string_view{};
     return {};
   });
+}
+
+bool equalsNoCase(std::string_view a, std::string_view b) {
+  constexpr auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; };
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Calls `each` with every non-empty element of a comma-separated field value, blanks trimmed
+// (RFC 9110 §5.6.1: a recipient accepts and ignores empty elements); stops when it returns false.
+template <typename Each>
+bool forEachElement(std::string_view list, Each each) {
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view item = trimBlanks(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    if (!item.empty() && !each(item)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::expected<BodyFraming, std::string> bodyFraming(
+    Message message, std::span<const std::pair<std::string_view, std::string_view>> fields) {
+  // Transfer-Encoding, every field as one list.
+  bool has_codings_field = false;
+  size_t codings = 0;
+  size_t chunked_count = 0;
+  bool chunked_last = false;
+  bool other_coding = false;
+  std::string coding_error;
+  // Content-Length, every field and element: one value or an error (kept until it matters: a
+  // response's Transfer-Encoding makes it irrelevant).
+  bool has_length = false;
+  std::optional<uint64_t> length;
+  std::string length_error;
+
+  for (const auto& [name, value] : fields) {
+    if (equalsNoCase(name, "transfer-encoding")) {
+      has_codings_field = true;
+      forEachElement(value, [&](std::string_view item) {
+        // transfer-coding = token *( OWS ";" OWS transfer-parameter ): the name decides.
+        const std::string_view coding = trimBlanks(item.substr(0, item.find(';')));
+        if (!isToken(coding)) {
+          coding_error = "malformed Transfer-Encoding: " + std::string(value);
+          return false;
+        }
+        ++codings;
+        chunked_last = equalsNoCase(coding, "chunked");
+        if (chunked_last) ++chunked_count;
+        else other_coding = true;
+        return true;
+      });
+    } else if (equalsNoCase(name, "content-length")) {
+      has_length = true;
+      if (trimBlanks(value).empty() && length_error.empty()) length_error = "empty Content-Length";
+      forEachElement(value, [&](std::string_view item) {
+        if (item.size() > 18 || item.find_first_not_of("0123456789") != std::string_view::npos) {
+          length_error = "malformed Content-Length: " + std::string(value);
+          return false;
+        }
+        uint64_t number = 0;
+        for (const char c : item) number = number * 10 + static_cast<uint64_t>(c - '0');
+        if (length && *length != number) {
+          length_error = "differing Content-Length values";
+          return false;
+        }
+        length = number;
+        return true;
+      });
+    }
+  }
+
+  BodyFraming framing;
+  if (has_codings_field) {
+    if (!coding_error.empty()) return std::unexpected(coding_error);
+    if (codings == 0) return std::unexpected("empty Transfer-Encoding");
+    // RFC 9112 §6.1: chunked is never applied twice.
+    if (chunked_count > 1) return std::unexpected("chunked applied more than once");
+    framing.coded = other_coding;
+    if (message == Message::Request) {
+      // §6.3 rule 3 allows processing such a request by its Transfer-Encoding alone, but a
+      // disagreement between the two fields is what request smuggling is made of.
+      if (has_length) return std::unexpected("both Content-Length and Transfer-Encoding given");
+      // §6.3 rule 4: a request whose final coding is not chunked has no knowable length.
+      if (!chunked_last) return std::unexpected("chunked is not the final transfer coding");
+      framing.kind = BodyFraming::Kind::Chunked;
+      return framing;
+    }
+    // A response: Transfer-Encoding overrides Content-Length (§6.3 rule 3), and the connection is
+    // not trusted with another message after one that carried both.
+    framing.close = has_length;
+    if (chunked_last) {
+      framing.kind = BodyFraming::Kind::Chunked;
+    } else {
+      framing.kind = BodyFraming::Kind::Close;
+      framing.close = true;
+    }
+    return framing;
+  }
+  if (has_length) {
+    if (!length_error.empty()) return std::unexpected(length_error);
+    if (!length) return std::unexpected("empty Content-Length");
+    framing.kind = *length == 0 ? BodyFraming::Kind::None : BodyFraming::Kind::Length;
+    framing.length = *length;
+    return framing;
+  }
+  if (message == Message::Response) {
+    // §6.3 rule 8: the body runs until the server closes.
+    framing.kind = BodyFraming::Kind::Close;
+    framing.close = true;
+  }
+  // NOTE: the version is not an input: an HTTP/1.0 message with Transfer-Encoding (§6.1: framing
+  // to be treated as faulty) is framed like any other.
+  return framing;
 }
 
 size_t ChunkedDecoder::fail(std::string why, size_t used) {

@@ -1,10 +1,13 @@
 #pragma once
-// HTTP/1.1 framing for the gateway's own front end (RFC 9112), without sockets: the request head
-// parser and the chunked body decoder work on bytes handed to them, so they are tested with
-// strings. server/http/server_session.* feeds them from the connection.
+// HTTP/1.1 framing (RFC 9112), without sockets: the head parsers, the body-framing rules and the
+// chunked body decoder work on bytes handed to them, so they are tested with strings. The front
+// end (server/http/server_request.cc) and the upstream client (server/upstream/) feed them from
+// their connections, so both ends frame bodies by the same rules.
 
 #include <cstddef>
 #include <cstdint>
+#include <expected>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +58,48 @@ struct ResponseHead {
 // Parses one response head ("HTTP/1.1 200 OK" and fields) from the start of `buffer`, with the
 // same line rules and limits as a request head. The reason phrase may be empty or missing.
 HeadResult parseResponseHead(std::string_view buffer, const HeadLimits& limits, ResponseHead& out);
+
+// ASCII case-insensitive equality, as field names, schemes and transfer codings compare (no locale).
+bool equalsNoCase(std::string_view a, std::string_view b);
+
+// Which side sent a message: their bodies are framed by different rules (RFC 9112 §6.3).
+enum class Message { Request, Response };
+
+// How a message body is delimited.
+struct BodyFraming {
+  enum class Kind {
+    None,     // no body: a request with neither field, or Content-Length: 0
+    Length,   // exactly `length` bytes
+    Chunked,  // the chunked coding (ChunkedDecoder) ends it
+    Close,    // a response read until the provider closes the connection
+  };
+  Kind kind = Kind::None;
+  uint64_t length = 0;  // Kind::Length only; never 0
+  // Transfer-Encoding names a coding besides chunked (gzip, ...): the body bytes are still coded.
+  bool coded = false;
+  // The connection cannot carry another message after this one (Kind::Close, or a response whose
+  // Transfer-Encoding overrode a Content-Length).
+  bool close = false;
+};
+
+// Decides how the body of a message with these header `fields` is framed, from its
+// Transfer-Encoding and Content-Length fields (every other field is ignored), after RFC 9112
+// §6.1 and §6.3. Repeated fields count as one comma-separated list; empty list elements are
+// skipped; names and codings compare without case.
+//  - Transfer-Encoding whose final coding is chunked: Kind::Chunked.
+//  - Transfer-Encoding whose final coding is not chunked: an error for a request (answer 400);
+//    a response is read until close.
+//  - Transfer-Encoding beside Content-Length: an error for a request; for a response the
+//    Transfer-Encoding wins and `close` is set.
+//  - chunked applied twice, an empty Transfer-Encoding or a malformed coding: an error.
+//  - Content-Length alone: digits only; repeated identical values ("5, 5") are one value,
+//    differing ones are an error.
+//  - Neither: a request has no body; a response is read until close.
+// The error is a reason for the log or the 400's message. A response that has no body whatever
+// its fields (to HEAD, 1xx, 204, 304: §6.3 rules 1-2) is the caller's to recognise first.
+// Pure; never throws on bad input.
+std::expected<BodyFraming, std::string> bodyFraming(
+    Message message, std::span<const std::pair<std::string_view, std::string_view>> fields);
 
 // Decodes a chunked message body (RFC 9112 §7.1) incrementally, handing out the data in place.
 //

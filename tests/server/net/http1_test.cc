@@ -1,7 +1,11 @@
 #define BOOST_TEST_MODULE net_tests
 #include <boost/test/unit_test.hpp>
 
+#include <expected>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "server/net/http1.h"
 
@@ -212,6 +216,143 @@ BOOST_AUTO_TEST_CASE(bad_framing_fails_and_never_overflows) {
   const Decoded cut = decode("5\r\nhel", 100);
   BOOST_TEST(!cut.done);
   BOOST_TEST(!cut.failed);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// bodyFraming() of a message with these fields.
+using Fields = std::vector<std::pair<std::string_view, std::string_view>>;
+
+std::expected<BodyFraming, std::string> requestFraming(const Fields& fields) {
+  return bodyFraming(Message::Request, fields);
+}
+std::expected<BodyFraming, std::string> responseFraming(const Fields& fields) {
+  return bodyFraming(Message::Response, fields);
+}
+
+int kindOf(const std::expected<BodyFraming, std::string>& framing) {
+  BOOST_REQUIRE_MESSAGE(framing.has_value(), "error: " << (framing ? "" : framing.error()));
+  return static_cast<int>(framing->kind);
+}
+constexpr int kNone = static_cast<int>(BodyFraming::Kind::None);
+constexpr int kLength = static_cast<int>(BodyFraming::Kind::Length);
+constexpr int kChunked = static_cast<int>(BodyFraming::Kind::Chunked);
+constexpr int kClose = static_cast<int>(BodyFraming::Kind::Close);
+
+BOOST_AUTO_TEST_SUITE(body_framing)
+
+BOOST_AUTO_TEST_CASE(a_request_without_either_field_has_no_body_and_a_response_runs_to_close) {
+  BOOST_TEST(kindOf(requestFraming({{"Host", "gw"}})) == kNone);
+  const auto response = responseFraming({{"Content-Type", "text/plain"}});
+  BOOST_TEST(kindOf(response) == kClose);
+  BOOST_TEST(response->close);
+}
+
+BOOST_AUTO_TEST_CASE(content_length_gives_the_length_and_zero_means_no_body) {
+  for (const auto message : {Message::Request, Message::Response}) {
+    const auto five = bodyFraming(message, Fields{{"content-LENGTH", "5"}});
+    BOOST_TEST(kindOf(five) == kLength);
+    BOOST_TEST(five->length == 5u);
+    BOOST_TEST(!five->close);
+    BOOST_TEST(kindOf(bodyFraming(message, Fields{{"Content-Length", "0"}})) == kNone);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(identical_repeated_content_lengths_are_one_value) {
+  for (const auto message : {Message::Request, Message::Response}) {
+    for (const Fields& fields : {Fields{{"Content-Length", "5, 5"}}, Fields{{"Content-Length", "5"}, {"Content-Length", "5"}},
+                                 Fields{{"Content-Length", "5,5"}, {"Content-Length", " 5 "}}}) {
+      const auto framing = bodyFraming(message, fields);
+      BOOST_TEST(kindOf(framing) == kLength);
+      BOOST_TEST(framing->length == 5u);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(differing_or_malformed_content_lengths_are_errors) {
+  for (const auto message : {Message::Request, Message::Response}) {
+    for (const Fields& fields :
+         {Fields{{"Content-Length", "5, 6"}}, Fields{{"Content-Length", "5"}, {"Content-Length", "6"}},
+          Fields{{"Content-Length", "-1"}}, Fields{{"Content-Length", "0x10"}}, Fields{{"Content-Length", "+5"}},
+          Fields{{"Content-Length", ""}}, Fields{{"Content-Length", "5"}, {"Content-Length", ""}},
+          Fields{{"Content-Length", "1 2"}}, Fields{{"Content-Length", "1234567890123456789"}}}) {
+      const auto framing = bodyFraming(message, fields);
+      BOOST_TEST(!framing.has_value(), fields.front().second);
+    }
+  }
+  BOOST_TEST(requestFraming({{"Content-Length", "5, 6"}}).error() == "differing Content-Length values");
+}
+
+BOOST_AUTO_TEST_CASE(chunked_as_the_final_coding_is_chunked_in_either_direction) {
+  for (const auto message : {Message::Request, Message::Response}) {
+    const auto plain = bodyFraming(message, Fields{{"Transfer-Encoding", "chunked"}});
+    BOOST_TEST(kindOf(plain) == kChunked);
+    BOOST_TEST(!plain->coded);
+    BOOST_TEST(!plain->close);
+    BOOST_TEST(kindOf(bodyFraming(message, Fields{{"transfer-encoding", "CHUNKED"}})) == kChunked);
+    BOOST_TEST(kindOf(bodyFraming(message, Fields{{"Transfer-Encoding", " , chunked ,"}})) == kChunked);
+    // Another coding before chunked: framed by chunked, the bytes still coded.
+    for (const Fields& fields : {Fields{{"Transfer-Encoding", "gzip, chunked"}},
+                                 Fields{{"Transfer-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}},
+                                 Fields{{"Transfer-Encoding", "gzip;level=1 ,chunked"}}}) {
+      const auto coded = bodyFraming(message, fields);
+      BOOST_TEST(kindOf(coded) == kChunked);
+      BOOST_TEST(coded->coded);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_request_whose_final_coding_is_not_chunked_is_an_error) {
+  for (const Fields& fields : {Fields{{"Transfer-Encoding", "chunked, identity"}}, Fields{{"Transfer-Encoding", "gzip"}},
+                               Fields{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "gzip"}},
+                               // A suffix is not a coding: "xchunked" is not chunked.
+                               Fields{{"Transfer-Encoding", "xchunked"}}, Fields{{"Transfer-Encoding", "gzip-chunked"}}}) {
+    const auto framing = requestFraming(fields);
+    BOOST_REQUIRE(!framing.has_value());
+    BOOST_TEST(framing.error() == "chunked is not the final transfer coding");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_response_whose_final_coding_is_not_chunked_runs_to_close) {
+  for (const Fields& fields : {Fields{{"Transfer-Encoding", "chunked, identity"}}, Fields{{"Transfer-Encoding", "gzip"}},
+                               Fields{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "gzip"}},
+                               Fields{{"Transfer-Encoding", "xchunked"}},
+                               Fields{{"Transfer-Encoding", "gzip"}, {"Content-Length", "5"}}}) {
+    const auto framing = responseFraming(fields);
+    BOOST_TEST(kindOf(framing) == kClose);
+    BOOST_TEST(framing->coded);
+    BOOST_TEST(framing->close);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(transfer_encoding_beside_content_length_is_an_error_in_a_request_and_wins_in_a_response) {
+  const auto request = requestFraming({{"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}});
+  BOOST_REQUIRE(!request.has_value());
+  BOOST_TEST(request.error() == "both Content-Length and Transfer-Encoding given");
+  for (const Fields& fields : {Fields{{"Content-Length", "5"}, {"Transfer-Encoding", "chunked"}},
+                               Fields{{"Transfer-Encoding", "chunked"}, {"Content-Length", "nonsense"}}}) {
+    const auto response = responseFraming(fields);
+    BOOST_TEST(kindOf(response) == kChunked);
+    BOOST_TEST(response->close);  // not reused after a message that carried both
+  }
+}
+
+BOOST_AUTO_TEST_CASE(chunked_twice_an_empty_or_a_malformed_coding_is_an_error_in_either_direction) {
+  for (const auto message : {Message::Request, Message::Response}) {
+    for (const Fields& fields : {Fields{{"Transfer-Encoding", "chunked, chunked"}},
+                                 Fields{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "chunked"}},
+                                 Fields{{"Transfer-Encoding", ""}}, Fields{{"Transfer-Encoding", " , "}},
+                                 Fields{{"Transfer-Encoding", "chun ked"}}, Fields{{"Transfer-Encoding", "\"chunked\""}}}) {
+      BOOST_TEST(!bodyFraming(message, fields).has_value(), fields.front().second);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(names_compare_without_case_and_only_ascii_letters_fold) {
+  BOOST_TEST(equalsNoCase("Transfer-Encoding", "transfer-ENCODING"));
+  BOOST_TEST(!equalsNoCase("chunked", "chunke"));
+  BOOST_TEST(!equalsNoCase("@", "`"));
+  BOOST_TEST(!equalsNoCase("[", "{"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,10 +36,39 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// One accepted connection, as the script sees it.
+// How long any wait of a scripted server lasts at most: a test that goes wrong fails within
+// seconds instead of hanging.
+constexpr auto kPatience = 5s;
+
+// A gate one thread opens and others wait for, every wait bounded.
+class Gate {
+ public:
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    opened_.notify_all();
+  }
+  // True when the gate opened within `patience`.
+  bool waitFor(std::chrono::milliseconds patience) {
+    std::unique_lock lock(mutex_);
+    return opened_.wait_for(lock, patience, [this] { return open_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
+};
+
+// One accepted connection, as the script sees it. Its reads and writes give up after kPatience.
 class Peer {
  public:
-  Peer(int fd, SSL* ssl) : fd_(fd), ssl_(ssl) {}
+  Peer(int fd, SSL* ssl, Gate& released) : fd_(fd), ssl_(ssl), released_(released) {
+    timeval patience{};
+    patience.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(kPatience).count();
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof patience);
+  }
   ~Peer() {
     if (ssl_) {
       SSL_shutdown(ssl_);
@@ -66,6 +97,8 @@ class Peer {
       buffer_.append(chunk, static_cast<size_t>(n));
     }
   }
+  // Keeps the connection open and silent until the server goes (or kPatience passes).
+  void holdUntilReleased() { released_.waitFor(kPatience); }
   void write(std::string_view bytes) {
     if (ssl_) {
       SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()));
@@ -85,6 +118,7 @@ class Peer {
   }
   int fd_;
   SSL* ssl_;
+  Gate& released_;
   std::string buffer_;
 };
 
@@ -118,13 +152,14 @@ class Server {
               return;
             }
           }
-          Peer peer(fd, ssl);
+          Peer peer(fd, ssl, released_);
           script_(peer);
         });
       }
     });
   }
   ~Server() {
+    released_.open();  // scripts holding a connection let go at once
     ::shutdown(listener_, SHUT_RDWR);
     ::close(listener_);
     acceptor_.join();
@@ -138,6 +173,7 @@ class Server {
  private:
   Script script_;
   SSL_CTX* tls_;
+  Gate released_;
   int listener_ = -1;
   int port_ = 0;
   std::atomic<int> connections_{0};
@@ -229,6 +265,41 @@ BOOST_AUTO_TEST_CASE(an_answer_without_length_ends_at_close_and_is_not_reused) {
   BOOST_TEST(server.connections() == 2);
 }
 
+BOOST_AUTO_TEST_CASE(bodies_are_framed_by_the_shared_rules) {
+  {
+    // Repeated identical lengths are one length: the answer ends there and the connection is kept.
+    Server server(answerAll("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok"));
+    Client client;
+    for (int i = 0; i < 2; ++i) BOOST_TEST(client.send(post(server.url()))->readAll() == "ok");
+    BOOST_TEST(server.connections() == 1);
+  }
+  {
+    // chunked not the final coding: the answer runs until the provider closes.
+    Server server([](Peer& peer) {
+      peer.readRequest();
+      peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, identity\r\n\r\n3\r\nraw");
+    });
+    Client client;
+    BOOST_TEST(client.send(post(server.url()))->readAll() == "3\r\nraw");
+  }
+  {
+    // A coding before chunked: decoded as chunked, the coded bytes handed on as they are.
+    Server server(answerAll("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nzz\r\n0\r\n\r\n"));
+    Client client;
+    BOOST_TEST(client.send(post(server.url()))->readAll() == "zz");
+  }
+  {
+    Server server(answerAll("HTTP/1.1 200 OK\r\nContent-Length: 2, 3\r\n\r\nok"));
+    Client client;
+    try {
+      client.send(post(server.url()));
+      BOOST_FAIL("no error");
+    } catch (const TransportError& error) {
+      BOOST_TEST(static_cast<int>(error.failure()) == static_cast<int>(TransportFailure::Protocol));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_pooled_connection_the_provider_closed_is_retried_once_on_a_fresh_one) {
   Server server([](Peer& peer) {
     peer.readRequest();
@@ -253,10 +324,9 @@ BOOST_AUTO_TEST_CASE(a_fresh_connection_closed_without_an_answer_is_a_reset) {
 }
 
 BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_after_first_byte_ms) {
-  std::atomic<bool> done{false};
-  Server server([&](Peer& peer) {
+  Server server([](Peer& peer) {
     peer.readRequest();
-    while (!done) std::this_thread::sleep_for(10ms);
+    peer.holdUntilReleased();
   });
   Client client;
   Request request = post(server.url());
@@ -270,17 +340,15 @@ BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_after_first_byte_ms) {
   }
   const auto waited_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
-  done = true;
   BOOST_TEST(waited_ms >= 250);
   BOOST_TEST(waited_ms < 2000);
 }
 
 BOOST_AUTO_TEST_CASE(a_stream_that_stalls_times_out_after_idle_ms) {
-  std::atomic<bool> done{false};
-  Server server([&](Peer& peer) {
+  Server server([](Peer& peer) {
     peer.readRequest();
     peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
-    while (!done) std::this_thread::sleep_for(10ms);
+    peer.holdUntilReleased();
   });
   Client client;
   Request request = post(server.url());
@@ -290,7 +358,6 @@ BOOST_AUTO_TEST_CASE(a_stream_that_stalls_times_out_after_idle_ms) {
   BOOST_TEST(answer->readSome(body));
   BOOST_TEST(body == "abc");
   BOOST_CHECK_THROW(answer->readSome(body), TransportError);
-  done = true;
 }
 
 BOOST_AUTO_TEST_CASE(nobody_listening_is_a_connect_failure) {
@@ -310,11 +377,10 @@ BOOST_AUTO_TEST_CASE(nobody_listening_is_a_connect_failure) {
 }
 
 BOOST_AUTO_TEST_CASE(cancelling_stops_a_blocked_read_at_once) {
-  std::atomic<bool> done{false};
-  Server server([&](Peer& peer) {
+  Server server([](Peer& peer) {
     peer.readRequest();
     peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-    while (!done) std::this_thread::sleep_for(10ms);
+    peer.holdUntilReleased();
   });
   Client client;
   Cancel cancel;
@@ -332,7 +398,6 @@ BOOST_AUTO_TEST_CASE(cancelling_stops_a_blocked_read_at_once) {
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   BOOST_TEST(waited_ms < 2000);
   canceller.join();
-  done = true;
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_answer_is_a_protocol_failure) {
@@ -518,17 +583,17 @@ BOOST_AUTO_TEST_CASE(exchanges_reuse_the_connection_and_a_large_chunked_answer_a
 }
 
 BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_while_the_worker_serves_others) {
-  std::atomic<bool> done{false};
-  Server server([&](Peer& peer) {
+  Server server([](Peer& peer) {
     peer.readRequest();
-    while (!done) std::this_thread::sleep_for(10ms);
+    peer.holdUntilReleased();
   });
   net::fiber::Loop loop({1});
   Client client;
   std::atomic<int> ticks{0};
   std::atomic<bool> waiting{true};
   loop.spawn([&] {  // a second fiber on the same worker, ticking while the first one waits
-    while (waiting.load()) {
+    const auto until = std::chrono::steady_clock::now() + kPatience;
+    while (waiting.load() && std::chrono::steady_clock::now() < until) {
       net::fiber::sleepFor(10ms);
       ++ticks;
     }
@@ -548,23 +613,21 @@ BOOST_AUTO_TEST_CASE(a_silent_provider_times_out_while_the_worker_serves_others)
     BOOST_TEST((waited < 2000ms));
   });
   waiting = false;
-  done = true;
   BOOST_TEST(ticks.load() >= 5);  // the worker was free while the exchange waited
 }
 
 BOOST_AUTO_TEST_CASE(cancelling_from_another_thread_ends_a_parked_read_and_a_parked_backoff) {
-  std::atomic<bool> done{false};
-  Server server([&](Peer& peer) {
+  Server server([](Peer& peer) {
     peer.readRequest();
     peer.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-    while (!done) std::this_thread::sleep_for(10ms);
+    peer.holdUntilReleased();
   });
   net::fiber::Loop loop({1});
   Client client;
   Cancel cancel;
   std::promise<void> reading;
   std::thread canceller([&] {
-    reading.get_future().wait();
+    reading.get_future().wait_for(kPatience);  // bounded: a send that failed never sets it
     std::this_thread::sleep_for(100ms);
     cancel.cancel();
   });
@@ -579,13 +642,12 @@ BOOST_AUTO_TEST_CASE(cancelling_from_another_thread_ends_a_parked_read_and_a_par
     BOOST_TEST((std::chrono::steady_clock::now() - started < 2000ms));
   });
   canceller.join();
-  done = true;
 
   // A backoff between attempts (Cancel::waitFor) parks the fiber and ends early when cancelled.
   Cancel backoff;
   std::promise<void> sleeping;
   std::thread waker([&] {
-    sleeping.get_future().wait();
+    sleeping.get_future().wait_for(kPatience);
     std::this_thread::sleep_for(50ms);
     backoff.cancel();
   });

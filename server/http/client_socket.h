@@ -1,0 +1,75 @@
+#pragma once
+// One client connection's socket and the bytes read from it but not yet used: the read buffer the
+// connection keeps from request to request. Per request it makes the system calls HTTP needs and
+// no others: one read for a request that arrives whole, one write per answer or streamed event.
+//
+// Not thread-safe: a connection belongs to one thread. (The client watch only polls the fd.)
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "server/net/fiber.h"
+
+namespace sluice::http {
+
+// How long a read waits. The connection gives the socket a short receive timeout (a tick); a read
+// that sees a tick pass keeps waiting until `silence` has passed without a byte or, when
+// `interruptible` (between requests), until `*stop` is set: the gateway draining. So waiting for
+// the next request is one blocking recv(2), not a poll(2) and then a recv(2).
+// On a fiber (a non-blocking socket, net/fiber.h) a read that finds nothing parks the fiber until
+// the socket is readable or `silence` has passed; an interruptible wait also ends when the loop
+// is interrupted (draining).
+struct ReadLimits {
+  std::chrono::milliseconds silence{120000};
+  bool interruptible = false;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// The socket and the bytes read from it but not yet used.
+class ClientSocket {
+ public:
+  explicit ClientSocket(int fd) : fd_(fd) { registration_.edge = true; }
+  int fd() const { return fd_; }
+  void setReadLimits(ReadLimits limits) { limits_ = limits; }
+  net::fiber::Registration& registration() { return registration_; }
+  // On a fiber: how long a write waits for the client to make room before the client counts as gone.
+  void setSendPatience(std::chrono::milliseconds patience) { send_patience_ = patience; }
+
+  std::string_view buffered() const { return {buffer_.data() + begin_, end_ - begin_}; }
+  void consume(size_t n) { begin_ += n; }
+  // Reads what arrived after the buffered bytes, waiting as the read limits say. Returns the bytes
+  // read; 0 at end of stream, when interrupted, or on an error or timeout (then broken()).
+  size_t fill();
+  // Reads up to `n` bytes straight into `out`, bypassing the buffer (which must be empty).
+  size_t readInto(char* out, size_t n);
+
+  // Writes every byte of the pieces, in order, with as few system calls as the kernel allows.
+  // False (and broken()) when the peer is gone.
+  bool write(std::initializer_list<std::string_view> pieces);
+  bool write(std::string_view bytes) { return write({bytes}); }
+
+  bool broken() const { return broken_; }
+  bool eof() const { return eof_; }
+  // Between requests: gives back a buffer a large request grew.
+  void trim();
+
+ private:
+  size_t receive(char* out, size_t n);
+
+  int fd_;
+  ReadLimits limits_;
+  std::chrono::milliseconds send_patience_{120000};
+  net::fiber::Registration registration_;
+  std::string buffer_;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool broken_ = false;
+  bool eof_ = false;
+  bool drained_ = false;  // the last read came back short: nothing more was there
+};
+
+}  // namespace sluice::http

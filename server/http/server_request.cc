@@ -1,0 +1,70 @@
+#include "server/http/server_request.h"
+
+#include <cstdint>
+
+#include <sys/socket.h>
+
+#include "server/http/server_response.h"
+
+namespace sluice::http {
+
+ServerRequest::ServerRequest(ClientSocket& socket, ServerResponse& response, const Poco::Net::HTTPServerParams& params,
+                             const h1::RequestHead& head)
+    : socket_(socket), response_(response), params_(params) {
+  setMethod(std::string(head.method));
+  setURI(std::string(head.target));
+  setVersion(std::string(head.version));
+  for (const auto& [name, value] : head.fields) add(std::string(name), std::string(value));
+
+  // The framing rules the upstream client also follows (RFC 9112 §6.1, §6.3). A request must be
+  // unambiguous: anything a front proxy might frame differently is refused (request smuggling).
+  BodyReader::Framing framing = BodyReader::Framing::None;
+  uint64_t length = 0;
+  if (const auto framed = h1::bodyFraming(h1::Message::Request, head.fields); !framed) {
+    framing_error_ = framed.error();
+  } else if (framed->coded) {
+    // NOTE: RFC 9112 §6.1 would answer 501; the connection answers every framing error with 400.
+    framing_error_ = "unsupported Transfer-Encoding: only chunked is accepted";
+  } else if (framed->kind == h1::BodyFraming::Kind::Chunked) {
+    framing = BodyReader::Framing::Chunked;
+  } else if (framed->kind == h1::BodyFraming::Kind::Length) {
+    framing = BodyReader::Framing::Length;
+    length = framed->length;
+  }
+  reader_ = std::make_unique<BodyReader>(socket_, framing, length);
+  stream_ = std::make_unique<std::istream>(reader_.get());
+}
+
+ServerRequest::~ServerRequest() = default;
+
+std::istream& ServerRequest::stream() { return *stream_; }
+
+Poco::Net::HTTPServerResponse& ServerRequest::response() const { return response_; }
+
+const Poco::Net::SocketAddress& ServerRequest::clientAddress() const {
+  if (!client_address_) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (::getpeername(socket_.fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      client_address_.emplace(reinterpret_cast<const sockaddr*>(&address), length);
+    } else {
+      client_address_.emplace();
+    }
+  }
+  return *client_address_;
+}
+
+const Poco::Net::SocketAddress& ServerRequest::serverAddress() const {
+  if (!server_address_) {
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (::getsockname(socket_.fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      server_address_.emplace(reinterpret_cast<const sockaddr*>(&address), length);
+    } else {
+      server_address_.emplace();
+    }
+  }
+  return *server_address_;
+}
+
+}  // namespace sluice::http
