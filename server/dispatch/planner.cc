@@ -7,6 +7,7 @@
 
 namespace sluice::dispatch {
 
+namespace error_keys = wire::error_keys;
 using catalog::Catalog;
 using catalog::Resolution;
 using catalog::Route;
@@ -14,15 +15,11 @@ using catalog::RouteKind;
 
 namespace {
 
-std::unexpected<Refusal> refuse(int status, std::string key, std::string message, std::optional<std::string> param,
+// `param` "" means none (wire::ApiError::make).
+std::unexpected<Refusal> refuse(int status, std::string_view key, std::string message, std::string param,
                                 std::vector<std::string> route_match = {}) {
-  Refusal refusal;
-  refusal.status = status;
-  refusal.key = std::move(key);
-  refusal.message = std::move(message);
-  refusal.param = std::move(param);
-  refusal.route_match = std::move(route_match);
-  return std::unexpected(std::move(refusal));
+  return std::unexpected(
+      Refusal{wire::ApiError::make(status, key, std::move(message), std::move(param)), std::move(route_match)});
 }
 
 bool serves(const Route& route, const std::string& model_id) {
@@ -96,14 +93,14 @@ std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequ
   Plan plan;
   plan.requested_model = request.requested_model.empty() ? catalog.default_model : request.requested_model;
   plan.estimated_input_tokens = request.estimated_input_tokens;
-  if (plan.requested_model.empty()) return refuse(400, "invalid_request", "the request names no model", "model");
+  if (plan.requested_model.empty()) return refuse(400, error_keys::kInvalidRequest, "the request names no model", "model");
   const Resolution resolution = catalog.resolve(plan.requested_model);
   switch (resolution.kind) {
     case Resolution::Kind::Unknown:
-      return refuse(404, "model_not_found", "model '" + plan.requested_model + "' is not served by this gateway",
+      return refuse(404, error_keys::kModelNotFound, "model '" + plan.requested_model + "' is not served by this gateway",
                     "model");
     case Resolution::Kind::Retired:
-      return refuse(404, "retired_model",
+      return refuse(404, error_keys::kRetiredModel,
                     "model '" + plan.requested_model + "' is retired; use '" + resolution.model_id + "' instead",
                     "model");
     case Resolution::Kind::Model:
@@ -114,7 +111,7 @@ std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequ
   plan.model = catalog.model(plan.model_id);
   plan.route = chooseRoute(catalog, resolution, request);
   if (plan.model == nullptr || plan.route == nullptr) {
-    return refuse(404, "model_not_found", "model '" + plan.requested_model + "' has no route in this catalog", "model");
+    return refuse(404, error_keys::kModelNotFound, "model '" + plan.requested_model + "' has no route in this catalog", "model");
   }
   const Route& route = *plan.route;
   plan.strategy = route.strategy;
@@ -146,7 +143,7 @@ std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequ
         for (const auto& id : route.context_fallbacks) names += (names.empty() ? "" : ", ") + id;
         message += ", and no context fallback (" + names + ") fits it";
       }
-      return refuse(400, "context_window_exceeded", message, "messages", plan.route_match);
+      return refuse(400, error_keys::kContextWindowExceeded, message, "messages", plan.route_match);
     }
     plan.route_match.push_back("context_window:" + plan.model_id + "->" + fallback->id);
     plan.context_fallback_from = plan.model_id;
@@ -157,8 +154,8 @@ std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequ
   std::vector<Attempt> attempts =
       candidates(catalog, route, plan.model_id, plan.context_fallback_from.has_value(), request.health);
   if (attempts.empty()) {
-    return refuse(503, "no_deployment", "model '" + plan.model_id + "' has no deployment on route '" + route.id + "'",
-                  std::nullopt, plan.route_match);
+    return refuse(503, error_keys::kNoDeployment, "model '" + plan.model_id + "' has no deployment on route '" + route.id + "'",
+                  "", plan.route_match);
   }
 
   // Governance: the boot check already refuses a catalog whose route can reach a deployment that
@@ -179,10 +176,10 @@ std::expected<Plan, Refusal> planDispatch(const Catalog& catalog, const PlanRequ
         plan.route_match.push_back("requires:" + std::string(flag));
         flags += (flags.empty() ? "" : " and ") + std::string(flag);
       }
-      return refuse(403, "governance_denied",
+      return refuse(403, error_keys::kGovernanceDenied,
                     "route '" + route.id + "' requires " + flags + ", and no deployment of model '" + plan.model_id +
                         "' satisfies it",
-                    std::nullopt, plan.route_match);
+                    "", plan.route_match);
     }
   }
 

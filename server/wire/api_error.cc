@@ -7,6 +7,30 @@ namespace sluice::wire {
 using catalog::Wire;
 using nlohmann::json;
 
+ApiError ApiError::make(int status, std::string_view key, std::string message, std::string param) {
+  ApiError error{status, std::string(key), std::move(message), std::nullopt, std::nullopt};
+  if (!param.empty()) error.param = std::move(param);
+  return error;
+}
+
+ApiError ApiError::invalidJson() { return make(400, error_keys::kInvalidJson, "request body is not valid JSON"); }
+
+ApiError ApiError::invalidRequest(std::string message, std::string param) {
+  return make(400, error_keys::kInvalidRequest, std::move(message), std::move(param));
+}
+
+ApiError ApiError::unsupportedField(std::string message, std::string param) {
+  return make(400, error_keys::kUnsupportedField, std::move(message), std::move(param));
+}
+
+ApiError ApiError::upstreamInvalidResponse(std::string message) {
+  return make(502, error_keys::kUpstreamInvalidResponse, std::move(message));
+}
+
+ApiError ApiError::upstreamStreamTruncated(std::string message) {
+  return make(502, error_keys::kUpstreamStreamTruncated, std::move(message));
+}
+
 std::string errorTypeFor(Wire wire, int status) {
   switch (wire) {
     case Wire::Anthropic:

@@ -4,8 +4,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "catalog/catalog.h"
+#include "server/wire/error_keys.h"
 
 namespace sluice::wire {
 
@@ -15,6 +17,19 @@ struct ApiError {
   std::string message;  // human-readable, names the offending value
   std::optional<std::string> param;       // the request field at fault, when there is one
   std::optional<int> retry_after_seconds; // copied to Retry-After
+
+  // The one way the pure core builds an error: arguments in field order (status, key, message,
+  // then the optional param; "" means no param). `key` is one of error_keys.h, or a provider's.
+  // The aggregate stays usable as {status, key, message, param, retry_after_seconds}.
+  static ApiError make(int status, std::string_view key, std::string message, std::string param = {});
+
+  // Named forms of make() for the errors every codec answers with; the same order (message, then
+  // param).
+  static ApiError invalidJson();                                                     // 400 invalid_json
+  static ApiError invalidRequest(std::string message, std::string param = {});       // 400 invalid_request
+  static ApiError unsupportedField(std::string message, std::string param = {});     // 400 unsupported_field
+  static ApiError upstreamInvalidResponse(std::string message);                      // 502 upstream_invalid_response
+  static ApiError upstreamStreamTruncated(std::string message);                      // 502 upstream_stream_truncated
 };
 
 // The body of an error response in the given client wire's shape:

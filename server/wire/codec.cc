@@ -19,17 +19,17 @@ using catalog::Wire;
 
 std::expected<Request, ApiError> decodeRequest(Wire wire, std::string_view body) {
   SLUICE_WIRE_DISPATCH(wire, decodeRequest(body))
-  return std::unexpected(ApiError{400, "invalid_request", "unknown wire", {}, {}});
+  return std::unexpected(ApiError::invalidRequest("unknown wire"));
 }
 
 std::expected<std::string, ApiError> encodeRequest(Wire wire, const Request& request, const EncodeOptions& options) {
   SLUICE_WIRE_DISPATCH(wire, encodeRequest(request, options))
-  return std::unexpected(ApiError{400, "invalid_request", "unknown wire", {}, {}});
+  return std::unexpected(ApiError::invalidRequest("unknown wire"));
 }
 
 std::expected<Response, ApiError> decodeResponse(Wire wire, std::string_view body) {
   SLUICE_WIRE_DISPATCH(wire, decodeResponse(body))
-  return std::unexpected(ApiError{502, "upstream_invalid_response", "unknown wire", {}, {}});
+  return std::unexpected(ApiError::upstreamInvalidResponse("unknown wire"));
 }
 
 std::string encodeResponse(Wire wire, const Response& response, const ResponseContext& context) {
@@ -54,7 +54,9 @@ ApiError decodeErrorAt(Wire wire, int status, std::string_view body, std::string
   std::optional<int> retry_after_seconds;
   if (const auto wait = parseRetryAfter(retry_after_header, now)) retry_after_seconds = static_cast<int>(wait->count());
   SLUICE_WIRE_DISPATCH(wire, decodeError(status, body, retry_after_seconds))
-  return ApiError{status, "upstream_error", std::string(body), {}, retry_after_seconds};
+  ApiError error = ApiError::make(status, error_keys::kUpstreamError, std::string(body));
+  error.retry_after_seconds = retry_after_seconds;
+  return error;
 }
 
 }  // namespace

@@ -16,13 +16,13 @@ std::expected<std::string, ApiError> stringField(const Json& block, const char* 
   const Json* value = member(block, key);
   if (value == nullptr || value->is_null()) {
     if (required && strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + "." + key, "'" + path + "." + key + "' is required"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + "." + key + "' is required", path + "." + key));
     }
     return std::string();
   }
   if (!value->is_string()) {
     if (strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + "." + key, "'" + path + "." + key + "' must be a string"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + "." + key + "' must be a string", path + "." + key));
     }
     return std::string();
   }
@@ -41,7 +41,7 @@ Result decodeImage(const Json& block, const std::string& path, Strictness strict
   const Json* source = member(block, "source");
   if (source == nullptr || !source->is_object()) {
     if (strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + ".source", "'" + path + ".source' must be an object"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".source' must be an object", path + ".source"));
     }
     return opaque(block);
   }
@@ -77,7 +77,7 @@ Result decodeToolResult(const Json& block, const std::string& path, Strictness s
     if (is_error->is_boolean()) {
       out.is_error = is_error->get<bool>();
     } else if (strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + ".is_error", "'" + path + ".is_error' must be a boolean"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".is_error' must be a boolean", path + ".is_error"));
     }
   }
   const Json* content = member(block, "content");
@@ -91,7 +91,7 @@ Result decodeToolResult(const Json& block, const std::string& path, Strictness s
   if (!content->is_array()) {
     if (strictness == Strictness::Strict) {
       return std::unexpected(
-          invalidField(path + ".content", "'" + path + ".content' must be a string or an array of blocks"));
+          ApiError::invalidRequest("'" + path + ".content' must be a string or an array of blocks", path + ".content"));
     }
     return out;
   }
@@ -151,7 +151,7 @@ Result decodeKnown(const Json& block, const std::string& type, const std::string
     if (input != nullptr && input->is_object()) {
       out.tool_input = *input;
     } else if (input != nullptr && !input->is_null() && strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + ".input", "'" + path + ".input' must be an object"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".input' must be an object", path + ".input"));
     }
     return out;
   }
@@ -195,13 +195,13 @@ Json encodeToolResult(const ContentBlock& block, Audience audience) {
 
 std::expected<ContentBlock, ApiError> decodeBlock(const Json& block, const std::string& path, Strictness strictness) {
   if (!block.is_object()) {
-    if (strictness == Strictness::Strict) return std::unexpected(invalidField(path, "'" + path + "' must be an object"));
+    if (strictness == Strictness::Strict) return std::unexpected(ApiError::invalidRequest("'" + path + "' must be an object", path));
     return opaque(block);
   }
   const Json* type = member(block, "type");
   if (type == nullptr || !type->is_string()) {
     if (strictness == Strictness::Strict) {
-      return std::unexpected(invalidField(path + ".type", "'" + path + ".type' must be a string"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".type' must be a string", path + ".type"));
     }
     return opaque(block);
   }

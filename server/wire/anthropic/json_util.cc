@@ -47,16 +47,4 @@ std::string validUtf8(std::string_view text) {
   return quoted.is_string() ? quoted.get<std::string>() : std::string();
 }
 
-ApiError invalidField(std::string param, std::string message) {
-  return ApiError{400, "invalid_request", std::move(message), std::move(param), std::nullopt};
-}
-
-ApiError unsupportedField(std::string param, std::string message) {
-  return ApiError{400, "unsupported_field", std::move(message), std::move(param), std::nullopt};
-}
-
-ApiError invalidResponse(std::string message) {
-  return ApiError{502, "upstream_invalid_response", std::move(message), std::nullopt, std::nullopt};
-}
-
 }  // namespace sluice::wire::anthropic

@@ -32,13 +32,4 @@ std::string dumpJson(const Json& value);
 // serialized later (an error message quoting a provider's page, a body cut at a byte limit).
 std::string validUtf8(std::string_view text);
 
-// 400 "invalid_request" naming the field at fault.
-ApiError invalidField(std::string param, std::string message);
-
-// 400 "unsupported_field": the request cannot be expressed on this wire at all.
-ApiError unsupportedField(std::string param, std::string message);
-
-// 502 "upstream_invalid_response": the provider answered with something that is not its format.
-ApiError invalidResponse(std::string message);
-
 }  // namespace sluice::wire::anthropic

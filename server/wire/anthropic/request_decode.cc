@@ -15,7 +15,7 @@ using Expected = std::expected<T, ApiError>;
 Expected<std::optional<double>> numberField(const Json& root, const char* key) {
   const Json* value = member(root, key);
   if (value == nullptr || value->is_null()) return std::optional<double>();
-  if (!value->is_number()) return std::unexpected(invalidField(key, std::string("'") + key + "' must be a number"));
+  if (!value->is_number()) return std::unexpected(ApiError::invalidRequest(std::string("'") + key + "' must be a number", key));
   return std::optional<double>(value->get<double>());
 }
 
@@ -23,7 +23,7 @@ Expected<std::optional<int64_t>> integerField(const Json& root, const char* key)
   const Json* value = member(root, key);
   if (value == nullptr || value->is_null()) return std::optional<int64_t>();
   auto number = asInteger(*value);
-  if (!number) return std::unexpected(invalidField(key, std::string("'") + key + "' must be an integer"));
+  if (!number) return std::unexpected(ApiError::invalidRequest(std::string("'") + key + "' must be an integer", key));
   return std::optional<int64_t>(*number);
 }
 
@@ -35,7 +35,7 @@ Expected<std::vector<ContentBlock>> decodeContent(const Json& content, const std
     blocks.push_back(std::move(text));
     return blocks;
   }
-  if (!content.is_array()) return std::unexpected(invalidField(path, "'" + path + "' must be a string or an array of blocks"));
+  if (!content.is_array()) return std::unexpected(ApiError::invalidRequest("'" + path + "' must be a string or an array of blocks", path));
   for (size_t i = 0; i < content.size(); ++i) {
     auto block = decodeBlock(content[i], path + "[" + std::to_string(i) + "]", Strictness::Strict);
     if (!block) return std::unexpected(block.error());
@@ -59,7 +59,7 @@ Expected<void> appendSystem(const Json& value, const std::string& path, std::vec
   for (size_t i = 0; i < blocks->size(); ++i) {
     if ((*blocks)[i].type != ContentBlock::Type::Text) {
       const std::string at = path + "[" + std::to_string(i) + "]";
-      return std::unexpected(invalidField(at, "'" + at + "' must be a text block"));
+      return std::unexpected(ApiError::invalidRequest("'" + at + "' must be a text block", at));
     }
     system.push_back(std::move((*blocks)[i]));
   }
@@ -69,15 +69,15 @@ Expected<void> appendSystem(const Json& value, const std::string& path, std::vec
 Expected<void> decodeMessages(const Json& root, Request& request) {
   const Json* messages = member(root, "messages");
   if (messages == nullptr || !messages->is_array()) {
-    return std::unexpected(invalidField("messages", "'messages' must be an array of messages"));
+    return std::unexpected(ApiError::invalidRequest("'messages' must be an array of messages", "messages"));
   }
   for (size_t i = 0; i < messages->size(); ++i) {
     const std::string path = "messages[" + std::to_string(i) + "]";
     const Json& message = (*messages)[i];
-    if (!message.is_object()) return std::unexpected(invalidField(path, "'" + path + "' must be an object"));
+    if (!message.is_object()) return std::unexpected(ApiError::invalidRequest("'" + path + "' must be an object", path));
     const std::string role = stringMember(message, "role");
     const Json* content = member(message, "content");
-    if (content == nullptr) return std::unexpected(invalidField(path + ".content", "'" + path + ".content' is required"));
+    if (content == nullptr) return std::unexpected(ApiError::invalidRequest("'" + path + ".content' is required", path + ".content"));
     if (role == "system") {
       // NOTE: the IR has one system prompt; a mid-conversation system message joins it (its
       // position in the conversation is lost).
@@ -86,7 +86,7 @@ Expected<void> decodeMessages(const Json& root, Request& request) {
       continue;
     }
     if (role != "user" && role != "assistant") {
-      return std::unexpected(invalidField(path + ".role", "'" + path + ".role' must be \"user\" or \"assistant\""));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".role' must be \"user\" or \"assistant\"", path + ".role"));
     }
     auto blocks = decodeContent(*content, path + ".content");
     if (!blocks) return std::unexpected(blocks.error());
@@ -104,7 +104,7 @@ Expected<void> decodeMessages(const Json& root, Request& request) {
 }
 
 Expected<Tool> decodeTool(const Json& entry, const std::string& path) {
-  if (!entry.is_object()) return std::unexpected(invalidField(path, "'" + path + "' must be an object"));
+  if (!entry.is_object()) return std::unexpected(ApiError::invalidRequest("'" + path + "' must be an object", path));
   Tool tool;
   const Json* type = member(entry, "type");
   if (type != nullptr && type->is_string() && type->get_ref<const Json::string_t&>() != "custom") {
@@ -115,12 +115,12 @@ Expected<Tool> decodeTool(const Json& entry, const std::string& path) {
     return tool;
   }
   const Json* name = member(entry, "name");
-  if (name == nullptr || !name->is_string()) return std::unexpected(invalidField(path + ".name", "'" + path + ".name' must be a string"));
+  if (name == nullptr || !name->is_string()) return std::unexpected(ApiError::invalidRequest("'" + path + ".name' must be a string", path + ".name"));
   tool.name = name->get<std::string>();
   tool.description = stringMember(entry, "description");
   if (const Json* schema = member(entry, "input_schema"); schema != nullptr && !schema->is_null()) {
     if (!schema->is_object()) {
-      return std::unexpected(invalidField(path + ".input_schema", "'" + path + ".input_schema' must be an object"));
+      return std::unexpected(ApiError::invalidRequest("'" + path + ".input_schema' must be an object", path + ".input_schema"));
     }
     tool.input_schema = *schema;
   }
@@ -133,7 +133,7 @@ Expected<Tool> decodeTool(const Json& entry, const std::string& path) {
 
 Expected<void> decodeTools(const Json& root, Request& request) {
   if (const Json* tools = member(root, "tools"); tools != nullptr && !tools->is_null()) {
-    if (!tools->is_array()) return std::unexpected(invalidField("tools", "'tools' must be an array"));
+    if (!tools->is_array()) return std::unexpected(ApiError::invalidRequest("'tools' must be an array", "tools"));
     for (size_t i = 0; i < tools->size(); ++i) {
       auto tool = decodeTool((*tools)[i], "tools[" + std::to_string(i) + "]");
       if (!tool) return std::unexpected(tool.error());
@@ -142,7 +142,7 @@ Expected<void> decodeTools(const Json& root, Request& request) {
   }
   const Json* choice = member(root, "tool_choice");
   if (choice == nullptr || choice->is_null()) return {};
-  if (!choice->is_object()) return std::unexpected(invalidField("tool_choice", "'tool_choice' must be an object"));
+  if (!choice->is_object()) return std::unexpected(ApiError::invalidRequest("'tool_choice' must be an object", "tool_choice"));
   ToolChoice tool_choice;
   const std::string type = stringMember(*choice, "type");
   if (type == "auto") {
@@ -154,10 +154,10 @@ Expected<void> decodeTools(const Json& root, Request& request) {
   } else if (type == "tool") {
     tool_choice.mode = ToolChoice::Mode::Tool;
     tool_choice.name = stringMember(*choice, "name");
-    if (tool_choice.name.empty()) return std::unexpected(invalidField("tool_choice.name", "'tool_choice.name' must name a tool"));
+    if (tool_choice.name.empty()) return std::unexpected(ApiError::invalidRequest("'tool_choice.name' must name a tool", "tool_choice.name"));
   } else {
     return std::unexpected(
-        invalidField("tool_choice.type", "'tool_choice.type' must be one of auto, any, tool, none"));
+        ApiError::invalidRequest("'tool_choice.type' must be one of auto, any, tool, none", "tool_choice.type"));
   }
   if (const Json* disable = member(*choice, "disable_parallel_tool_use"); disable != nullptr && disable->is_boolean()) {
     tool_choice.disable_parallel = disable->get<bool>();
@@ -169,27 +169,27 @@ Expected<void> decodeTools(const Json& root, Request& request) {
 
 Expected<void> decodeThinking(const Json& root, Request& request) {
   if (const Json* thinking = member(root, "thinking"); thinking != nullptr && !thinking->is_null()) {
-    if (!thinking->is_object()) return std::unexpected(invalidField("thinking", "'thinking' must be an object"));
+    if (!thinking->is_object()) return std::unexpected(ApiError::invalidRequest("'thinking' must be an object", "thinking"));
     const std::string type = stringMember(*thinking, "type");
     Reasoning reasoning;
     if (type == "enabled") {
       auto budget = integerField(*thinking, "budget_tokens");
       if (!budget) {
-        return std::unexpected(invalidField("thinking.budget_tokens", "'thinking.budget_tokens' must be an integer"));
+        return std::unexpected(ApiError::invalidRequest("'thinking.budget_tokens' must be an integer", "thinking.budget_tokens"));
       }
       reasoning.budget_tokens = *budget;
     } else if (type == "disabled") {
       reasoning.enabled = false;
     } else if (type != "adaptive") {
       return std::unexpected(
-          invalidField("thinking.type", "'thinking.type' must be one of enabled, adaptive, disabled"));
+          ApiError::invalidRequest("'thinking.type' must be one of enabled, adaptive, disabled", "thinking.type"));
     }
     request.reasoning = std::move(reasoning);
   }
   // output_config (and the older top-level output_format): effort and structured output.
   const Json* output_config = member(root, "output_config");
   if (output_config != nullptr && !output_config->is_null() && !output_config->is_object()) {
-    return std::unexpected(invalidField("output_config", "'output_config' must be an object"));
+    return std::unexpected(ApiError::invalidRequest("'output_config' must be an object", "output_config"));
   }
   const std::string effort = output_config ? stringMember(*output_config, "effort") : "";
   if (!effort.empty()) {
@@ -222,14 +222,14 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
   if (!top_k) return std::unexpected(top_k.error());
   request.top_k = *top_k;
   if (const Json* stops = member(root, "stop_sequences"); stops != nullptr && !stops->is_null()) {
-    if (!stops->is_array()) return std::unexpected(invalidField("stop_sequences", "'stop_sequences' must be an array of strings"));
+    if (!stops->is_array()) return std::unexpected(ApiError::invalidRequest("'stop_sequences' must be an array of strings", "stop_sequences"));
     for (const Json& stop : *stops) {
-      if (!stop.is_string()) return std::unexpected(invalidField("stop_sequences", "'stop_sequences' must be an array of strings"));
+      if (!stop.is_string()) return std::unexpected(ApiError::invalidRequest("'stop_sequences' must be an array of strings", "stop_sequences"));
       request.stop_sequences.push_back(stop.get<std::string>());
     }
   }
   if (const Json* stream = member(root, "stream"); stream != nullptr && !stream->is_null()) {
-    if (!stream->is_boolean()) return std::unexpected(invalidField("stream", "'stream' must be a boolean"));
+    if (!stream->is_boolean()) return std::unexpected(ApiError::invalidRequest("'stream' must be a boolean", "stream"));
     request.stream = stream->get<bool>();
   }
   if (const Json* metadata = member(root, "metadata"); metadata != nullptr) {
@@ -243,13 +243,13 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
   const Json root = parseBounded(body);
-  if (root.is_discarded()) return std::unexpected(ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
+  if (root.is_discarded()) return std::unexpected(ApiError::invalidJson());
   if (!root.is_object()) {
-    return std::unexpected(ApiError{400, "invalid_request", "request body must be a JSON object", {}, {}});
+    return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
   }
   Request request;
   if (const Json* model = member(root, "model"); model != nullptr && !model->is_null()) {
-    if (!model->is_string()) return std::unexpected(invalidField("model", "'model' must be a string"));
+    if (!model->is_string()) return std::unexpected(ApiError::invalidRequest("'model' must be a string", "model"));
     request.model = model->get<std::string>();
   }
   if (const Json* system = member(root, "system"); system != nullptr && !system->is_null()) {

@@ -175,7 +175,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
   if (Json system = encodeSystem(request.system); !system.is_null()) out["system"] = std::move(system);
   Json messages = encodeMessages(request.messages);
   if (messages.empty()) {
-    return std::unexpected(unsupportedField("messages", "the request has no message an Anthropic model can be sent"));
+    return std::unexpected(ApiError::unsupportedField("the request has no message an Anthropic model can be sent", "messages"));
   }
   out["messages"] = std::move(messages);
 

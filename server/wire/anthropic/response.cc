@@ -15,7 +15,7 @@ namespace sluice::wire::anthropic {
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
   const Json root = parseBounded(body);
   if (root.is_discarded() || !root.is_object()) {
-    return std::unexpected(invalidResponse("the provider's answer is not a JSON object"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer is not a JSON object"));
   }
   if (stringMember(root, "type") == "error") {
     const Json* inner = member(root, "error");
@@ -24,7 +24,7 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body) {
   }
   const Json* content = member(root, "content");
   if (content == nullptr || !content->is_array()) {
-    return std::unexpected(invalidResponse("the provider's answer has no 'content' array"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer has no 'content' array"));
   }
   Response response;
   response.id = stringMember(root, "id");

@@ -60,8 +60,7 @@ class Decoder final : public StreamDecoder {
       if (done_) return out;
     }
     done_ = true;
-    out.push_back(failure(ApiError{502, "upstream_stream_truncated",
-                                   "the provider's stream ended before message_stop", {}, {}}));
+    out.push_back(failure(ApiError::upstreamStreamTruncated("the provider's stream ended before message_stop")));
     return out;
   }
 
@@ -75,7 +74,7 @@ class Decoder final : public StreamDecoder {
     const Json data = parseBounded(sse.data);
     if (data.is_discarded() || !data.is_object()) {
       done_ = true;
-      out.push_back(failure(invalidResponse("the provider's stream carried an event that is not a JSON object")));
+      out.push_back(failure(ApiError::upstreamInvalidResponse("the provider's stream carried an event that is not a JSON object")));
       return;
     }
     // The JSON's own type is authoritative; the `event:` line is the fallback.

@@ -10,7 +10,6 @@
 namespace sluice::wire::gemini {
 namespace {
 
-constexpr int kUpstreamInvalid = 502;
 
 StreamEvent errorEvent(ApiError error) {
   StreamEvent event;
@@ -35,7 +34,7 @@ bool isPartDecoration(const std::string& key) {
 void ChunkTranslator::fail(const std::string& message, std::vector<StreamEvent>& out) {
   if (failed_) return;
   failed_ = true;
-  out.push_back(errorEvent(ApiError{kUpstreamInvalid, "upstream_invalid_response", message, {}, {}}));
+  out.push_back(errorEvent(ApiError::upstreamInvalidResponse(message)));
 }
 
 void ChunkTranslator::take(const Json& chunk, std::vector<StreamEvent>& out) {
@@ -256,8 +255,7 @@ void ChunkTranslator::finish(bool require_finish_reason, std::vector<StreamEvent
   if (failed_ || ended_) return;
   if (require_finish_reason && !finish_reason_ && !prompt_blocked_) {
     failed_ = true;
-    out.push_back(errorEvent(ApiError{502, "upstream_stream_truncated",
-                                      "the gemini stream ended before its finishReason", {}, {}}));
+    out.push_back(errorEvent(ApiError::upstreamStreamTruncated("the gemini stream ended before its finishReason")));
     return;
   }
   ended_ = true;

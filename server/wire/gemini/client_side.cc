@@ -7,7 +7,7 @@
 namespace sluice::wire::gemini {
 
 std::expected<Request, ApiError> decodeRequest(std::string_view /*body*/) {
-  return std::unexpected(ApiError{400, "unsupported_wire", "gemini is not a client wire", {}, {}});
+  return std::unexpected(ApiError::make(400, error_keys::kUnsupportedWire, "gemini is not a client wire"));
 }
 
 std::string encodeResponse(const Response& /*response*/, const ResponseContext& /*context*/) { return {}; }

@@ -14,10 +14,6 @@ namespace {
 
 using catalog::Wire;
 
-ApiError unsupported(std::string param, std::string message) {
-  return ApiError{400, "unsupported_field", std::move(message), std::move(param), {}};
-}
-
 constexpr const char* kSignatureKey = "thoughtSignature";
 
 // Collects one turn's parts. A Gemini thought signature read from a Thinking block waits for the
@@ -126,10 +122,8 @@ std::expected<Json, ApiError> encodeContents(const std::vector<Message>& message
         case ContentBlock::Type::ToolResult: {
           const auto name = tool_names.find(block.tool_use_id);
           if (name == tool_names.end()) {
-            return std::unexpected(unsupported(
-                "messages[" + std::to_string(m) + "].content[" + std::to_string(b) + "].tool_use_id",
-                "tool result for tool_use_id '" + block.tool_use_id +
-                    "' matches no earlier tool call; gemini needs the function name"));
+            return std::unexpected(ApiError::unsupportedField("tool result for tool_use_id '" + block.tool_use_id +
+                    "' matches no earlier tool call; gemini needs the function name", "messages[" + std::to_string(m) + "].content[" + std::to_string(b) + "].tool_use_id"));
           }
           Json response{{block.is_error ? "error" : "output", joinedText(block.result)}};
           Json function_response{{"name", name->second}, {"response", std::move(response)}};
@@ -163,7 +157,7 @@ std::expected<Json, ApiError> encodeContents(const std::vector<Message>& message
     }
   }
   endTurn();
-  if (contents.empty()) return std::unexpected(unsupported("messages", "gemini needs at least one message with content"));
+  if (contents.empty()) return std::unexpected(ApiError::unsupportedField("gemini needs at least one message with content", "messages"));
   for (Json& turn : contents) {
     if (turn["role"] == "model") markUnsignedCalls(turn["parts"]);
   }

@@ -24,10 +24,6 @@ constexpr size_t kMaxStopSequences = 5;
 constexpr double kMinTemperature = 0.0;
 constexpr double kMaxTemperature = 2.0;
 
-ApiError unsupported(std::string param, std::string message) {
-  return ApiError{400, "unsupported_field", std::move(message), std::move(param), {}};
-}
-
 // A JSON Schema as Gemini takes it: the root "$schema" dialect marker (zod and pydantic emit it)
 // is dropped, since Gemini's schema fields have no member of that name.
 Json geminiSchema(const Json& schema) {
@@ -97,8 +93,8 @@ std::expected<Json, ApiError> generationConfig(const Request& request, const Enc
   if (request.top_k) config["topK"] = *request.top_k;
   if (!request.stop_sequences.empty()) {
     if (request.stop_sequences.size() > kMaxStopSequences) {
-      return std::unexpected(unsupported("stop_sequences", "gemini accepts at most 5 stop sequences, got " +
-                                                               std::to_string(request.stop_sequences.size())));
+      return std::unexpected(ApiError::unsupportedField("gemini accepts at most 5 stop sequences, got " +
+                                                               std::to_string(request.stop_sequences.size()), "stop_sequences"));
     }
     config["stopSequences"] = request.stop_sequences;
   }

@@ -13,10 +13,6 @@
 namespace sluice::wire::gemini {
 namespace {
 
-ApiError invalid(std::string message) {
-  return ApiError{502, "upstream_invalid_response", std::move(message), {}, {}};
-}
-
 std::expected<Response, ApiError> fold(const std::vector<StreamEvent>& events) {
   Response response;
   std::map<int, size_t> block_at;       // event index -> position in response.content
@@ -50,7 +46,7 @@ std::expected<Response, ApiError> fold(const std::vector<StreamEvent>& events) {
         if (block.type != ContentBlock::Type::ToolUse) break;
         const std::string& text = tool_json[event.index];
         Json input = text.empty() ? Json::object() : parseBounded(text);
-        if (!input.is_object()) return std::unexpected(invalid("functionCall.args of " + block.tool_name + " is not an object"));
+        if (!input.is_object()) return std::unexpected(ApiError::upstreamInvalidResponse("functionCall.args of " + block.tool_name + " is not an object"));
         block.tool_input = std::move(input);
         break;
       }
@@ -80,13 +76,13 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body) {
   std::vector<StreamEvent> events;
   ChunkTranslator translator;
   if (parsed.is_object()) {
-    if (!looksLikeAnswer(parsed)) return std::unexpected(invalid("gemini answer has no candidates"));
+    if (!looksLikeAnswer(parsed)) return std::unexpected(ApiError::upstreamInvalidResponse("gemini answer has no candidates"));
     translator.take(parsed, events);
   } else if (parsed.is_array() && !parsed.empty()) {
     // streamGenerateContent without alt=sse: the chunks as one JSON array.
     for (const Json& chunk : parsed) translator.take(chunk, events);
   } else {
-    return std::unexpected(invalid("gemini answer is not a JSON object"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("gemini answer is not a JSON object"));
   }
   translator.finish(/*require_finish_reason=*/false, events);
   return fold(events);

@@ -6,23 +6,6 @@
 
 namespace sluice::wire::openai_chat {
 
-ApiError invalidRequest(std::string param, std::string message) {
-  return ApiError{400, "invalid_request", std::move(message), std::move(param), std::nullopt};
-}
-
-ApiError unsupportedField(std::string param, std::string message) {
-  return ApiError{400, "unsupported_field", std::move(message), std::move(param), std::nullopt};
-}
-
-ApiError invalidUpstreamResponse(std::string message) {
-  return ApiError{502, "upstream_invalid_response", std::move(message), std::nullopt, std::nullopt};
-}
-
-ApiError upstreamStreamTruncated() {
-  return ApiError{502, "upstream_stream_truncated", "the provider's stream ended before it was complete",
-                  std::nullopt, std::nullopt};
-}
-
 ApiError errorFromObject(const Json& error, int status) {
   ApiError result{status, "", "", std::nullopt, std::nullopt};
   const auto code = readString(error, "code");

@@ -1,6 +1,6 @@
 #pragma once
-// The ApiErrors this codec produces, in one place so keys and statuses stay consistent.
-// Keys are public API (tests and clients match on them).
+// OpenAI-style error objects read as ApiErrors (the plain request and response errors are
+// ApiError's named factories, api_error.h).
 
 #include <string>
 
@@ -8,18 +8,6 @@
 #include "server/wire/ir.h"
 
 namespace sluice::wire::openai_chat {
-
-// 400 "invalid_request": the client's body is malformed at `param` (e.g. "messages[2].role").
-ApiError invalidRequest(std::string param, std::string message);
-
-// 400 "unsupported_field": the request is well formed but cannot be expressed on the other side.
-ApiError unsupportedField(std::string param, std::string message);
-
-// 502 "upstream_invalid_response": the provider answered something that is not this wire.
-ApiError invalidUpstreamResponse(std::string message);
-
-// 502 "upstream_stream_truncated": the provider's stream ended before its terminal event.
-ApiError upstreamStreamTruncated();
 
 // An OpenAI-style error object {"message","type","param","code"} as an ApiError with `status`:
 // key = code when it is a non-empty string, else type, else the wire's type for the status.

@@ -43,7 +43,7 @@ ContentBlock opaqueBlock(const Json& raw) {
 // Text of a {"type":"text","text":...} part; an error naming `param` when it is not a string.
 std::expected<std::string, ApiError> partText(const Json& part, const std::string& param) {
   const Json* text = findField(part, "text");
-  if (text == nullptr || !text->is_string()) return std::unexpected(invalidRequest(param + ".text", "text must be a string"));
+  if (text == nullptr || !text->is_string()) return std::unexpected(ApiError::invalidRequest("text must be a string", param + ".text"));
   return text->get<std::string>();
 }
 
@@ -55,11 +55,11 @@ std::expected<ContentBlock, ApiError> imageBlock(const Json& part, const std::st
   } else if (image_url != nullptr) {
     url = readString(*image_url, "url");
   }
-  if (!url) return std::unexpected(invalidRequest(param + ".image_url.url", "image_url.url must be a string"));
+  if (!url) return std::unexpected(ApiError::invalidRequest("image_url.url must be a string", param + ".image_url.url"));
   auto image = imageFromUrl(*url);
   if (!image) {
     return std::unexpected(
-        invalidRequest(param + ".image_url.url", "image_url.url must be an http(s) URL or a base64 data URL"));
+        ApiError::invalidRequest("image_url.url must be an http(s) URL or a base64 data URL", param + ".image_url.url"));
   }
   ContentBlock block;
   block.type = ContentBlock::Type::Image;
@@ -76,7 +76,7 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
     if (!content.get_ref<const std::string&>().empty()) out.push_back(textBlock(content.get<std::string>()));
     return {};
   }
-  if (!content.is_array()) return std::unexpected(invalidRequest(param, "content must be a string or an array of parts"));
+  if (!content.is_array()) return std::unexpected(ApiError::invalidRequest("content must be a string or an array of parts", param));
   for (size_t j = 0; j < content.size(); ++j) {
     const Json& part = content[j];
     const std::string part_param = at(param, j);
@@ -90,7 +90,7 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
       if (!image) return std::unexpected(image.error());
       out.push_back(std::move(*image));
     } else {
-      return std::unexpected(unsupportedField(part_param, "only text parts are accepted here"));
+      return std::unexpected(ApiError::unsupportedField("only text parts are accepted here", part_param));
     }
   }
   return {};
@@ -99,11 +99,11 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
 // User content: a string or parts (text, image_url; anything else kept as Opaque).
 Status appendUserContent(const Json& content, const std::string& param, std::vector<ContentBlock>& out) {
   if (content.is_null() || content.is_string()) return appendTextContent(content, param, false, out);
-  if (!content.is_array()) return std::unexpected(invalidRequest(param, "content must be a string or an array of parts"));
+  if (!content.is_array()) return std::unexpected(ApiError::invalidRequest("content must be a string or an array of parts", param));
   for (size_t j = 0; j < content.size(); ++j) {
     const Json& part = content[j];
     const std::string part_param = at(param, j);
-    if (!part.is_object()) return std::unexpected(invalidRequest(part_param, "a content part must be an object"));
+    if (!part.is_object()) return std::unexpected(ApiError::invalidRequest("a content part must be an object", part_param));
     const auto type = readString(part, "type");
     if (type == "text") {
       auto text = partText(part, part_param);
@@ -135,19 +135,19 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
       const auto type = readString(part, "type");
       if (type == "text" || type == "refusal") {
         const auto text = readString(part, *type);
-        if (!text) return std::unexpected(invalidRequest(part_param + "." + *type, *type + " must be a string"));
+        if (!text) return std::unexpected(ApiError::invalidRequest(*type + " must be a string", part_param + "." + *type));
         if (!text->empty()) out.content.push_back(textBlock(*text));
       } else {
         out.content.push_back(opaqueBlock(part));
       }
     }
   } else if (content != nullptr) {
-    if (!content->is_string()) return std::unexpected(invalidRequest(param + ".content", "content must be a string, null or parts"));
+    if (!content->is_string()) return std::unexpected(ApiError::invalidRequest("content must be a string, null or parts", param + ".content"));
     if (!content->get_ref<const std::string&>().empty()) out.content.push_back(textBlock(content->get<std::string>()));
   }
   const Json* tool_calls = findField(message, "tool_calls");
   if (tool_calls == nullptr) return {};
-  if (!tool_calls->is_array()) return std::unexpected(invalidRequest(param + ".tool_calls", "tool_calls must be an array"));
+  if (!tool_calls->is_array()) return std::unexpected(ApiError::invalidRequest("tool_calls must be an array", param + ".tool_calls"));
   for (size_t j = 0; j < tool_calls->size(); ++j) {
     const Json& call = (*tool_calls)[j];
     const std::string call_param = at(param + ".tool_calls", j);
@@ -157,19 +157,19 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
       continue;
     }
     const auto id = readString(call, "id");
-    if (!id) return std::unexpected(invalidRequest(call_param + ".id", "a tool call needs a string id"));
+    if (!id) return std::unexpected(ApiError::invalidRequest("a tool call needs a string id", call_param + ".id"));
     const Json* function = findField(call, "function");
     const auto name = function ? readString(*function, "name") : std::nullopt;
-    if (!name) return std::unexpected(invalidRequest(call_param + ".function.name", "a tool call needs a function name"));
+    if (!name) return std::unexpected(ApiError::invalidRequest("a tool call needs a function name", call_param + ".function.name"));
     std::optional<Json> input = Json::object();
     if (const Json* arguments = function ? findField(*function, "arguments") : nullptr) {
       if (!arguments->is_string()) {
-        return std::unexpected(invalidRequest(call_param + ".function.arguments", "arguments must be a JSON string"));
+        return std::unexpected(ApiError::invalidRequest("arguments must be a JSON string", call_param + ".function.arguments"));
       }
       input = parseToolArguments(arguments->get_ref<const std::string&>());
       if (!input) {
         return std::unexpected(
-            invalidRequest(call_param + ".function.arguments", "arguments must hold a JSON object"));
+            ApiError::invalidRequest("arguments must hold a JSON object", call_param + ".function.arguments"));
       }
     }
     ContentBlock block;
@@ -184,7 +184,7 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
 
 std::expected<ContentBlock, ApiError> toolResult(const Json& message, const std::string& param) {
   const auto id = readString(message, "tool_call_id");
-  if (!id) return std::unexpected(invalidRequest(param + ".tool_call_id", "a tool message needs a string tool_call_id"));
+  if (!id) return std::unexpected(ApiError::invalidRequest("a tool message needs a string tool_call_id", param + ".tool_call_id"));
   ContentBlock block;
   block.type = ContentBlock::Type::ToolResult;
   block.tool_use_id = *id;
@@ -201,9 +201,9 @@ Status decodeMessages(const Json& messages, Request& request) {
   for (size_t i = 0; i < messages.size(); ++i) {
     const Json& message = messages[i];
     const std::string param = at("messages", i);
-    if (!message.is_object()) return std::unexpected(invalidRequest(param, "a message must be an object"));
+    if (!message.is_object()) return std::unexpected(ApiError::invalidRequest("a message must be an object", param));
     const auto role = readString(message, "role");
-    if (!role) return std::unexpected(invalidRequest(param + ".role", "a message needs a string role"));
+    if (!role) return std::unexpected(ApiError::invalidRequest("a message needs a string role", param + ".role"));
     const Json* content = findField(message, "content");
     const bool was_after_tool = after_tool;
     after_tool = false;
@@ -228,20 +228,20 @@ Status decodeMessages(const Json& messages, Request& request) {
       request.messages.back().content.push_back(std::move(*block));
       after_tool = true;
     } else if (*role == "function") {
-      return std::unexpected(unsupportedField(param + ".role", "the deprecated function role is not supported; use tool"));
+      return std::unexpected(ApiError::unsupportedField("the deprecated function role is not supported; use tool", param + ".role"));
     } else {
-      return std::unexpected(invalidRequest(param + ".role", "unknown role '" + *role + "'"));
+      return std::unexpected(ApiError::invalidRequest("unknown role '" + *role + "'", param + ".role"));
     }
   }
   return {};
 }
 
 Status decodeTools(const Json& tools, Request& request) {
-  if (!tools.is_array()) return std::unexpected(invalidRequest("tools", "tools must be an array"));
+  if (!tools.is_array()) return std::unexpected(ApiError::invalidRequest("tools must be an array", "tools"));
   for (size_t i = 0; i < tools.size(); ++i) {
     const Json& entry = tools[i];
     const std::string param = at("tools", i);
-    if (!entry.is_object()) return std::unexpected(invalidRequest(param, "a tool must be an object"));
+    if (!entry.is_object()) return std::unexpected(ApiError::invalidRequest("a tool must be an object", param));
     Tool tool;
     if (readString(entry, "type").value_or("function") != "function") {
       // Custom and hosted tools: kept verbatim for this wire only.
@@ -255,15 +255,15 @@ Status decodeTools(const Json& tools, Request& request) {
     }
     const Json* function = findField(entry, "function");
     if (function == nullptr || !function->is_object()) {
-      return std::unexpected(invalidRequest(param + ".function", "a function tool needs a function object"));
+      return std::unexpected(ApiError::invalidRequest("a function tool needs a function object", param + ".function"));
     }
     const auto name = readString(*function, "name");
-    if (!name || name->empty()) return std::unexpected(invalidRequest(param + ".function.name", "a function tool needs a name"));
+    if (!name || name->empty()) return std::unexpected(ApiError::invalidRequest("a function tool needs a name", param + ".function.name"));
     tool.name = *name;
     tool.description = readString(*function, "description").value_or("");
     if (const Json* parameters = findField(*function, "parameters")) {
       if (!parameters->is_object()) {
-        return std::unexpected(invalidRequest(param + ".function.parameters", "parameters must be a JSON Schema object"));
+        return std::unexpected(ApiError::invalidRequest("parameters must be a JSON Schema object", param + ".function.parameters"));
       }
       tool.input_schema = *parameters;
     }
@@ -280,14 +280,14 @@ std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
     if (mode == "auto") return choice;
     if (mode == "none") choice.mode = ToolChoice::Mode::None;
     else if (mode == "required") choice.mode = ToolChoice::Mode::Any;
-    else return std::unexpected(invalidRequest("tool_choice", "tool_choice must be none, auto, required or a function"));
+    else return std::unexpected(ApiError::invalidRequest("tool_choice must be none, auto, required or a function", "tool_choice"));
     return choice;
   }
   const auto type = readString(value, "type");
   if (type == "function" || type == "custom") {
     const Json* named = findField(value, *type);
     const auto name = named ? readString(*named, "name") : std::nullopt;
-    if (!name) return std::unexpected(invalidRequest("tool_choice." + *type + ".name", "a forced tool needs a name"));
+    if (!name) return std::unexpected(ApiError::invalidRequest("a forced tool needs a name", "tool_choice." + *type + ".name"));
     choice.mode = ToolChoice::Mode::Tool;
     choice.name = *name;
     return choice;
@@ -299,7 +299,7 @@ std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
     if (mode == "required") choice.mode = ToolChoice::Mode::Any;
     return choice;
   }
-  return std::unexpected(invalidRequest("tool_choice", "tool_choice must be none, auto, required or a function"));
+  return std::unexpected(ApiError::invalidRequest("tool_choice must be none, auto, required or a function", "tool_choice"));
 }
 
 std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) {
@@ -313,7 +313,7 @@ std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) 
   if (type == "json_schema") {
     const Json* schema = findField(value, "json_schema");
     if (schema == nullptr || !schema->is_object()) {
-      return std::unexpected(invalidRequest("response_format.json_schema", "json_schema must be an object"));
+      return std::unexpected(ApiError::invalidRequest("json_schema must be an object", "response_format.json_schema"));
     }
     format.kind = ResponseFormat::Kind::JsonSchema;
     format.name = readString(*schema, "name").value_or("");
@@ -321,21 +321,21 @@ std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) 
     format.strict = readBool(*schema, "strict");
     return format;
   }
-  return std::unexpected(invalidRequest("response_format.type", "response_format.type must be text, json_object or json_schema"));
+  return std::unexpected(ApiError::invalidRequest("response_format.type must be text, json_object or json_schema", "response_format.type"));
 }
 
 // A field that must be a number when present.
 std::expected<std::optional<double>, ApiError> numberField(const Json& body, const char* key) {
   const Json* value = findField(body, key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_number()) return std::unexpected(invalidRequest(key, std::string(key) + " must be a number"));
+  if (!value->is_number()) return std::unexpected(ApiError::invalidRequest(std::string(key) + " must be a number", key));
   return value->get<double>();
 }
 
 std::expected<std::optional<int64_t>, ApiError> integerField(const Json& body, const char* key) {
   const Json* value = findField(body, key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_number_integer()) return std::unexpected(invalidRequest(key, std::string(key) + " must be an integer"));
+  if (!value->is_number_integer()) return std::unexpected(ApiError::invalidRequest(std::string(key) + " must be an integer", key));
   return value->get<int64_t>();
 }
 
@@ -355,18 +355,18 @@ Status decodeSampling(const Json& body, Request& request) {
 
   auto n = integerField(body, "n");
   if (!n) return std::unexpected(n.error());
-  if (*n && **n > 1) return std::unexpected(unsupportedField("n", "only one choice (n = 1) can be requested"));
+  if (*n && **n > 1) return std::unexpected(ApiError::unsupportedField("only one choice (n = 1) can be requested", "n"));
 
   if (const Json* stop = findField(body, "stop")) {
     if (stop->is_string()) {
       request.stop_sequences.push_back(stop->get<std::string>());
     } else if (stop->is_array()) {
       for (size_t i = 0; i < stop->size(); ++i) {
-        if (!(*stop)[i].is_string()) return std::unexpected(invalidRequest(at("stop", i), "stop must hold strings"));
+        if (!(*stop)[i].is_string()) return std::unexpected(ApiError::invalidRequest("stop must hold strings", at("stop", i)));
         request.stop_sequences.push_back((*stop)[i].get<std::string>());
       }
     } else {
-      return std::unexpected(invalidRequest("stop", "stop must be a string or an array of strings"));
+      return std::unexpected(ApiError::invalidRequest("stop must be a string or an array of strings", "stop"));
     }
   }
   return {};
@@ -374,7 +374,7 @@ Status decodeSampling(const Json& body, Request& request) {
 
 Status decodeOptions(const Json& body, Request& request) {
   if (const Json* stream = findField(body, "stream")) {
-    if (!stream->is_boolean()) return std::unexpected(invalidRequest("stream", "stream must be a boolean"));
+    if (!stream->is_boolean()) return std::unexpected(ApiError::invalidRequest("stream must be a boolean", "stream"));
     request.stream = stream->get<bool>();
   }
   if (const Json* tools = findField(body, "tools")) {
@@ -386,12 +386,12 @@ Status decodeOptions(const Json& body, Request& request) {
     request.tool_choice = *choice;
   }
   if (const Json* parallel = findField(body, "parallel_tool_calls")) {
-    if (!parallel->is_boolean()) return std::unexpected(invalidRequest("parallel_tool_calls", "parallel_tool_calls must be a boolean"));
+    if (!parallel->is_boolean()) return std::unexpected(ApiError::invalidRequest("parallel_tool_calls must be a boolean", "parallel_tool_calls"));
     request.parallel_tool_calls = parallel->get<bool>();
   }
   if (findField(body, "functions") != nullptr || findField(body, "function_call") != nullptr) {
     const char* field = findField(body, "functions") != nullptr ? "functions" : "function_call";
-    return std::unexpected(unsupportedField(field, "the deprecated functions API is not supported; use tools"));
+    return std::unexpected(ApiError::unsupportedField("the deprecated functions API is not supported; use tools", field));
   }
   if (const Json* format = findField(body, "response_format")) {
     auto decoded = decodeResponseFormat(*format);
@@ -399,14 +399,14 @@ Status decodeOptions(const Json& body, Request& request) {
     request.response_format = std::move(*decoded);
   }
   if (const Json* effort = findField(body, "reasoning_effort")) {
-    if (!effort->is_string()) return std::unexpected(invalidRequest("reasoning_effort", "reasoning_effort must be a string"));
+    if (!effort->is_string()) return std::unexpected(ApiError::invalidRequest("reasoning_effort must be a string", "reasoning_effort"));
     Reasoning reasoning;
     reasoning.effort = effort->get<std::string>();
     reasoning.enabled = reasoning.effort != "none";
     request.reasoning = std::move(reasoning);
   }
   if (const Json* user = findField(body, "user")) {
-    if (!user->is_string()) return std::unexpected(invalidRequest("user", "user must be a string"));
+    if (!user->is_string()) return std::unexpected(ApiError::invalidRequest("user must be a string", "user"));
     request.user = user->get<std::string>();
   }
   return {};
@@ -416,17 +416,17 @@ Status decodeOptions(const Json& body, Request& request) {
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
   const Json parsed = parseJson(body);
-  if (parsed.is_discarded()) return std::unexpected(ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
-  if (!parsed.is_object()) return std::unexpected(ApiError{400, "invalid_request", "request body must be a JSON object", {}, {}});
+  if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
+  if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
 
   Request request;
   const Json* model = findField(parsed, "model");
-  if (model == nullptr || !model->is_string()) return std::unexpected(invalidRequest("model", "model must be a string"));
+  if (model == nullptr || !model->is_string()) return std::unexpected(ApiError::invalidRequest("model must be a string", "model"));
   request.model = model->get<std::string>();
 
   const Json* messages = findField(parsed, "messages");
-  if (messages == nullptr) return std::unexpected(invalidRequest("messages", "messages is required"));
-  if (!messages->is_array()) return std::unexpected(invalidRequest("messages", "messages must be an array"));
+  if (messages == nullptr) return std::unexpected(ApiError::invalidRequest("messages is required", "messages"));
+  if (!messages->is_array()) return std::unexpected(ApiError::invalidRequest("messages must be an array", "messages"));
   if (auto status = decodeMessages(*messages, request); !status) return std::unexpected(status.error());
   if (auto status = decodeSampling(parsed, request); !status) return std::unexpected(status.error());
   if (auto status = decodeOptions(parsed, request); !status) return std::unexpected(status.error());

@@ -84,7 +84,7 @@ std::expected<void, ApiError> appendUserMessage(const Message& message, size_t i
       case ContentBlock::Type::Opaque:
         if (!isOwnOpaque(block)) {
           // Documents and other content of another wire carry meaning the model would miss.
-          return std::unexpected(unsupportedField(blockParam(index, j), "this content block cannot be sent to an OpenAI Chat provider"));
+          return std::unexpected(ApiError::unsupportedField("this content block cannot be sent to an OpenAI Chat provider", blockParam(index, j)));
         }
         parts.push_back(block.raw);
         break;

@@ -64,19 +64,19 @@ void appendToolCalls(const Json& message, std::vector<ContentBlock>& out) {
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
   const Json parsed = parseJson(body);
   if (parsed.is_discarded() || !parsed.is_object()) {
-    return std::unexpected(invalidUpstreamResponse("the provider's answer is not a JSON object"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer is not a JSON object"));
   }
   if (const Json* error = findField(parsed, "error"); error != nullptr && error->is_object()) {
     return std::unexpected(errorFromObject(*error, statusForErrorObject(*error)));
   }
   const Json* choices = findField(parsed, "choices");
   if (choices == nullptr || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
-    return std::unexpected(invalidUpstreamResponse("the provider's answer has no choices"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer has no choices"));
   }
   const Json& choice = (*choices)[0];
   const Json* message = findField(choice, "message");
   if (message == nullptr || !message->is_object()) {
-    return std::unexpected(invalidUpstreamResponse("the provider's answer has no message"));
+    return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer has no message"));
   }
 
   Response response;

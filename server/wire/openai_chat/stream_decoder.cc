@@ -37,7 +37,7 @@ class ChatStreamDecoder final : public StreamDecoder {
     if (stop_reason_) {
       finishMessage(out);  // finish_reason came; only [DONE] is missing: the answer is whole
     } else {
-      fail(upstreamStreamTruncated(), out);
+      fail(ApiError::upstreamStreamTruncated("the provider's stream ended before it was complete"), out);
     }
     return out;
   }
@@ -61,7 +61,7 @@ class ChatStreamDecoder final : public StreamDecoder {
     }
     const Json chunk = parseJson(data);
     if (chunk.is_discarded() || !chunk.is_object()) {
-      fail(invalidUpstreamResponse("a stream chunk is not a JSON object"), out);
+      fail(ApiError::upstreamInvalidResponse("a stream chunk is not a JSON object"), out);
       return;
     }
     if (const Json* error = findField(chunk, "error"); error != nullptr && error->is_object()) {

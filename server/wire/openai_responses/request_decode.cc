@@ -16,16 +16,6 @@ namespace {
 
 using Failure = std::optional<ApiError>;
 
-ApiError invalid(std::string message, std::string param) {
-  std::optional<std::string> at;
-  if (!param.empty()) at = std::move(param);
-  return ApiError{400, "invalid_request", std::move(message), std::move(at), {}};
-}
-
-ApiError unsupported(std::string message, std::string param) {
-  return ApiError{400, "unsupported_field", std::move(message), std::move(param), {}};
-}
-
 ContentBlock textBlock(std::string text) {
   ContentBlock block;
   block.type = ContentBlock::Type::Text;
@@ -55,7 +45,7 @@ Failure decodeImageUrl(const std::string& url, const std::string& param, Content
     const auto comma = url.find(',');
     const auto marker = url.find(";base64");
     if (comma == std::string::npos || marker == std::string::npos || marker > comma) {
-      return invalid("image data URLs must be base64 encoded (data:<media type>;base64,<data>)", param);
+      return ApiError::invalidRequest("image data URLs must be base64 encoded (data:<media type>;base64,<data>)", param);
     }
     block.image.kind = ImageSource::Kind::Base64;
     block.image.media_type = url.substr(5, marker - 5);
@@ -67,28 +57,27 @@ Failure decodeImageUrl(const std::string& url, const std::string& param, Content
     block.image.url = url;
     return std::nullopt;
   }
-  return invalid("image_url must be an http(s) URL or a base64 data URL", param);
+  return ApiError::invalidRequest("image_url must be an http(s) URL or a base64 data URL", param);
 }
 
 Failure decodeImagePart(const Json& part, const std::string& path, ContentBlock& block) {
   if (member(part, "file_id") != nullptr) {
-    return unsupported("input_image by file_id is not supported: files live in one provider's storage; send the "
-                       "image as a URL or a data URL",
-                       path + ".file_id");
+    return ApiError::unsupportedField("input_image by file_id is not supported: files live in one provider's storage; send the "
+                       "image as a URL or a data URL", path + ".file_id");
   }
   const Json* url = member(part, "image_url");
   if (url != nullptr && url->is_object()) url = member(*url, "url");
-  if (url == nullptr || !url->is_string()) return invalid("input_image needs an image_url", path + ".image_url");
+  if (url == nullptr || !url->is_string()) return ApiError::invalidRequest("input_image needs an image_url", path + ".image_url");
   return decodeImageUrl(url->get<std::string>(), path + ".image_url", block);
 }
 
 // One content part of a user or assistant message (or of a function_call_output).
 Failure decodePart(const Json& part, const std::string& path, std::vector<ContentBlock>& out) {
-  if (!part.is_object()) return invalid("content parts must be objects", path);
+  if (!part.is_object()) return ApiError::invalidRequest("content parts must be objects", path);
   const std::string type = stringMember(part, "type");
   if (type == "input_text" || type == "output_text" || type == "text" || type == "refusal") {
     const Json* text = member(part, type == "refusal" ? "refusal" : "text");
-    if (text == nullptr || !text->is_string()) return invalid("a " + type + " part needs a string", path);
+    if (text == nullptr || !text->is_string()) return ApiError::invalidRequest("a " + type + " part needs a string", path);
     if (!text->get<std::string>().empty()) out.push_back(textBlock(text->get<std::string>()));
     return std::nullopt;
   }
@@ -99,9 +88,8 @@ Failure decodePart(const Json& part, const std::string& path, std::vector<Conten
     return std::nullopt;
   }
   if (type == "input_file" && member(part, "file_id") != nullptr) {
-    return unsupported("input_file by file_id is not supported: files live in one provider's storage; send "
-                       "file_data or file_url",
-                       path + ".file_id");
+    return ApiError::unsupportedField("input_file by file_id is not supported: files live in one provider's storage; send "
+                       "file_data or file_url", path + ".file_id");
   }
   // NOTE: files, audio and part types this IR does not model travel as Opaque parts: a Responses
   // provider receives them unchanged, other wires cannot express them and drop them.
@@ -114,7 +102,7 @@ Failure decodeContent(const Json& content, const std::string& path, std::vector<
     if (!content.get<std::string>().empty()) out.push_back(textBlock(content.get<std::string>()));
     return std::nullopt;
   }
-  if (!content.is_array()) return invalid("content must be a string or an array of parts", path);
+  if (!content.is_array()) return ApiError::invalidRequest("content must be a string or an array of parts", path);
   for (size_t index = 0; index < content.size(); ++index) {
     if (Failure failure = decodePart(content[index], path + "[" + std::to_string(index) + "]", out)) return failure;
   }
@@ -124,14 +112,13 @@ Failure decodeContent(const Json& content, const std::string& path, std::vector<
 Failure decodeMessage(const Json& item, const std::string& path, Request& request) {
   const std::string role = stringMember(item, "role");
   const Json* content = member(item, "content");
-  if (content == nullptr) return invalid("a message needs content", path + ".content");
+  if (content == nullptr) return ApiError::invalidRequest("a message needs content", path + ".content");
   std::vector<ContentBlock> blocks;
   if (Failure failure = decodeContent(*content, path + ".content", blocks)) return failure;
   if (role == "system" || role == "developer") {
     for (size_t index = 0; index < blocks.size(); ++index) {
       if (blocks[index].type != ContentBlock::Type::Text) {
-        return unsupported("system and developer messages may hold only text",
-                           path + ".content[" + std::to_string(index) + "]");
+        return ApiError::unsupportedField("system and developer messages may hold only text", path + ".content[" + std::to_string(index) + "]");
       }
       request.system.push_back(std::move(blocks[index]));
     }
@@ -143,7 +130,7 @@ Failure decodeMessage(const Json& item, const std::string& path, Request& reques
   } else if (role == "assistant") {
     neutral = Role::Assistant;
   } else {
-    return invalid("message role must be user, assistant, system or developer", path + ".role");
+    return ApiError::invalidRequest("message role must be user, assistant, system or developer", path + ".role");
   }
   for (auto& block : blocks) append(request.messages, neutral, std::move(block));
   return std::nullopt;
@@ -154,10 +141,10 @@ Failure decodeFunctionCall(const Json& item, const std::string& path, Request& r
   block.type = ContentBlock::Type::ToolUse;
   block.tool_id = stringMember(item, "call_id");
   block.tool_name = stringMember(item, "name");
-  if (block.tool_id.empty()) return invalid("a function_call needs a call_id", path + ".call_id");
-  if (block.tool_name.empty()) return invalid("a function_call needs a name", path + ".name");
+  if (block.tool_id.empty()) return ApiError::invalidRequest("a function_call needs a call_id", path + ".call_id");
+  if (block.tool_name.empty()) return ApiError::invalidRequest("a function_call needs a name", path + ".name");
   auto arguments = parseArguments(item);
-  if (!arguments) return invalid("function_call arguments must be a JSON object", path + ".arguments");
+  if (!arguments) return ApiError::invalidRequest("function_call arguments must be a JSON object", path + ".arguments");
   block.tool_input = std::move(*arguments);
   append(request.messages, Role::Assistant, std::move(block));
   return std::nullopt;
@@ -167,7 +154,7 @@ Failure decodeFunctionCallOutput(const Json& item, const std::string& path, Requ
   ContentBlock block;
   block.type = ContentBlock::Type::ToolResult;
   block.tool_use_id = stringMember(item, "call_id");
-  if (block.tool_use_id.empty()) return invalid("a function_call_output needs a call_id", path + ".call_id");
+  if (block.tool_use_id.empty()) return ApiError::invalidRequest("a function_call_output needs a call_id", path + ".call_id");
   const Json* output = member(item, "output");
   if (output == nullptr) {
     // An empty result: the call ran and said nothing.
@@ -181,7 +168,7 @@ Failure decodeFunctionCallOutput(const Json& item, const std::string& path, Requ
 }
 
 Failure decodeItem(const Json& item, const std::string& path, Request& request) {
-  if (!item.is_object()) return invalid("input items must be objects", path);
+  if (!item.is_object()) return ApiError::invalidRequest("input items must be objects", path);
   const std::string type = stringMember(item, "type", member(item, "role") != nullptr ? "message" : "");
   if (type == "message") return decodeMessage(item, path, request);
   if (type == "function_call") return decodeFunctionCall(item, path, request);
@@ -198,11 +185,10 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
     return std::nullopt;
   }
   if (type == "item_reference") {
-    return unsupported("item_reference points at items stored by the provider; the gateway is stateless, so "
-                       "send the items themselves",
-                       path);
+    return ApiError::unsupportedField("item_reference points at items stored by the provider; the gateway is stateless, so "
+                       "send the items themselves", path);
   }
-  if (type.empty()) return invalid("an input item needs a type or a role", path);
+  if (type.empty()) return ApiError::invalidRequest("an input item needs a type or a role", path);
   // Hosted-tool calls and their outputs (web_search_call, custom_tool_call_output, ...): kept for
   // a Responses provider. Outputs answer the model, so they belong to the user's turn.
   append(request.messages, type.ends_with("_output") ? Role::User : Role::Assistant, opaqueBlock(item));
@@ -211,12 +197,12 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
 
 Failure decodeInput(const Json& body, Request& request) {
   const Json* input = member(body, "input");
-  if (input == nullptr) return invalid("input is required", "input");
+  if (input == nullptr) return ApiError::invalidRequest("input is required", "input");
   if (input->is_string()) {
     if (!input->get<std::string>().empty()) append(request.messages, Role::User, textBlock(input->get<std::string>()));
     return std::nullopt;
   }
-  if (!input->is_array()) return invalid("input must be a string or an array of items", "input");
+  if (!input->is_array()) return ApiError::invalidRequest("input must be a string or an array of items", "input");
   for (size_t index = 0; index < input->size(); ++index) {
     if (Failure failure = decodeItem((*input)[index], "input[" + std::to_string(index) + "]", request)) return failure;
   }
@@ -226,19 +212,19 @@ Failure decodeInput(const Json& body, Request& request) {
 Failure decodeTools(const Json& body, Request& request) {
   const Json* tools = member(body, "tools");
   if (tools == nullptr) return std::nullopt;
-  if (!tools->is_array()) return invalid("tools must be an array", "tools");
+  if (!tools->is_array()) return ApiError::invalidRequest("tools must be an array", "tools");
   for (size_t index = 0; index < tools->size(); ++index) {
     const Json& entry = (*tools)[index];
     const std::string path = "tools[" + std::to_string(index) + "]";
-    if (!entry.is_object()) return invalid("tools must be objects", path);
+    if (!entry.is_object()) return ApiError::invalidRequest("tools must be objects", path);
     const std::string type = stringMember(entry, "type");
     Tool tool;
     if (type == "function") {
       tool.name = stringMember(entry, "name");
-      if (tool.name.empty()) return invalid("a function tool needs a name", path + ".name");
+      if (tool.name.empty()) return ApiError::invalidRequest("a function tool needs a name", path + ".name");
       tool.description = stringMember(entry, "description");
       if (const Json* parameters = member(entry, "parameters")) {
-        if (!parameters->is_object()) return invalid("parameters must be a JSON Schema object", path + ".parameters");
+        if (!parameters->is_object()) return ApiError::invalidRequest("parameters must be a JSON Schema object", path + ".parameters");
         tool.input_schema = *parameters;
       } else {
         tool.input_schema = {{"type", "object"}, {"properties", Json::object()}};
@@ -271,14 +257,14 @@ Failure decodeToolChoice(const Json& body, Request& request) {
     } else if (mode == "required") {
       neutral.mode = ToolChoice::Mode::Any;
     } else {
-      return invalid("tool_choice must be none, auto, required or an object", "tool_choice");
+      return ApiError::invalidRequest("tool_choice must be none, auto, required or an object", "tool_choice");
     }
   } else if (choice->is_object()) {
     const std::string type = stringMember(*choice, "type");
     if (type == "function" || type == "custom") {
       neutral.mode = ToolChoice::Mode::Tool;
       neutral.name = stringMember(*choice, "name");
-      if (neutral.name.empty()) return invalid("a forced tool needs a name", "tool_choice.name");
+      if (neutral.name.empty()) return ApiError::invalidRequest("a forced tool needs a name", "tool_choice.name");
     } else if (type == "allowed_tools") {
       // NOTE: the allowed subset is dropped; only whether a call is required survives.
       neutral.mode = stringMember(*choice, "mode") == "required" ? ToolChoice::Mode::Any : ToolChoice::Mode::Auto;
@@ -287,7 +273,7 @@ Failure decodeToolChoice(const Json& body, Request& request) {
       neutral.mode = ToolChoice::Mode::Auto;
     }
   } else {
-    return invalid("tool_choice must be a string or an object", "tool_choice");
+    return ApiError::invalidRequest("tool_choice must be a string or an object", "tool_choice");
   }
   request.tool_choice = neutral;
   return std::nullopt;
@@ -296,10 +282,10 @@ Failure decodeToolChoice(const Json& body, Request& request) {
 Failure decodeTextFormat(const Json& body, Request& request) {
   const Json* text = member(body, "text");
   if (text == nullptr) return std::nullopt;
-  if (!text->is_object()) return invalid("text must be an object", "text");
+  if (!text->is_object()) return ApiError::invalidRequest("text must be an object", "text");
   const Json* format = member(*text, "format");
   if (format == nullptr) return std::nullopt;
-  if (!format->is_object()) return invalid("text.format must be an object", "text.format");
+  if (!format->is_object()) return ApiError::invalidRequest("text.format must be an object", "text.format");
   const std::string type = stringMember(*format, "type");
   ResponseFormat neutral;
   if (type == "text") {
@@ -310,13 +296,13 @@ Failure decodeTextFormat(const Json& body, Request& request) {
     neutral.kind = ResponseFormat::Kind::JsonSchema;
     neutral.name = stringMember(*format, "name");
     const Json* schema = member(*format, "schema");
-    if (schema == nullptr || !schema->is_object()) return invalid("a json_schema format needs a schema", "text.format.schema");
+    if (schema == nullptr || !schema->is_object()) return ApiError::invalidRequest("a json_schema format needs a schema", "text.format.schema");
     neutral.schema = *schema;
     if (const Json* strict = member(*format, "strict"); strict != nullptr && strict->is_boolean()) {
       neutral.strict = strict->get<bool>();
     }
   } else {
-    return invalid("text.format.type must be text, json_object or json_schema", "text.format.type");
+    return ApiError::invalidRequest("text.format.type must be text, json_object or json_schema", "text.format.type");
   }
   request.response_format = std::move(neutral);
   return std::nullopt;
@@ -325,7 +311,7 @@ Failure decodeTextFormat(const Json& body, Request& request) {
 Failure decodeReasoning(const Json& body, Request& request) {
   const Json* reasoning = member(body, "reasoning");
   if (reasoning == nullptr) return std::nullopt;
-  if (!reasoning->is_object()) return invalid("reasoning must be an object", "reasoning");
+  if (!reasoning->is_object()) return ApiError::invalidRequest("reasoning must be an object", "reasoning");
   Reasoning neutral;
   neutral.effort = stringMember(*reasoning, "effort");
   neutral.summary = stringMember(*reasoning, "summary", stringMember(*reasoning, "generate_summary"));
@@ -337,28 +323,28 @@ Failure decodeReasoning(const Json& body, Request& request) {
 Failure decodeNumber(const Json& body, const char* key, std::optional<double>& out) {
   const Json* value = member(body, key);
   if (value == nullptr) return std::nullopt;
-  if (!value->is_number()) return invalid(std::string(key) + " must be a number", key);
+  if (!value->is_number()) return ApiError::invalidRequest(std::string(key) + " must be a number", key);
   out = value->get<double>();
   return std::nullopt;
 }
 
 Failure decodeScalars(const Json& body, Request& request) {
   if (const Json* model = member(body, "model")) {
-    if (!model->is_string()) return invalid("model must be a string", "model");
+    if (!model->is_string()) return ApiError::invalidRequest("model must be a string", "model");
     request.model = model->get<std::string>();
   }
   if (const Json* stream = member(body, "stream")) {
-    if (!stream->is_boolean()) return invalid("stream must be a boolean", "stream");
+    if (!stream->is_boolean()) return ApiError::invalidRequest("stream must be a boolean", "stream");
     request.stream = stream->get<bool>();
   }
   if (member(body, "max_output_tokens") != nullptr) {
     request.max_tokens = intMember(body, "max_output_tokens");
-    if (!request.max_tokens) return invalid("max_output_tokens must be an integer", "max_output_tokens");
+    if (!request.max_tokens) return ApiError::invalidRequest("max_output_tokens must be an integer", "max_output_tokens");
   }
   if (Failure failure = decodeNumber(body, "temperature", request.temperature)) return failure;
   if (Failure failure = decodeNumber(body, "top_p", request.top_p)) return failure;
   if (const Json* parallel = member(body, "parallel_tool_calls")) {
-    if (!parallel->is_boolean()) return invalid("parallel_tool_calls must be a boolean", "parallel_tool_calls");
+    if (!parallel->is_boolean()) return ApiError::invalidRequest("parallel_tool_calls must be a boolean", "parallel_tool_calls");
     request.parallel_tool_calls = parallel->get<bool>();
   }
   const std::string user = stringMember(body, "user", stringMember(body, "safety_identifier"));
@@ -369,15 +355,14 @@ Failure decodeScalars(const Json& body, Request& request) {
 Failure refuseState(const Json& body) {
   for (const char* key : {"previous_response_id", "conversation", "prompt"}) {
     if (member(body, key) != nullptr) {
-      return unsupported(std::string(key) +
+      return ApiError::unsupportedField(std::string(key) +
                              " refers to state stored by the provider; the gateway is stateless, so send the "
-                             "whole conversation in input",
-                         key);
+                             "whole conversation in input", key);
     }
   }
   if (const Json* background = member(body, "background"); background != nullptr && background->is_boolean() &&
                                                            background->get<bool>()) {
-    return unsupported("background responses need provider-side storage; the gateway is stateless", "background");
+    return ApiError::unsupportedField("background responses need provider-side storage; the gateway is stateless", "background");
   }
   return std::nullopt;
 }
@@ -386,13 +371,13 @@ Failure refuseState(const Json& body) {
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
   const Json parsed = parseJson(body);
-  if (parsed.is_discarded()) return std::unexpected(ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
-  if (!parsed.is_object()) return std::unexpected(invalid("request body must be a JSON object", ""));
+  if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
+  if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
   Request request;
   if (Failure failure = refuseState(parsed)) return std::unexpected(*failure);
   if (Failure failure = decodeScalars(parsed, request)) return std::unexpected(*failure);
   if (const Json* instructions = member(parsed, "instructions")) {
-    if (!instructions->is_string()) return std::unexpected(invalid("instructions must be a string", "instructions"));
+    if (!instructions->is_string()) return std::unexpected(ApiError::invalidRequest("instructions must be a string", "instructions"));
     if (!instructions->get<std::string>().empty()) request.system.push_back(textBlock(instructions->get<std::string>()));
   }
   for (auto step : {decodeInput, decodeTools, decodeToolChoice, decodeTextFormat, decodeReasoning}) {

@@ -13,7 +13,7 @@ namespace sluice::wire::openai_responses {
 namespace {
 
 ApiError invalidResponse(std::string message) {
-  return ApiError{502, "upstream_invalid_response", "the provider's answer is not a valid response: " + message, {}, {}};
+  return ApiError::upstreamInvalidResponse("the provider's answer is not a valid response: " + message);
 }
 
 // A 200 whose response says it failed: the provider's own code and message, as an error.
@@ -21,7 +21,7 @@ ApiError failedResponse(const Json& error) {
   std::string code = stringMember(error, "code", stringMember(error, "type"));
   std::string message = stringMember(error, "message", "the provider reported a failed response");
   const int status = httpStatusForCode(code);
-  return ApiError{status, code.empty() ? "upstream_error" : code, std::move(message), {}, {}};
+  return ApiError::make(status, code.empty() ? error_keys::kUpstreamError : code, std::move(message));
 }
 
 ContentBlock textBlock(std::string text) {

@@ -34,7 +34,7 @@ ApiError streamError(const Json& data) {
   if (code.empty()) code = stringMember(source, "type") == "error" ? "" : stringMember(source, "type");
   ApiError error;
   error.status = httpStatusForCode(code);
-  error.key = code.empty() ? "upstream_stream_error" : code;
+  error.key = code.empty() ? std::string(error_keys::kUpstreamStreamError) : code;
   error.message = stringMember(source, "message", stringMember(data, "message", "the provider's stream failed"));
   if (const Json* param = member(source, "param"); param != nullptr && param->is_string()) error.param = param->get<std::string>();
   return error;
@@ -65,7 +65,7 @@ std::vector<StreamEvent> ResponsesStreamDecoder::finish() {
   std::vector<StreamEvent> out;
   for (const SseEvent& sse : parser_.finish()) take(sse, out);
   if (!done_) {
-    fail(ApiError{502, "upstream_stream_truncated", "the provider's stream ended before response.completed", {}, {}}, out);
+    fail(ApiError::upstreamStreamTruncated("the provider's stream ended before response.completed"), out);
   }
   return out;
 }
@@ -75,7 +75,7 @@ void ResponsesStreamDecoder::take(const SseEvent& sse, std::vector<StreamEvent>&
   if (sse.data == "[DONE]") return;  // not part of this wire, but some compatible servers send it
   const Json data = parseJson(sse.data);
   if (data.is_discarded() || !data.is_object()) {
-    fail(ApiError{502, "upstream_invalid_response", "the provider's stream carried an event that is not a JSON object", {}, {}}, out);
+    fail(ApiError::upstreamInvalidResponse("the provider's stream carried an event that is not a JSON object"), out);
     return;
   }
   const std::string type = stringMember(data, "type", sse.event);
