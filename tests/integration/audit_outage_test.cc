@@ -19,11 +19,13 @@
 #include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
+#include "tests/support/wait_until.h"
 
 using sluice::test::capture;
 using sluice::test::Gateway;
 using sluice::test::GatewayOptions;
 using sluice::test::testDatabaseUrl;
+using sluice::test::waitUntil;
 
 namespace {
 
@@ -54,21 +56,26 @@ std::pair<size_t, size_t> rowsFor(const std::vector<std::string>& ids, std::chro
   // Thousands of ids: the query goes in a file, not on a command line.
   const std::string file = "/tmp/sluice-it-outage-query-" + std::to_string(::getpid()) + ".sql";
   std::ofstream(file) << "select count(*), count(distinct id) from ai_requests where id in (" << list << ");\n";
-  const auto until = std::chrono::steady_clock::now() + limit;
   std::pair<size_t, size_t> counts{0, 0};
-  while (std::chrono::steady_clock::now() < until) {
-    int code = -1;
-    const std::string out = capture("psql '" + testDatabaseUrl() + "' -At -f " + file + " 2>&1", &code);
-    if (code == 0) {
-      const size_t bar = out.find('|');
-      if (bar != std::string::npos) {
+  // Each look runs psql: a slower poll than usual.
+  sluice::test::pollUntil(
+      [&] {
+        int code = -1;
+        const std::string out = capture("psql '" + testDatabaseUrl() + "' -At -f " + file + " 2>&1", &code);
+        const size_t bar = out.find('|');
+        if (code != 0 || bar == std::string::npos) return false;
         counts = {std::stoul(out.substr(0, bar)), std::stoul(out.substr(bar + 1))};
-        if (counts.first >= ids.size()) return counts;
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
+        return counts.first >= ids.size();
+      },
+      limit, std::chrono::milliseconds(250));
   return counts;
+}
+
+// The value of the gateway's unlabelled metric `name` (gateway_audit_…), -1 when it is not there.
+double metric(Gateway& gateway, const std::string& name) {
+  const std::string text = "\n" + gateway.call("GET", "/metrics").body;
+  const size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
 }
 
 GatewayOptions outageOptions(const std::string& spool) {
@@ -107,11 +114,30 @@ BOOST_AUTO_TEST_CASE(postgres_stopped_under_load_loses_no_row_and_duplicates_non
       }
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  const auto answered = [&] {
+    std::lock_guard lock(mutex);
+    return ids.size();
+  };
+  // Each phase lasts until the gateway has shown it went through it, under the callers' load.
+  waitUntil([&] { return answered() >= 20 && metric(gateway, "gateway_audit_rows_written_total") >= 1; },
+            std::chrono::seconds(15), "20 requests answered and rows written while PostgreSQL is up");
   postgres("stop -m fast");
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  const size_t before_outage = answered();
+  const double spooled_before = metric(gateway, "gateway_audit_rows_spooled_total");
+  waitUntil(
+      [&] {
+        return answered() >= before_outage + 20 &&
+               metric(gateway, "gateway_audit_rows_spooled_total") >= spooled_before + 20;
+      },
+      std::chrono::seconds(15), "20 more requests answered and 20 rows spooled while PostgreSQL is down");
   postgres("start");
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  const size_t after_outage = answered();
+  waitUntil(
+      [&] {
+        return answered() >= after_outage + 20 && metric(gateway, "gateway_audit_rows_replayed_total") > 0;
+      },
+      std::chrono::seconds(30), "20 more requests answered and the spool's replay begun once PostgreSQL is back");
+  // The replay need not finish under this load (the spool grows while it runs): rowsFor() waits.
   stop = true;
   for (auto& caller : callers) caller.join();
   BOOST_TEST(failures.load() == 0);  // the database being away never fails a request
@@ -134,7 +160,8 @@ BOOST_AUTO_TEST_CASE(a_gateway_killed_with_rows_in_its_spool_replays_them_at_the
       BOOST_REQUIRE_EQUAL(answer.status, 200);
       ids.push_back(answer.header("x-sluice-request-id"));
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // rows reach the spool (fsync per batch)
+    waitUntil([&] { return metric(gateway, "gateway_audit_rows_spooled_total") >= 25; }, std::chrono::seconds(15),
+              "the 25 rows to reach the spool (fsync per batch)");
     gateway.process().sendSignal(SIGKILL);
     gateway.process().waitForExit(std::chrono::seconds(5));
     postgres("start");

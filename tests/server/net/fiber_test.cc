@@ -1,9 +1,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -20,11 +23,14 @@
 
 #include "server/net/fiber.h"
 #include "server/net/send_all.h"
+#include "tests/support/wait_until.h"
 
 namespace sluice::net::fiber {
 namespace {
 
 using namespace std::chrono_literals;
+using sluice::test::pollUntil;
+using sluice::test::waitUntil;
 
 struct SocketPair {
   int fds[2] = {-1, -1};
@@ -44,9 +50,25 @@ struct SocketPair {
 
 // Waits (on the test's own thread) until every fiber of `loop` has finished.
 bool settle(const Loop& loop, std::chrono::milliseconds limit = 5000ms) {
-  const auto deadline = Clock::now() + limit;
-  while (loop.fibers() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
-  return loop.fibers() == 0;
+  return pollUntil([&] { return loop.fibers() == 0; }, limit, 2ms);
+}
+
+// Returns (on the test's own thread) once every fiber already running on a worker of `loop` has
+// yielded, i.e. is parked in a wait: one fiber spawned now per worker can only start then, as a
+// worker runs one fiber at a time. Spawns go to the workers in turn, so the workers() spawns in a
+// row reach each worker once; nothing else may spawn meanwhile.
+void untilEveryWorkerYields(Loop& loop) {
+  auto started = std::make_shared<std::atomic<int>>(0);
+  for (int i = 0; i < loop.workers(); ++i) loop.spawn([started] { ++*started; });
+  waitUntil([&] { return started->load() == loop.workers(); }, 5000ms,
+            "a fiber to start on every worker (the running fibers to park)");
+}
+
+// On a fiber of a one-worker `loop`: runs `then` on a new fiber, which can only start once the
+// calling fiber has yielded, that is once it is parked in the next wait it makes.
+void onceParked(Loop& loop, std::function<void()> then) {
+  assert(loop.workers() == 1);
+  loop.spawn(std::move(then));
 }
 
 // Runs `body` on a fiber of `loop` and waits for it.
@@ -110,9 +132,9 @@ BOOST_AUTO_TEST_CASE(many_fibers_wait_on_their_sockets_at_once_on_one_worker) {
       if (byte == static_cast<char>('a' + i % 26)) ++answered;
     });
   }
-  while (parked.load() < kFibers) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(20ms);
-  BOOST_TEST(answered.load() == 0);  // every one of them is waiting, none is blocking the worker
+  waitUntil([&] { return parked.load() == kFibers; }, 5000ms, "every fiber to start");
+  untilEveryWorkerYields(loop);  // every one of them is waiting, none is blocking the worker
+  BOOST_TEST(answered.load() == 0);
   for (int i = kFibers - 1; i >= 0; --i) {
     const char byte = static_cast<char>('a' + i % 26);
     BOOST_REQUIRE(::send(pairs[i]->fds[1], &byte, 1, 0) == 1);
@@ -188,12 +210,11 @@ BOOST_AUTO_TEST_CASE(a_peer_hanging_up_wakes_a_reader) {
   std::promise<void> parked;
   std::thread closer([&] {
     parked.get_future().wait();
-    std::this_thread::sleep_for(20ms);
     pair.closeSide(1);
   });
   onFiber(loop, [&] {
     Registration registration;
-    parked.set_value();
+    onceParked(loop, [&] { parked.set_value(); });
     BOOST_TEST((waitFd(pair.fds[0], registration, Want::Read, Clock::now() + 5s) == Wait::Ready));
     char byte;
     BOOST_TEST(::recv(pair.fds[0], &byte, 1, 0) == 0);
@@ -206,13 +227,12 @@ BOOST_AUTO_TEST_CASE(a_waker_from_another_thread_ends_a_park_and_a_stale_one_doe
   std::promise<Waker> handed;
   std::thread waker_thread([&] {
     const Waker waker = handed.get_future().get();
-    std::this_thread::sleep_for(20ms);
     waker.wake();
   });
   Waker stale;
   onFiber(loop, [&] {
     const Waker waker = currentWaker();
-    handed.set_value(waker);
+    onceParked(loop, [&, waker] { handed.set_value(waker); });
     const auto started = Clock::now();
     BOOST_TEST((park(Clock::now() + 5s) == Wait::Ready));
     BOOST_TEST((Clock::now() - started < 4s));
@@ -245,8 +265,8 @@ BOOST_AUTO_TEST_CASE(interrupt_ends_interruptible_waits_only) {
     ++waiting;
     if (waitFd(second.fds[0], registration, Want::Read, Clock::now() + 300ms, false) == Wait::Timeout) ++timed_out;
   });
-  while (waiting.load() < 2) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(20ms);
+  waitUntil([&] { return waiting.load() == 2; }, 5000ms, "both fibers to start");
+  untilEveryWorkerYields(loop);  // both are in their waits: the interrupt ends one that is parked
   loop.interrupt();
   BOOST_TEST(settle(loop));
   BOOST_TEST(interrupted.load() == 1);
@@ -268,7 +288,7 @@ BOOST_AUTO_TEST_CASE(blocking_runs_elsewhere_while_the_worker_serves_other_fiber
     worker_thread = std::this_thread::get_id();
     const int value = blocking([&] {
       helper_thread = std::this_thread::get_id();
-      std::this_thread::sleep_for(200ms);  // a blocking call: PostgreSQL, DNS
+      std::this_thread::sleep_for(200ms);  // stands for a blocking call (PostgreSQL, DNS): the point
       return 42;
     });
     BOOST_TEST(value == 42);
@@ -346,7 +366,11 @@ BOOST_AUTO_TEST_CASE(an_edge_triggered_socket_wakes_its_fiber_without_rearming) 
   std::thread peer([&] {
     more.wait();
     for (int i = 0; i < 50; ++i) {
-      while (rounds.load() != i) std::this_thread::sleep_for(100us);
+      // Fine polls: fifty rounds of ping-pong. (Off the test's thread: no waitUntil.)
+      if (!pollUntil([&] { return rounds.load() == i; }, 5s, 100us)) {
+        peer_failed = true;  // the fiber stopped reading
+        return;
+      }
       if (::send(pair.fds[1], "ping", 4, 0) != 4) peer_failed = true;
     }
   });
@@ -391,7 +415,6 @@ BOOST_AUTO_TEST_CASE(an_edge_watch_reports_the_client_hanging_up_while_the_fiber
   std::promise<void> watching;
   std::thread hang_up([&] {
     watching.get_future().wait();
-    std::this_thread::sleep_for(20ms);
     client.closeSide(1);
   });
   onFiber(loop, [&] {
@@ -400,7 +423,7 @@ BOOST_AUTO_TEST_CASE(an_edge_watch_reports_the_client_hanging_up_while_the_fiber
     {
       const EdgeWatch watch = watchEdge(client.fds[0], client_registration, &HookState::call, &state);
       BOOST_TEST(watch.active());
-      watching.set_value();
+      onceParked(loop, [&] { watching.set_value(); });  // hang up while this fiber waits on the provider
       Registration provider_registration;
       // Waiting on the provider, which never answers; the hook sees the client leave meanwhile.
       const auto deadline = Clock::now() + 2s;
@@ -481,9 +504,7 @@ BOOST_AUTO_TEST_CASE(serve_runs_each_connection_on_a_fiber_spread_over_the_worke
     }
     for (auto& client : clients) client.join();
     BOOST_TEST(echoed.load() == kClients);
-    const auto deadline = Clock::now() + 5s;
-    while (loop.connections() > 0 && Clock::now() < deadline) std::this_thread::sleep_for(2ms);
-    BOOST_TEST(loop.connections() == 0u);
+    waitUntil([&] { return loop.connections() == 0u; }, 5000ms, "every connection's handler to return");
     loop.stopAccepting();
   }
   BOOST_TEST(worker_threads.size() == 2u);
