@@ -1,5 +1,5 @@
 #pragma once
-// The console's static files (server/admin/assets/*), compiled in by embed_assets.cmake.
+// The console's static files (admin-ui/* at the top of the tree), compiled in by embed_assets.cmake.
 
 #include <string>
 #include <string_view>

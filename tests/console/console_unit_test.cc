@@ -1,13 +1,19 @@
-// The console's pure parts: sessions and their expiry, the history diff, query and duration parsing.
+// The console's pure parts: sessions and their expiry, the history diff, query and duration parsing;
+// and its static files, compiled in from admin-ui/.
 #define BOOST_TEST_MODULE console_unit_test
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <boost/test/unit_test.hpp>
 
+#include "server/admin/assets.h"
 #include "server/admin/exchange.h"
 #include "server/admin/line_diff.h"
 #include "server/admin/session_table.h"
+#include "tests/support/test_env.h"
 
 using namespace sluice::admin;
 using namespace std::chrono_literals;
@@ -118,6 +124,31 @@ BOOST_AUTO_TEST_CASE(parses_durations_and_refuses_the_rest) {
 
 BOOST_AUTO_TEST_CASE(escapes_html) {
   BOOST_TEST(htmlEscape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(embedded_assets)
+
+BOOST_AUTO_TEST_CASE(every_file_of_admin_ui_is_compiled_in_byte_for_byte) {
+  const std::filesystem::path dir = std::filesystem::path(sluice::test::sourceDir()) / "admin-ui";
+  BOOST_REQUIRE(std::filesystem::is_directory(dir));
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    const std::string name = entry.path().filename().string();
+    const Asset* asset = findAsset(name);
+    BOOST_REQUIRE_MESSAGE(asset != nullptr, name << " is not embedded");
+    std::ostringstream text;
+    text << std::ifstream(entry.path(), std::ios::binary).rdbuf();
+    BOOST_TEST((asset->body == text.str()), name << " differs from its embedded copy");
+  }
+  BOOST_TEST(files > 0u);
+  BOOST_TEST(embeddedAssets().size() == files);
+  BOOST_TEST(findAsset("console.js")->content_type == "text/javascript; charset=utf-8");
+  BOOST_TEST(findAsset("console.html")->content_type == "text/html; charset=utf-8");
+  BOOST_TEST(assetsVersion().size() == 12u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
