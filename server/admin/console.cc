@@ -15,7 +15,7 @@
 #include "server/admin/api.h"
 #include "server/admin/assets.h"
 #include "server/admin/context.h"
-#include "server/http/upstream_call.h"
+#include "server/http/request.h"
 #include "server/identity/api_keys.h"
 #include "server/identity/member_store.h"
 #include "server/log/json_log.h"

@@ -1,19 +1,21 @@
 // The Test button: one short prompt through exactly one deployment, bypassing routes, strategy and
-// breakers (a test of an open breaker's endpoint is the point of the button). The call is audited
-// with probe = true, so it is in the Requests list (with "probes") but never in usage or analytics.
+// breakers (a test of an open breaker's endpoint is the point of the button), sent by the same
+// AttemptRunner as every request. The call is audited with probe = true, so it is in the Requests
+// list (with "probes") but never in usage, analytics or the request metrics.
 #include <chrono>
 
 #include <Poco/Exception.h>
 
 #include "server/admin/api.h"
 #include "server/wire/json_parse.h"
-#include "server/audit/guard.h"
+#include "server/audit/outcome.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/pricing.h"
+#include "server/http/admission.h"
+#include "server/http/attempt_runner.h"
 #include "server/http/request_id.h"
-#include "server/http/upstream_call.h"
+#include "server/http/request_ledger.h"
 #include "server/upstream/client.h"
-#include "server/wire/endpoint.h"
 
 namespace sluice::admin {
 
@@ -88,7 +90,7 @@ std::pair<std::string, wire::Usage> answerOf(catalog::Wire wire, const json& bod
 
 }  // namespace
 
-Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const Poco::Net::HTTPServerRequest& request) {
+Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const Poco::Net::HTTPServerRequest&) {
   const auto body = wire::nestsDeeperThan(exchange.body) ? json(json::value_t::discarded)
                                                         : json::parse(exchange.body, nullptr, false);
   if (!body.is_object() || !body.contains("model") || !body.contains("endpoint") || !body["model"].is_string() ||
@@ -111,12 +113,11 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   attempt.paid_by = attempt.credential->kind;
   const catalog::Wire wire = attempt.endpoint->wire;
 
-  audit::RequestAudit audit(context.gateway.audit(), http::newRequestId());
-  auto& record = audit.record();
-  record.probe = true;
+  http::RequestLedger ledger(context.gateway, http::newRequestId(), "/admin/api/probe", wire,
+                            http::RequestLedger::Kind::Probe);
+  auto& record = ledger.row();
   record.user = exchange.user;
   record.client_family = "sluice-console";
-  record.client_wire = std::string(catalog::toString(wire));
   record.requested_model = model_id;
   record.model = model_id;
   record.route_id = model_id;
@@ -126,94 +127,74 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   record.route_match = "probe:console;deployment=" + endpoint_key;
 
   json out = {{"request_id", record.id}, {"model", model_id}, {"endpoint", endpoint_key}, {"prompt", prompt}};
-  std::optional<std::string> personal_key;
-  if (attempt.credential->kind == catalog::CredentialKind::Personal) {
-    auto key = context.gateway.identity().authenticator->personalKey(exchange.user, attempt.credential->id,
-                                                                     std::chrono::system_clock::now());
-    if (!key) {
-      record.status = 424;
-      record.outcome = audit::outcome::kNoDeploymentAvailable;
-      record.error_key = "personal_key_missing";
-      record.error_message = key.error().message;
-      out["ok"] = false;
-      out["status"] = 0;
-      out["error"] = "this deployment uses your personal credential " + attempt.credential->id + ": " + key.error().message;
-      out["latency_ms"] = 0;
-      return Reply::json(out);
-    }
-    personal_key = std::move(*key);
-  } else if (!attempt.credential->secret) {
-    record.status = 503;
-    record.outcome = audit::outcome::kNoDeploymentAvailable;
-    record.error_key = "credential_missing";
-    record.error_message = "credential " + attempt.credential->id + " is not configured";
+  const auto failed = [&](int status, const std::string& key, const std::string& message, audit::Outcome outcome,
+                          const std::string& shown, int64_t latency_ms) {
+    ledger.refused(wire::ApiError{status, key, message, {}, {}}, outcome);
     out["ok"] = false;
     out["status"] = 0;
-    out["error"] = record.error_message;
-    out["latency_ms"] = 0;
+    out["error"] = shown;
+    out["latency_ms"] = latency_ms;
     return Reply::json(out);
-  }
-
-  // A client wire other than the endpoint's: the console's own request headers are not protocol
-  // headers to pass on.
-  const catalog::Wire not_the_endpoints = wire == catalog::Wire::Anthropic ? catalog::Wire::OpenAIChat : catalog::Wire::Anthropic;
-  auto call = http::buildUpstreamCall(attempt, request, not_the_endpoints,
-                                      requestBody(wire, deployment->upstream_model, prompt), false);
-  if (personal_key) call.headers.push_back(wire::credentialHeader(wire, *personal_key));
-  const auto started = std::chrono::steady_clock::now();
-  audit::AttemptRecord tried;
-  tried.endpoint = endpoint_key;
-  tried.provider = deployment->provider_id;
-  const auto elapsed = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   };
-  try {
-    auto response = context.gateway.upstream().send(call);
-    const std::string text = response->readAll();
-    const int status = response->status();
-    tried.status = status;
-    tried.duration_ms = elapsed();
-    tried.result = status / 100 == 2 ? "ok" : "status_" + std::to_string(status);
-    const auto parsed = wire::nestsDeeperThan(text) ? json(json::value_t::discarded) : json::parse(text, nullptr, false);
-    auto [answer, usage] = answerOf(wire, parsed);
-    record.attempts.push_back(tried);
-    record.status = status;
-    record.upstream_ms = tried.duration_ms;
-    record.ttfb_ms = tried.duration_ms;
-    out["status"] = status;
-    out["latency_ms"] = tried.duration_ms;
-    if (status / 100 == 2) {
-      record.outcome = audit::outcome::kOk;
-      record.served_provider = deployment->provider_id;
-      record.served_endpoint = endpoint_key;
-      record.usage = usage;
-      record.cost_microdollars = dispatch::costMicrodollars(deployment->pricing, usage);
-      out["ok"] = true;
-      out["answer"] = answer;
-      out["input_tokens"] = usage.input_tokens;
-      out["output_tokens"] = usage.output_tokens;
-    } else {
-      record.outcome = audit::outcome::kUpstreamError;
-      record.error_key = "upstream_error";
-      record.error_message = text.substr(0, 300);
-      out["ok"] = false;
-      out["error"] = text.substr(0, 500);
+  // The probe bypasses routes, strategy and breakers (testing an open breaker's endpoint is the
+  // point of the button) and sends nothing of the console's own request upstream.
+  upstream::Cancel cancel;
+  http::AttemptRunner runner(context.gateway.upstream(), context.gateway.endpoints(), ledger, cancel,
+                             http::personalKeys(context.gateway, exchange.user));
+  if (auto unbound = runner.bind(attempt, false)) {
+    if (attempt.credential->kind == catalog::CredentialKind::Personal) {
+      return failed(424, "personal_key_missing", unbound->reason, audit::Outcome::NoDeploymentAvailable,
+                    "this deployment uses your personal credential " + attempt.credential->id + ": " + unbound->reason,
+                    0);
     }
-  } catch (const upstream::TransportError& error) {
-    tried.status = 0;
-    tried.duration_ms = elapsed();
-    tried.result = "transport:" + std::string(upstream::toString(error.failure()));
-    tried.error = error.what();
-    record.attempts.push_back(tried);
-    record.status = 502;
-    record.outcome = error.failure() == upstream::TransportFailure::Timeout ? audit::outcome::kUpstreamTimeout
-                                                                            : audit::outcome::kAllDeploymentsFailed;
-    record.error_key = "transport";
-    record.error_message = error.what();
+    const std::string message = "credential " + attempt.credential->id + " is not configured";
+    return failed(503, "credential_missing", message, audit::Outcome::NoDeploymentAvailable, message, 0);
+  }
+  http::AttemptCall call{&attempt, requestBody(wire, deployment->upstream_model, prompt), false, "", wire, nullptr};
+  call.ask_breaker = false;
+  call.single_try = true;
+  http::AttemptResult result = runner.send(std::move(call));
+  if (auto* sent = std::get_if<http::Failed>(&result)) {
+    const bool timed_out = sent->outcome.transport == dispatch::TransportKind::Timeout;
+    const auto& attempts = record.attempts;
+    const std::string shown = attempts.empty() ? sent->reason : attempts.back().result + ": " + attempts.back().error;
+    return failed(502, "transport", sent->error.message,
+                  timed_out ? audit::Outcome::UpstreamTimeout : audit::Outcome::AllDeploymentsFailed, shown,
+                  ledger.upstreamMs());
+  }
+  auto& answered = std::get<http::Answer>(result);
+  const int status = answered.response->status();
+  std::string text = answered.error_body;
+  http::RelayResult relayed;
+  try {
+    while (status < 400 && text.size() < http::kMaxErrorBody && answered.response->readSome(text)) {
+    }
+  } catch (const upstream::TransportError& failure) {
+    runner.relayFailed(attempt, answered, failure);
+    return failed(502, "transport", failure.what(), audit::Outcome::AllDeploymentsFailed,
+                  std::string("transport: ") + failure.what(), ledger.upstreamMs());
+  }
+  relayed.status = status;
+  runner.relayed(attempt, answered, relayed);
+  const auto parsed = wire::nestsDeeperThan(text) ? json(json::value_t::discarded) : json::parse(text, nullptr, false);
+  auto [answer, usage] = answerOf(wire, parsed);
+  out["status"] = status;
+  out["latency_ms"] = ledger.upstreamMs();
+  if (status / 100 == 2) {
+    relayed.usage = usage;
+    relayed.usage_reported = true;
+    relayed.first_byte_at = std::chrono::steady_clock::now();
+    ledger.served(attempt, relayed, dispatch::costMicrodollars(deployment->pricing, usage));
+    out["ok"] = true;
+    out["answer"] = answer;
+    out["input_tokens"] = usage.input_tokens;
+    out["output_tokens"] = usage.output_tokens;
+  } else {
+    relayed.error_key = "upstream_error";
+    relayed.error_message = text.substr(0, 300);
+    ledger.served(attempt, relayed, 0);
     out["ok"] = false;
-    out["status"] = 0;
-    out["latency_ms"] = tried.duration_ms;
-    out["error"] = tried.result + ": " + error.what();
+    out["error"] = text.substr(0, 500);
   }
   return Reply::json(out);
 }

@@ -1,11 +1,11 @@
 #include "server/audit/guard.h"
 
-#include "server/audit/writer.h"
+#include "server/audit/sink.h"
 
 namespace sluice::audit {
 
-RequestAudit::RequestAudit(Writer* writer, std::string request_id)
-    : writer_(writer), started_(std::chrono::steady_clock::now()) {
+RequestAudit::RequestAudit(Sink* sink, std::string request_id)
+    : sink_(sink), started_(std::chrono::steady_clock::now()) {
   record_.id = std::move(request_id);
   record_.created_at = Clock::now();
 }
@@ -15,7 +15,7 @@ int64_t RequestAudit::elapsedMs() const {
 }
 
 RequestAudit::~RequestAudit() {
-  if (!writer_) return;
+  if (!sink_) return;
   if (!record_.latency_ms) record_.latency_ms = elapsedMs();
   if (record_.completed_at == TimePoint{}) {
     // From the steady clock, so a wall-clock step during the request cannot make it negative.
@@ -25,7 +25,7 @@ RequestAudit::~RequestAudit() {
     record_.outcome = outcome::kInternalError;
     if (record_.status == 0) record_.status = 500;
   }
-  writer_->submit(std::move(record_));  // noexcept
+  sink_->submit(std::move(record_));  // noexcept
 }
 
 }  // namespace sluice::audit

@@ -21,12 +21,12 @@
 
 namespace sluice::audit {
 
-class Writer;
+class Sink;
 
 class RequestAudit {
  public:
-  // `writer` may be null (no database configured): the guard then records nothing.
-  RequestAudit(Writer* writer, std::string request_id);
+  // `sink` may be null (no database configured): the guard then records nothing.
+  RequestAudit(Sink* sink, std::string request_id);
   ~RequestAudit();
   RequestAudit(const RequestAudit&) = delete;
   RequestAudit& operator=(const RequestAudit&) = delete;
@@ -38,7 +38,7 @@ class RequestAudit {
   int64_t elapsedMs() const;
 
  private:
-  Writer* writer_;
+  Sink* sink_;
   std::chrono::steady_clock::time_point started_;
   Record record_;
 };

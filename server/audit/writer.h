@@ -24,6 +24,7 @@
 #include <string>
 
 #include "server/audit/record.h"
+#include "server/audit/sink.h"
 
 namespace sluice::audit {
 
@@ -53,7 +54,7 @@ struct WriterStats {
   bool database_available = false; // the last attempt to write reached PostgreSQL
 };
 
-class Writer {
+class Writer : public Sink {
  public:
   explicit Writer(WriterOptions options);
   ~Writer();  // stop()
@@ -66,7 +67,7 @@ class Writer {
 
   // Hands one row over. Never throws; never drops the row (see above). May be called before
   // start() and after stop(): such rows go to the spool.
-  void submit(Record record) noexcept;
+  void submit(Record record) noexcept override;
 
   // Waits until every row submitted before the call is in PostgreSQL or the spool, up to
   // `timeout`. True when that happened.

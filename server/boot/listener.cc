@@ -46,7 +46,7 @@ int Listener::open() {
     // Connection threads idle for kThreadIdleSeconds are released (down to 8).
     constexpr int kThreadIdleSeconds = 3;
     pool_.emplace(8, options_.threads, kThreadIdleSeconds, 256 * 1024);
-    server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, router_, gateway_), *pool_,
+    server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *router_, gateway_), *pool_,
                                                      socket_, params_);
     server_->start();
   }

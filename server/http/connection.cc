@@ -66,18 +66,17 @@ void sendRawError(ClientSocket& client, int status, const std::string& reason, c
 
 }  // namespace
 
-Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                       Poco::Net::HTTPRequestHandlerFactory::Ptr router, Gateway& gateway)
-    : TCPServerConnection(socket), params_(std::move(params)), router_(std::move(router)), gateway_(gateway) {}
+Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params, Router& router,
+                       Gateway& gateway)
+    : TCPServerConnection(socket), params_(std::move(params)), router_(router), gateway_(gateway) {}
 
 void Connection::run() {
   const int fd = socket().impl()->sockfd();
   socket().setReceiveTimeout(Poco::Timespan(0, kReadTickMs * 1000));
-  serveConnection(fd, *params_, *router_, gateway_);
+  serveConnection(fd, *params_, router_, gateway_);
 }
 
-void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Poco::Net::HTTPRequestHandlerFactory& router,
-                     Gateway& gateway) {
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway) {
   ClientSocket client(fd);
   // Reads of a request under way (the rest of a head, a body) wait this long for a byte.
   const ReadLimits reading{millis(params.getTimeout()), false, nullptr};
@@ -121,15 +120,16 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Poco::Ne
     response.setVersion(request.getVersion());
     response.setKeepAlive(params.getKeepAlive() && request.getKeepAlive() && served < max_requests &&
                           !gateway.stopping().load());
-    response.set(kRequestIdHeader, newRequestId());
+    Request routed(request, newRequestId(), &gateway.clientWatch());
+    response.set(kRequestIdHeader, routed.id());
     if (request.getMethod() == Poco::Net::HTTPRequest::HTTP_HEAD) response.setHeadOnly(true);
     try {
-      std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(router.createRequestHandler(request));
+      std::unique_ptr<Handler> handler = router.route(routed);
       if (request.getExpectContinue() && response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK &&
           client.buffered().empty()) {
         response.sendContinue();
       }
-      handler->handleRequest(request, response);
+      handler->handle(routed, response);
     } catch (const std::exception& error) {
       // Handlers answer their own failures; this is a bug or the allocator giving up.
       log::warn("connection error", {{"error", error.what()}});

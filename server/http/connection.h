@@ -11,40 +11,40 @@
 #include <Poco/Net/TCPServerConnectionFactory.h>
 
 #include "server/http/gateway.h"
+#include "server/http/router.h"
 
 namespace sluice::http {
 
 // Serves the requests of one client connection until it closes, goes idle or the gateway drains;
 // does not close `fd`. A blocking socket on a thread of its own (Connection below), or a
 // non-blocking one on a fiber (net/fiber.h, the default).
-void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Poco::Net::HTTPRequestHandlerFactory& router,
-                     Gateway& gateway);
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway);
 
 // The thread-per-connection form (--workers 0): Poco's TCPServer runs one of these per connection.
 class Connection : public Poco::Net::TCPServerConnection {
  public:
-  Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-             Poco::Net::HTTPRequestHandlerFactory::Ptr router, Gateway& gateway);
+  Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params, Router& router,
+             Gateway& gateway);
   void run() override;
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
-  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  Router& router_;
   Gateway& gateway_;
 };
 
 class ConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
-  ConnectionFactory(Poco::Net::HTTPServerParams::Ptr params, Poco::Net::HTTPRequestHandlerFactory::Ptr router,
-                    Gateway& gateway)
-      : params_(std::move(params)), router_(std::move(router)), gateway_(gateway) {}
+  // `router` must outlive the factory and every connection it made.
+  ConnectionFactory(Poco::Net::HTTPServerParams::Ptr params, Router& router, Gateway& gateway)
+      : params_(std::move(params)), router_(router), gateway_(gateway) {}
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override {
     return new Connection(socket, params_, router_, gateway_);
   }
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
-  Poco::Net::HTTPRequestHandlerFactory::Ptr router_;
+  Router& router_;
   Gateway& gateway_;
 };
 

@@ -1,14 +1,21 @@
+// POST /v1/messages/count_tokens: a governed, audited call like /v1/messages. The caller is
+// identified and admitted for the model's route (access rules; quota windows must have room, but
+// counting spends nothing), then the first Anthropic-wire deployment that can be bound is asked;
+// when none can answer, the gateway estimates. One audit row, route_match led by endpoint:count_tokens.
+
 #include <nlohmann/json.hpp>
 
 #include "server/dispatch/planner.h"
-#include "server/wire/json_parse.h"
 #include "server/dispatch/token_estimate.h"
+#include "server/http/admission.h"
+#include "server/http/attempt_runner.h"
 #include "server/http/handlers.h"
-#include "server/http/identity_gate.h"
+#include "server/http/request_ledger.h"
 #include "server/http/respond.h"
-#include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
+#include "server/wire/client.h"
 #include "server/wire/codec.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::http {
 
@@ -16,63 +23,121 @@ namespace {
 
 using catalog::Wire;
 
-void countTokens(Gateway& gateway, Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-                 const std::string& request_id) {
-  auto body = readBody(request, gateway.options().max_body_bytes);
-  if (!body) {
-    response.setKeepAlive(false);
-    return sendError(response, Wire::Anthropic, {413, "request_too_large", "request body is too large", {}, {}}, request_id);
-  }
-  if (auto who = identify(gateway, request); !who) return sendError(response, Wire::Anthropic, who.error(), request_id);
-  auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
-  if (!parsed.is_object()) {
-    return sendError(response, Wire::Anthropic, {400, "invalid_json", "request body is not a JSON object", {}, {}},
-                     request_id);
-  }
-  const std::string requested = parsed.contains("model") && parsed["model"].is_string() ? parsed["model"].get<std::string>() : "";
-  const auto catalog = gateway.catalog();
-  dispatch::PlanRequest plan_request;
-  plan_request.requested_model = requested;
-  auto plan = dispatch::planDispatch(*catalog, plan_request);
-  if (!plan) return sendError(response, Wire::Anthropic, plan.error(), request_id);
+class CountTokens {
+ public:
+  CountTokens(Gateway& gateway, Request& request, ServerResponse& response)
+      : gateway_(gateway), request_(request), response_(response),
+        ledger_(gateway, request.id(), request.target(), Wire::Anthropic), admission_(gateway, request.id()) {}
 
-  for (const auto& attempt : plan->attempts) {
-    if (attempt.endpoint->wire != Wire::Anthropic || attempt.credential->kind != catalog::CredentialKind::Platform ||
-        !attempt.credential->configured()) {
-      continue;
+  void run() {
+    auto body = request_.readBody(gateway_.options().max_body_bytes);
+    if (!body) {
+      response_.setKeepAlive(false);
+      return refuse({413, "request_too_large", "request body is too large", {}, {}});
     }
-    parsed["model"] = attempt.deployment->upstream_model;
-    auto call = buildUpstreamCall(attempt, request, Wire::Anthropic, parsed.dump(), false, "/v1/messages/count_tokens");
-    try {
-      auto answer = gateway.upstream().send(call);
-      const std::string text = answer->readAll();
-      if (answer->status() < 500) {
-        const std::string content_type = answer->header("Content-Type");
-        return sendBody(response, answer->status(), content_type.empty() ? "application/json" : content_type, text);
-      }
-    } catch (const upstream::TransportError& failure) {
-      log::warn("count_tokens upstream failure", {{"request_id", request_id}, {"error", failure.what()}});
+    if (auto identified = admission_.identify(request_); !identified) return refuse(identified.error());
+    if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
+    auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
+    if (!parsed.is_object()) return refuse({400, "invalid_json", "request body is not a JSON object", {}, {}});
+    const std::string requested =
+        parsed.contains("model") && parsed["model"].is_string() ? parsed["model"].get<std::string>() : "";
+    ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
+                                                                  request_.header("User-Agent"), Wire::Anthropic)),
+                       requested, false);
+    const auto catalog = gateway_.catalog();
+    dispatch::PlanRequest plan_request;
+    plan_request.requested_model = requested;
+    if (const auto& who = admission_.who()) plan_request.project = who->scope.project;
+    auto plan = dispatch::planDispatch(*catalog, plan_request);
+    if (!plan) {
+      ledger_.row().route_match = dispatch::joinRouteMatch(withEndpoint(plan.error().route_match));
+      return refuse(plan.error());
     }
-    break;  // a provider that cannot count right now: estimate instead
+    ledger_.notePlan(*plan);
+    ledger_.noteRouting(withEndpoint(plan->route_match), nullptr, {});
+    auto ticket = admission_.admit(catalog, *plan, QuotaUse::CheckOnly);
+    if (!ticket) return refuse(ticket.error());
+    if (askProvider(*plan, parsed)) return;
+    auto decoded = wire::decodeRequest(Wire::Anthropic, *body);
+    if (!decoded) return refuse(decoded.error());
+    const nlohmann::json answer = {{"input_tokens", dispatch::estimateInputTokens(*decoded)}};
+    sendJson(response_, 200, answer.dump());
+    ledger_.answeredLocally(200);
   }
-  auto decoded = wire::decodeRequest(Wire::Anthropic, *body);
-  if (!decoded) return sendError(response, Wire::Anthropic, decoded.error(), request_id);
-  const nlohmann::json answer = {{"input_tokens", dispatch::estimateInputTokens(*decoded)}};
-  sendJson(response, 200, answer.dump());
-}
+
+  void internalError(const std::exception& error) {
+    log::error("count_tokens failed", {{"request_id", request_.id()}, {"error", error.what()}});
+    if (!response_.sent() && !ledger_.ended()) {
+      refuse({500, "internal_error", "the gateway failed to count tokens", {}, {}});
+    }
+  }
+
+ private:
+  static std::vector<std::string> withEndpoint(std::vector<std::string> segments) {
+    segments.insert(segments.begin(), "endpoint:count_tokens");
+    return segments;
+  }
+
+  // The first Anthropic-wire deployment that can be bound counts; true when its answer was sent.
+  // A provider that cannot count right now (5xx, unreachable) leaves it to the estimate.
+  bool askProvider(const dispatch::Plan& plan, wire::Json& parsed) {
+    upstream::Cancel cancel;
+    const HangUpGuard watching = request_.watchHangUp(cancel);
+    AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
+                         personalKeys(gateway_, admission_.who() ? admission_.who()->caller.user : std::string()));
+    for (const auto& attempt : plan.attempts) {
+      if (attempt.endpoint->wire != Wire::Anthropic) continue;
+      if (runner.bind(attempt, false)) continue;
+      parsed["model"] = attempt.deployment->upstream_model;
+      AttemptCall call{&attempt, parsed.dump(), false, "/v1/messages/count_tokens", Wire::Anthropic, &request_};
+      call.single_try = true;
+      AttemptResult result = runner.send(std::move(call));
+      if (std::holds_alternative<ClientGone>(result)) {
+        ledger_.clientGone();
+        return true;
+      }
+      auto* answer = std::get_if<Answer>(&result);
+      if (!answer || answer->response->status() >= 500) return false;
+      RelayResult relayed;
+      relayed.status = answer->response->status();
+      std::string text = answer->error_body;
+      try {
+        while (relayed.status < 400 && text.size() < kMaxErrorBody && answer->response->readSome(text)) {
+        }
+      } catch (const upstream::TransportError& failure) {
+        runner.relayFailed(attempt, *answer, failure);
+        return false;
+      }
+      const std::string content_type = answer->response->header("Content-Type");
+      sendBody(response_, relayed.status, content_type.empty() ? "application/json" : content_type, text);
+      relayed.first_byte_at = std::chrono::steady_clock::now();
+      runner.relayed(attempt, *answer, relayed);
+      ledger_.served(attempt, relayed, 0);
+      return true;
+    }
+    return false;
+  }
+
+  void refuse(const wire::ApiError& error) {
+    sendError(response_, Wire::Anthropic, error, request_.id());
+    ledger_.refused(error);
+  }
+
+  Gateway& gateway_;
+  Request& request_;
+  ServerResponse& response_;
+  RequestLedger ledger_;
+  Admission admission_;
+};
 
 }  // namespace
 
-void CountTokensHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
-  const std::string request_id = response.get("x-sluice-request-id", "");
+void CountTokensHandler::handle(Request& request, ServerResponse& response) {
+  CountTokens counting(gateway_, request, response);
   try {
-    countTokens(gateway_, request, response, request_id);
+    counting.run();
   } catch (const std::exception& error) {
-    log::error("count_tokens failed", {{"request_id", request_id}, {"error", error.what()}});
-    if (!response.sent()) {
-      sendError(response, Wire::Anthropic, {500, "internal_error", "the gateway failed to count tokens", {}, {}},
-                request_id);
-    }
+    counting.internalError(error);
   }
 }
 

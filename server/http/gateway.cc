@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "server/audit/writer.h"
 #include "server/log/json_log.h"
 
 namespace sluice::http {
@@ -32,6 +33,11 @@ void declareEndpoints(metrics::GatewayMetrics& metrics, const catalog::Catalog& 
 }
 
 }  // namespace
+
+void Gateway::setAudit(audit::Writer* writer) {
+  audit_ = writer;
+  audit_sink_ = writer;
+}
 
 Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)
     : options_(std::move(options)), catalog_(catalog) {

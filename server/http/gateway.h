@@ -28,6 +28,7 @@ class HTTPServerRequest;
 }  // namespace Poco::Net
 
 namespace sluice::audit {
+class Sink;
 class Writer;
 }  // namespace sluice::audit
 
@@ -75,7 +76,11 @@ class Gateway {
   void swapCatalog(std::shared_ptr<const catalog::Catalog> next) { catalog_.store(std::move(next)); }
 
   const ServerOptions& options() const { return options_; }
-  upstream::Client& upstream() { return upstream_; }
+  // How calls reach providers: the socket client, unless a test installed a fake.
+  upstream::Transport& upstream() { return transport_ ? *transport_ : upstream_; }
+  // Replaces the transport for every later request (tests: tests/fakes/fake_transport.h).
+  // Set before the gateway serves; `transport` must outlive the gateway's use of it.
+  void setTransport(upstream::Transport* transport) { transport_ = transport; }
   // Breakers and in-flight counts per provider endpoint (this process's view).
   EndpointStates& endpoints() { return endpoints_; }
   // Notices callers that hang up while their request waits on a provider.
@@ -107,18 +112,23 @@ class Gateway {
   // The audit writer; null when no database is configured (audit::RequestAudit then does nothing).
   // Set once at start-up, before the server accepts requests; owned by main.
   audit::Writer* audit() const { return audit_; }
-  void setAudit(audit::Writer* writer) { audit_ = writer; }
+  void setAudit(audit::Writer* writer);
+  // Where the request path's rows go: the writer, or what a test installed; null = nowhere.
+  audit::Sink* auditSink() const { return audit_sink_; }
+  void setAuditSink(audit::Sink* sink) { audit_sink_ = sink; }
 
  private:
   ServerOptions options_;
   std::atomic<std::shared_ptr<const catalog::Catalog>> catalog_;
   upstream::Client upstream_;
+  upstream::Transport* transport_ = nullptr;
   metrics::Registry registry_;
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
   ClientWatch client_watch_;
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
+  audit::Sink* audit_sink_ = nullptr;
   Identity identity_;
   HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;

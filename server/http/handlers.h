@@ -2,14 +2,36 @@
 // The gateway's HTTP handlers. Each answers in the caller's wire format and never throws past
 // handleRequest(): an unexpected failure is logged and answered with 500.
 
+#include <memory>
+
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
 #include "catalog/catalog.h"
 #include "server/http/gateway.h"
+#include "server/http/request.h"
+#include "server/http/server_session.h"
 
 namespace sluice::http {
+
+// A handler on the request path, written against the gateway's own request type (request.h).
+class Handler {
+ public:
+  virtual ~Handler() = default;
+  // Answers the request; never throws (failures are answered in the caller's format).
+  virtual void handle(Request& request, ServerResponse& response) = 0;
+};
+
+// A handler written against Poco's interface (the admin pages, health, metrics), routed as a Handler.
+class PocoHandler : public Handler {
+ public:
+  explicit PocoHandler(Poco::Net::HTTPRequestHandler* handler) : handler_(handler) {}
+  void handle(Request& request, ServerResponse& response) override { handler_->handleRequest(request.head(), response); }
+
+ private:
+  std::unique_ptr<Poco::Net::HTTPRequestHandler> handler_;
+};
 
 // GET /healthz (process alive) and GET /readyz (catalog loaded; database reachable when configured).
 class HealthHandler : public Poco::Net::HTTPRequestHandler {
@@ -33,10 +55,10 @@ class ModelsHandler : public Poco::Net::HTTPRequestHandler {
 };
 
 // POST /v1/messages, /v1/chat/completions, /v1/responses (and their unversioned aliases).
-class InferenceHandler : public Poco::Net::HTTPRequestHandler {
+class InferenceHandler : public Handler {
  public:
   InferenceHandler(Gateway& gateway, catalog::Wire client_wire) : gateway_(gateway), client_wire_(client_wire) {}
-  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+  void handle(Request& request, ServerResponse& response) override;
 
  private:
   Gateway& gateway_;
@@ -78,12 +100,13 @@ class NotFoundHandler : public Poco::Net::HTTPRequestHandler {
 
 namespace sluice::http {
 
-// POST /v1/messages/count_tokens: asked of the first Anthropic-wire deployment that can be called,
-// else estimated locally ({"input_tokens": N}).
-class CountTokensHandler : public Poco::Net::HTTPRequestHandler {
+// POST /v1/messages/count_tokens: admitted like /v1/messages (the same 401/403/429) and audited;
+// asked of the first Anthropic-wire deployment that can be called, else estimated locally
+// ({"input_tokens": N}).
+class CountTokensHandler : public Handler {
  public:
   explicit CountTokensHandler(Gateway& gateway) : gateway_(gateway) {}
-  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
+  void handle(Request& request, ServerResponse& response) override;
 
  private:
   Gateway& gateway_;

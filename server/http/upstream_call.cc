@@ -1,11 +1,11 @@
 #include "server/http/upstream_call.h"
 
 #include <algorithm>
-#include <istream>
 #include <vector>
 
 #include <Poco/String.h>
 
+#include "server/http/request.h"
 #include "server/wire/endpoint.h"
 
 namespace sluice::http {
@@ -34,33 +34,9 @@ bool hasHeader(const std::vector<std::pair<std::string, std::string>>& headers, 
 
 }  // namespace
 
-std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit) {
-  if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-    return std::unexpected(BodyTooLarge{});
-  }
-  // Read straight into the string: a 64 KB buffer on the stack would stay resident in every
-  // connection thread that ever read a body.
-  std::string body;
-  std::istream& in = request.stream();
-  if (request.hasContentLength()) {
-    body.resize(static_cast<size_t>(request.getContentLength64()));
-    in.read(body.data(), static_cast<std::streamsize>(body.size()));
-    body.resize(static_cast<size_t>(in.gcount()));
-    return body;
-  }
-  size_t used = 0;
-  while (in) {
-    if (body.size() - used < 16384) body.resize(std::max<size_t>(2 * body.size(), used + 65536));
-    in.read(body.data() + used, static_cast<std::streamsize>(body.size() - used));
-    used += static_cast<size_t>(in.gcount());
-    if (used > limit) return std::unexpected(BodyTooLarge{});
-  }
-  body.resize(used);
-  return body;
-}
-
-upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Poco::Net::HTTPServerRequest& client,
-                                    catalog::Wire client_wire, std::string body, bool stream, const std::string& path) {
+upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
+                                    std::string body, bool stream, const std::string& path,
+                                    const std::string* personal_key) {
   const catalog::Wire wire = attempt.endpoint->wire;
   upstream::Request call;
   call.url = attempt.endpoint->url +
@@ -70,19 +46,23 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Poco
   call.headers.emplace_back("Content-Type", "application/json");
   call.headers.emplace_back("Accept", stream ? "text/event-stream" : "application/json");
   for (const auto& [name, value] : attempt.provider->headers) call.headers.emplace_back(name, value);
-  if (wire == client_wire) {
+  if (client && wire == client_wire) {
     for (const auto& name : protocolHeaders(client_wire)) {
-      if (client.has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client.get(name));
+      if (client->has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client->header(name));
     }
   }
-  for (const auto& name : attempt.provider->forward_headers) {
-    if (client.has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client.get(name));
+  for (const auto& name : client ? attempt.provider->forward_headers : std::vector<std::string>{}) {
+    if (client->has(name) && !hasHeader(call.headers, name)) call.headers.emplace_back(name, client->header(name));
   }
   if (wire == catalog::Wire::Anthropic && !hasHeader(call.headers, "anthropic-version")) {
     call.headers.emplace_back("anthropic-version", "2023-06-01");
   }
   if (!attempt.provider->user_agent.empty()) call.headers.emplace_back("User-Agent", attempt.provider->user_agent);
-  if (attempt.credential->secret) call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));
+  if (personal_key) {
+    call.headers.push_back(wire::credentialHeader(wire, *personal_key));
+  } else if (attempt.credential->kind == catalog::CredentialKind::Platform && attempt.credential->secret) {
+    call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));
+  }
   return call;
 }
 

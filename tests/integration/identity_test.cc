@@ -195,6 +195,40 @@ BOOST_AUTO_TEST_CASE(access_rules_deny_a_route_in_the_callers_format_and_are_aud
   BOOST_TEST(row["route_id"] == "claude-opus-5-5");
 }
 
+// count_tokens is admitted like /v1/messages: a member denied a route cannot send its text to that
+// route's provider by counting tokens, and every count leaves one audit row.
+BOOST_AUTO_TEST_CASE(count_tokens_is_governed_and_audited_like_messages) {
+  Gateway gateway(authOptions());
+  const Member erin = addMember("erin", "--role member --group contractors --project odoo");
+  rewrite(gateway, "access-control/rules.yaml",
+          "entities:\n"
+          "  - entity: gateway_route/*\n    default: open\n    why: Open by default.\n"
+          "  - entity: gateway_route/claude-opus-5-5\n    default: open\n"
+          "    why: Opus is for staff, not contractors.\n"
+          "    deny:\n      group: [contractors]\n");
+  const std::string opus = R"({"model":"claude-opus-5-5","messages":[{"role":"user","content":"hi"}]})";
+  auto messages = gateway.call("POST", "/v1/messages", {{"x-api-key", erin.key}},
+                               R"({"model":"claude-opus-5-5","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})");
+  auto counted = gateway.call("POST", "/v1/messages/count_tokens", {{"x-api-key", erin.key}}, opus);
+  BOOST_TEST(counted.status == 403);
+  BOOST_TEST(counted.json()["error"] == messages.json()["error"]);  // the same body as /v1/messages, id aside
+  BOOST_TEST(gateway.call("POST", "/v1/messages/count_tokens", {}, opus).status == 401);
+  const json row = auditRow(testDatabaseUrl(), counted.header("x-sluice-request-id"));
+  BOOST_REQUIRE(row.is_object());
+  BOOST_TEST(row["outcome"] == "access_denied");
+  BOOST_TEST(row["user"] == erin.name);
+  BOOST_TEST(row["route_match"].get<std::string>().starts_with("endpoint:count_tokens"));
+
+  const std::string haiku = R"({"model":"claude-haiku-5-5","messages":[{"role":"user","content":"hi"}]})";
+  auto allowed = gateway.call("POST", "/v1/messages/count_tokens", {{"x-api-key", erin.key}}, haiku);
+  BOOST_TEST(allowed.status == 200);
+  BOOST_TEST(allowed.json().contains("input_tokens"));
+  const json served = auditRow(testDatabaseUrl(), allowed.header("x-sluice-request-id"));
+  BOOST_REQUIRE(served.is_object());
+  BOOST_TEST(served["outcome"] == "ok");
+  BOOST_TEST(served["route_match"].get<std::string>().starts_with("endpoint:count_tokens"));
+}
+
 BOOST_AUTO_TEST_CASE(personal_credentials_are_used_only_with_the_callers_own_key) {
   Gateway gateway(authOptions());
   const Member erin = addMember("erin", "--role member --project odoo");

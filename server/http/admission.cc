@@ -1,0 +1,192 @@
+#include "server/http/admission.h"
+
+#include "server/http/gateway.h"
+#include "server/http/request.h"
+#include "server/identity/access.h"
+#include "server/identity/api_keys.h"
+#include "server/log/json_log.h"
+
+namespace sluice::http {
+
+QuotaTicket::QuotaTicket(QuotaTicket&& other) noexcept { *this = std::move(other); }
+
+QuotaTicket& QuotaTicket::operator=(QuotaTicket&& other) noexcept {
+  if (this == &other) return *this;
+  release();
+  store_ = std::exchange(other.store_, nullptr);
+  catalog_ = std::move(other.catalog_);
+  quotas_ = std::exchange(other.quotas_, nullptr);
+  subject_ = std::move(other.subject_);
+  reservation_ = std::exchange(other.reservation_, std::nullopt);
+  count_after_ = std::exchange(other.count_after_, false);
+  estimated_input_tokens_ = other.estimated_input_tokens_;
+  request_id_ = std::move(other.request_id_);
+  warning_ = std::move(other.warning_);
+  return *this;
+}
+
+QuotaTicket::~QuotaTicket() { release(); }
+
+identity::QuotaUsage QuotaTicket::usageOf(const wire::Usage& usage, int64_t cost_microdollars) {
+  identity::QuotaUsage counted;
+  counted.input_tokens = usage.input_tokens;  // cached prompt tokens are in it already: never added twice
+  counted.output_tokens = usage.output_tokens;
+  counted.cost_microdollars = cost_microdollars;
+  return counted;
+}
+
+std::optional<std::string> QuotaTicket::settle(const wire::Usage& usage, int64_t cost_microdollars) {
+  if (!store_) return std::nullopt;
+  std::optional<std::string> breach;
+  if (count_after_) {
+    count_after_ = false;
+    try {
+      reservation_ = store_->reserve(*quotas_, subject_, estimated_input_tokens_, std::chrono::system_clock::now());
+      if (reservation_->breach) {
+        breach = reservation_->breach->message();
+        log::warn("quota exceeded (warn mode: served)", {{"request_id", request_id_},
+                                                        {"user", subject_.user},
+                                                        {"window", reservation_->breach->window_id},
+                                                        {"message", *breach}});
+      }
+    } catch (const std::exception& error) {
+      log::error("quota store unavailable; request not counted", {{"request_id", request_id_}, {"error", error.what()}});
+      reservation_.reset();
+      return breach;
+    }
+  }
+  if (!reservation_ || !reservation_->admitted) return breach;
+  try {
+    store_->settle(*reservation_, usageOf(usage, cost_microdollars));
+  } catch (const std::exception& error) {
+    log::error("quota settle failed", {{"request_id", request_id_}, {"error", error.what()}});
+  }
+  reservation_.reset();
+  return breach;
+}
+
+void QuotaTicket::release() {
+  count_after_ = false;
+  if (!store_ || !reservation_) return;
+  if (reservation_->admitted) {
+    try {
+      store_->release(*reservation_);
+    } catch (const std::exception& error) {
+      log::error("quota release failed", {{"request_id", request_id_}, {"error", error.what()}});
+    }
+  }
+  reservation_.reset();
+}
+
+Admission::Admission(Gateway& gateway, std::string request_id)
+    : gateway_(gateway), request_id_(std::move(request_id)) {}
+
+std::expected<void, wire::ApiError> Admission::identify(const Request& request) {
+  const std::string scope_header(identity::kScopeProjectHeader);
+  std::optional<std::string> scope;
+  if (request.has(scope_header)) scope = request.header(scope_header);
+  return identify(request.header("Authorization"), request.header("x-api-key"), scope);
+}
+
+std::expected<void, wire::ApiError> Admission::identify(const std::string& authorization, const std::string& x_api_key,
+                                                        const std::optional<std::string>& scope_project) {
+  const Identity& identity = gateway_.identity();
+  if (!identity.authenticator) return {};
+  const std::string_view presented = identity::presentedKey(authorization, x_api_key);
+  std::expected<identity::Caller, identity::AuthFailure> caller =
+      std::unexpected(identity::AuthFailure{identity::AuthFailureReason::Missing, ""});
+  try {
+    caller = identity.authenticator->authenticate(presented, std::chrono::system_clock::now());
+  } catch (const std::exception& error) {
+    log::error("cannot check the API key: identity store unavailable", {{"error", error.what()}});
+    return std::unexpected(
+        wire::ApiError{503, "identity_unavailable", "the gateway cannot check API keys right now; retry shortly", {}, 5});
+  }
+  if (!caller) {
+    std::string message = caller.error().message;
+    if (caller.error().reason == identity::AuthFailureReason::Missing) {
+      message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
+    }
+    return std::unexpected(wire::ApiError{401, "invalid_api_key", message, {}, {}});
+  }
+  std::optional<std::string_view> header;
+  if (scope_project) header = *scope_project;
+  auto scope = identity::attributeScope(*caller, header);
+  if (!scope) return std::unexpected(wire::ApiError{403, std::string(identity::kScopeDenied), scope.error().message, {}, {}});
+  who_ = Identified{std::move(*caller), std::move(*scope)};
+  return {};
+}
+
+std::optional<wire::ApiError> Admission::decideAccess(const catalog::Catalog& catalog, const dispatch::Plan& plan) const {
+  identity::AccessRequest access;
+  access.route_id = plan.route->id;
+  access.route_kind = plan.route->kind;
+  access.model_id = plan.model_id;
+  const identity::Decision decision =
+      identity::decideAccess(catalog.access_rules, access, identity::accessSubject(who_->caller, who_->scope));
+  if (decision.allowed) return std::nullopt;
+  log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
+                              {"entity", decision.entity}, {"basis", decision.basis}});
+  return wire::ApiError{403, "access_denied", decision.message(), {}, {}};
+}
+
+std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_ptr<const catalog::Catalog>& catalog,
+                                                            const dispatch::Plan& plan, QuotaUse use) {
+  QuotaTicket ticket;
+  if (!who_) return ticket;
+  if (auto denied = decideAccess(*catalog, plan)) return std::unexpected(std::move(*denied));
+  const auto& store = gateway_.identity().quotas;
+  if (!store || catalog->quotas.windows.empty()) return ticket;
+  ticket.store_ = store.get();
+  ticket.catalog_ = catalog;
+  ticket.quotas_ = &catalog->quotas;
+  ticket.subject_ = identity::quotaSubject(who_->caller, who_->scope);
+  ticket.estimated_input_tokens_ = plan.estimated_input_tokens;
+  ticket.request_id_ = request_id_;
+  // Warn mode never refuses, so nothing needs counting before the call: the request is counted
+  // once it has been answered, off the caller's path to the first byte.
+  if (catalog->quotas.mode == catalog::QuotaMode::Warn) {
+    ticket.count_after_ = use == QuotaUse::Spend;
+    return ticket;
+  }
+  const auto now = std::chrono::system_clock::now();
+  try {
+    identity::Reservation reservation = store->reserve(
+        catalog->quotas, ticket.subject_, use == QuotaUse::Spend ? plan.estimated_input_tokens : 0, now);
+    if (!reservation.admitted && reservation.breach) {
+      const auto& breach = *reservation.breach;
+      return std::unexpected(
+          wire::ApiError{429, "quota_exceeded", breach.message(), {}, static_cast<int>(breach.retryAfterSeconds(now))});
+    }
+    if (reservation.breach) {
+      ticket.warning_ = reservation.breach->message();
+      log::warn("quota exceeded (warn mode: served)", {{"request_id", request_id_},
+                                                      {"user", who_->caller.user},
+                                                      {"window", reservation.breach->window_id},
+                                                      {"message", ticket.warning_}});
+    }
+    ticket.reservation_ = std::move(reservation);
+  } catch (const std::exception& error) {
+    // A quota store that cannot be reached does not stop traffic: served unchecked, and logged.
+    log::error("quota store unavailable; request served without a quota check",
+               {{"request_id", request_id_}, {"error", error.what()}});
+  }
+  if (use == QuotaUse::CheckOnly) ticket.release();
+  return ticket;
+}
+
+AttemptRunner::PersonalKeys personalKeys(Gateway& gateway, const std::string& user) {
+  identity::Authenticator* authenticator = gateway.identity().authenticator.get();
+  if (user.empty() || !authenticator) return {};
+  return [authenticator, user](const catalog::Credential& credential) -> std::expected<std::string, std::string> {
+    try {
+      auto key = authenticator->personalKey(user, credential.id, std::chrono::system_clock::now());
+      if (key) return std::move(*key);
+      return std::unexpected(key.error().message);
+    } catch (const std::exception& error) {
+      return std::unexpected(std::string("the personal key store is unavailable: ") + error.what());
+    }
+  };
+}
+
+}  // namespace sluice::http

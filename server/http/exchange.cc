@@ -1,0 +1,201 @@
+#include "server/http/exchange.h"
+
+#include <random>
+#include <variant>
+
+#include "server/dispatch/attempt_walk.h"
+#include "server/dispatch/pricing.h"
+#include "server/dispatch/token_estimate.h"
+#include "server/http/attempt_runner.h"
+#include "server/http/gateway.h"
+#include "server/http/relay.h"
+#include "server/http/request.h"
+#include "server/http/respond.h"
+#include "server/http/server_session.h"
+#include "server/log/json_log.h"
+#include "server/wire/client.h"
+
+namespace sluice::http {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double uniformDraw() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
+}  // namespace
+
+Exchange::Exchange(Gateway& gateway, catalog::Wire client_wire, Request& request, ServerResponse& response)
+    : gateway_(gateway), client_wire_(client_wire), request_(request), response_(response),
+      ledger_(gateway, request.id(), request.target(), client_wire), admission_(gateway, request.id()) {}
+
+void Exchange::run() {
+  phase_ = Phase::Read;
+  auto raw = request_.readBody(gateway_.options().max_body_bytes);
+  if (!raw) {
+    response_.setKeepAlive(false);
+    return refuse({413, "request_too_large",
+                   "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) + " bytes", {}, {}});
+  }
+  body_.emplace(client_wire_, std::move(*raw));
+  const auto inspected = body_->inspect();
+  ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
+                                                                request_.header("User-Agent"), client_wire_)),
+                     body_->requestedModel(), body_->stream());
+  if (!inspected) return refuse(inspected.error());
+
+  phase_ = Phase::Identify;
+  if (auto identified = admission_.identify(request_); !identified) return refuse(identified.error());
+  if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
+
+  phase_ = Phase::Plan;
+  auto planned = plan();
+  if (!planned) {
+    ledger_.row().route_match = dispatch::joinRouteMatch(planned.error().route_match);
+    return refuse(planned.error());
+  }
+  ledger_.notePlan(*planned);
+
+  phase_ = Phase::Admit;
+  auto ticket = admission_.admit(catalog_, *planned, QuotaUse::Spend);
+  if (!ticket) return refuse(ticket.error());
+  if (!ticket->warning().empty()) ledger_.noteQuotaWarning(ticket->warning());
+  if (planned->context_fallback_from) {
+    gateway_.metrics().context_fallbacks.with({*planned->context_fallback_from, planned->model_id}).inc();
+    log::info("context fallback", {{"request_id", request_.id()},
+                                   {"from", *planned->context_fallback_from},
+                                   {"to", planned->model_id},
+                                   {"estimated_input_tokens", planned->estimated_input_tokens}});
+  }
+
+  phase_ = Phase::Execute;
+  const int sent = execute(*planned);
+
+  phase_ = Phase::Account;
+  if (sent == 0) {
+    ticket->release();
+  } else if (auto breach = ticket->settle(ledger_.usage(), ledger_.cost())) {
+    ledger_.noteQuotaBreachAfter(*breach);
+  }
+  phase_ = Phase::Done;
+}
+
+std::expected<dispatch::Plan, dispatch::Refusal> Exchange::plan() {
+  catalog_ = gateway_.catalog();
+  const dispatch::Health health = gateway_.endpoints().snapshot(SteadyClock::now());
+  dispatch::PlanRequest request;
+  request.requested_model = body_->requestedModel();
+  if (const auto& who = admission_.who()) request.project = who->scope.project;
+  request.health = &health;
+  request.draw = uniformDraw();
+  request.max_tokens = body_->maxTokens();
+  auto planned = dispatch::planDispatch(*catalog_, request);
+  // The estimate counts the request's text at about four bytes a token, so it is at most a
+  // quarter of the body: a body that small always fits and needs no decoding.
+  if (planned && planned->model->limits.context_window &&
+      static_cast<int64_t>(body_->size() / 4) > *planned->model->limits.context_window) {
+    if (auto ir = body_->ir()) {
+      request.estimated_input_tokens = dispatch::estimateInputTokens(**ir);
+      planned = dispatch::planDispatch(*catalog_, request);
+    }
+  }
+  return planned;
+}
+
+int Exchange::execute(const dispatch::Plan& plan) {
+  upstream::Cancel cancel;
+  const HangUpGuard watching = request_.watchHangUp(cancel);
+  AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
+                       personalKeys(gateway_, admission_.who() ? admission_.who()->caller.user : std::string()));
+  dispatch::AttemptWalk walk(plan.attempts);
+  std::optional<Failed> last;
+  std::string unbound;
+  const auto routed = [&] { ledger_.noteRouting(plan.route_match, &walk, runner.fieldSegments()); };
+
+  while (const dispatch::Attempt* attempt = walk.next()) {
+    if (auto skipped = runner.bind(*attempt, !walk.lastResort())) {
+      if (skipped->stage == Failed::Stage::CircuitOpen) {
+        walk.defer(skipped->reason);
+      } else {
+        unbound += (unbound.empty() ? "" : "; ") + attempt->endpoint->key + ": " + skipped->reason;
+        walk.skip(skipped->reason);
+      }
+      continue;
+    }
+    auto body = body_->bodyFor(*attempt, plan);
+    if (!body) {
+      refuse(body.error());
+      return runner.sent();
+    }
+    const bool passthrough = attempt->endpoint->wire == client_wire_;
+    ledger_.noteLane(passthrough ? metrics::lane::kPassthrough : metrics::lane::kTranslation);
+    AttemptResult result = runner.send({attempt, std::move(*body), body_->stream(), "", client_wire_, &request_});
+    if (std::holds_alternative<ClientGone>(result)) {
+      routed();
+      response_.setKeepAlive(false);
+      ledger_.clientGone();
+      return runner.sent();
+    }
+    if (auto* failed = std::get_if<Failed>(&result)) {
+      walk.sent(failed->outcome);
+      last = std::move(*failed);
+      continue;
+    }
+    Answer& answer = std::get<Answer>(result);
+    wire::ResponseContext context;
+    context.model = plan.requested_model;
+    context.request_id = request_.id();
+    context.created =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    context.include_usage = client_wire_ != catalog::Wire::OpenAIChat || body_->clientAskedUsage();
+    RelayOptions options;
+    options.cancel = &cancel;
+    options.hide_unasked_usage =
+        passthrough && body_->stream() && client_wire_ == catalog::Wire::OpenAIChat && !body_->clientAskedUsage();
+    RelayResult relayed;
+    try {
+      upstream::Response& provider = *answer.response;
+      const catalog::Wire wire = attempt->endpoint->wire;
+      relayed = provider.status() >= 400 ? relayErrorBody(provider, answer.error_body, response_, wire, client_wire_, context)
+                : passthrough            ? relayPassthrough(provider, response_, client_wire_, context, options)
+                                         : relayTranslated(provider, response_, wire, client_wire_, context, options);
+    } catch (const upstream::TransportError& failure) {
+      if (response_.sent()) throw;  // NOTE: relay only throws before sending; this guards that promise
+      // The provider failed before any byte reached the client: still free to move on.
+      last = runner.relayFailed(*attempt, answer, failure);
+      walk.sent(last->outcome);
+      continue;
+    }
+    runner.relayed(*attempt, answer, relayed);
+    walk.sent(answer.outcome);
+    routed();
+    if (relayed.client_gone) response_.setKeepAlive(false);
+    ledger_.served(*attempt, relayed, dispatch::costMicrodollars(attempt->deployment->pricing, relayed.usage));
+    return runner.sent();
+  }
+  routed();
+  if (last) {
+    ledger_.noteUpstreamFailure(runner.sent(), last->outcome.transport == dispatch::TransportKind::Timeout);
+    refuse(clientFacing(last->error, client_wire_));
+  } else {
+    refuse({503, "no_deployment_available",
+            "no deployment of '" + plan.model_id + "' can serve this request: " + unbound, {}, {}});
+  }
+  return runner.sent();
+}
+
+void Exchange::refuse(const wire::ApiError& error) {
+  sendError(response_, client_wire_, error, request_.id());
+  ledger_.refused(error);
+}
+
+void Exchange::internalError(const std::exception& error) {
+  log::error("request failed", {{"request_id", request_.id()}, {"error", error.what()}});
+  if (response_.sent() || ledger_.ended()) return;  // the ledger records an unended request as internal_error
+  refuse({500, "internal_error", "the gateway failed to handle this request", {}, {}});
+}
+
+}  // namespace sluice::http

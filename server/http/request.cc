@@ -1,0 +1,70 @@
+#include "server/http/request.h"
+
+#include <algorithm>
+#include <istream>
+
+#include "server/http/server_session.h"
+
+namespace sluice::http {
+
+namespace {
+
+// The first allocation for a body with a Content-Length: enough for most requests whole, small
+// enough that a head promising 32 MiB and sending one byte costs little.
+constexpr size_t kFirstBodyChunk = 64u << 10;
+
+}  // namespace
+
+HangUpGuard::~HangUpGuard() = default;
+
+void HangUpGuard::check(void* state) {
+  const auto* watched = static_cast<const State*>(state);
+  if (clientGone(watched->fd)) watched->cancel->cancel();
+}
+
+Request::Request(ServerRequest& head, std::string id, ClientWatch* watch)
+    : head_(head), id_(std::move(id)), watch_(watch) {}
+
+const std::string& Request::method() const { return head_.getMethod(); }
+
+const std::string& Request::target() const { return head_.getURI(); }
+
+std::string Request::header(const std::string& name) const { return head_.get(name, ""); }
+
+bool Request::has(const std::string& name) const { return head_.has(name); }
+
+std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit) {
+  const bool declared = request.hasContentLength();
+  const uint64_t length = declared ? static_cast<uint64_t>(std::max<Poco::Int64>(0, request.getContentLength64())) : 0;
+  if (declared && length > limit) return std::unexpected(BodyTooLarge{});
+  std::istream& in = request.stream();
+  std::string body;
+  size_t used = 0;
+  const size_t want = declared ? static_cast<size_t>(length) : limit + 1;
+  while (used < want && in) {
+    if (body.size() == used) {
+      const size_t grown = std::max(kFirstBodyChunk, 2 * body.size());
+      body.resize(std::min(grown, declared ? want : limit + 1));
+    }
+    in.read(body.data() + used, static_cast<std::streamsize>(std::min(body.size(), want) - used));
+    used += static_cast<size_t>(in.gcount());
+    if (in.gcount() == 0) break;
+  }
+  if (used > limit) return std::unexpected(BodyTooLarge{});
+  body.resize(used);
+  return body;
+}
+
+std::expected<std::string, BodyTooLarge> Request::readBody(size_t limit) { return http::readBody(head_, limit); }
+
+HangUpGuard Request::watchHangUp(upstream::Cancel& cancel) {
+  HangUpGuard guard;
+  const int fd = head_.fd();
+  if (fd < 0) return guard;
+  guard.state_ = std::make_unique<HangUpGuard::State>(HangUpGuard::State{fd, &cancel});
+  guard.edge_ = net::fiber::watchEdge(fd, head_.registration(), &HangUpGuard::check, guard.state_.get());
+  if (!guard.edge_.active() && watch_) guard.polled_ = watch_->watch(fd, cancel);
+  return guard;
+}
+
+}  // namespace sluice::http
