@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "server/text/utf8.h"
+
 namespace sluice::wire {
 
 bool nestsDeeperThan(std::string_view text, int limit) {
@@ -189,36 +191,10 @@ class Reader {
     return false;  // no closing quote
   }
 
-  // One UTF-8 sequence of two to four bytes, as nlohmann's lexer accepts them.
+  // One UTF-8 sequence of two to four bytes, as nlohmann's lexer accepts them (RFC 3629, text/utf8.h).
   bool multibyte() {
-    const auto byte = [&](size_t i) { return static_cast<unsigned char>(p_[i]); };
-    const auto in = [](unsigned char c, unsigned char low, unsigned char high) { return c >= low && c <= high; };
-    const size_t left = static_cast<size_t>(end_ - p_);
-    const unsigned char lead = byte(0);
-    size_t size = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (in(lead, 0xC2, 0xDF)) {
-      size = 2;
-    } else if (lead == 0xE0) {
-      size = 3, low = 0xA0;
-    } else if (in(lead, 0xE1, 0xEC) || in(lead, 0xEE, 0xEF)) {
-      size = 3;
-    } else if (lead == 0xED) {
-      size = 3, high = 0x9F;
-    } else if (lead == 0xF0) {
-      size = 4, low = 0x90;
-    } else if (in(lead, 0xF1, 0xF3)) {
-      size = 4;
-    } else if (lead == 0xF4) {
-      size = 4, high = 0x8F;
-    } else {
-      return false;
-    }
-    if (left < size || !in(byte(1), low, high)) return false;
-    for (size_t i = 2; i < size; ++i) {
-      if (!in(byte(i), 0x80, 0xBF)) return false;
-    }
+    const size_t size = text::utf8SequenceLength(std::string_view(p_, static_cast<size_t>(end_ - p_)), 0);
+    if (size == 0) return false;
     p_ += size;
     return true;
   }
@@ -350,28 +326,6 @@ Json parseJsonText(std::string_view text) {
 
 namespace {
 
-// Well-formed UTF-8 (the same ranges the reader accepts): the length of the sequence at `p`, or 0.
-size_t utf8Sequence(const unsigned char* p, const unsigned char* end) {
-  const auto in = [](unsigned char c, unsigned char low, unsigned char high) { return c >= low && c <= high; };
-  const unsigned char lead = *p;
-  size_t size = 0;
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;
-  if (in(lead, 0xC2, 0xDF)) size = 2;
-  else if (lead == 0xE0) size = 3, low = 0xA0;
-  else if (in(lead, 0xE1, 0xEC) || in(lead, 0xEE, 0xEF)) size = 3;
-  else if (lead == 0xED) size = 3, high = 0x9F;
-  else if (lead == 0xF0) size = 4, low = 0x90;
-  else if (in(lead, 0xF1, 0xF3)) size = 4;
-  else if (lead == 0xF4) size = 4, high = 0x8F;
-  else return 0;
-  if (static_cast<size_t>(end - p) < size || !in(p[1], low, high)) return 0;
-  for (size_t i = 2; i < size; ++i) {
-    if (!in(p[i], 0x80, 0xBF)) return 0;
-  }
-  return size;
-}
-
 // `text` as a JSON string, as nlohmann's dump writes it (no ASCII escaping of non-ASCII), or false
 // when it is not well-formed UTF-8 (the caller lets nlohmann replace what is broken).
 bool appendQuoted(std::string& out, std::string_view text) {
@@ -385,7 +339,8 @@ bool appendQuoted(std::string& out, std::string_view text) {
   while (p < end) {
     const unsigned char c = *p;
     if (c >= 0x80) {
-      const size_t size = utf8Sequence(p, end);
+      const size_t size =
+          text::utf8SequenceLength(std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(end - p)), 0);
       if (size == 0) {
         out.resize(start);
         return false;

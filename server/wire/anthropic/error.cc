@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "server/text/utf8.h"
 #include "server/wire/anthropic/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/error_body.h"
@@ -48,7 +49,7 @@ ApiError decodeError(int status, std::string_view body, std::optional<int> retry
   } else {
     error.status = status;
     error.key = errorTypeFor(catalog::Wire::Anthropic, status);
-    std::string quoted = validUtf8(body.substr(0, kMaxQuotedBody));
+    std::string quoted = text::repairUtf8(body.substr(0, kMaxQuotedBody));
     while (!quoted.empty() && (quoted.back() == '\n' || quoted.back() == '\r' || quoted.back() == ' ')) quoted.pop_back();
     error.message = quoted.empty() ? "the provider answered HTTP " + std::to_string(status)
                                    : "the provider answered HTTP " + std::to_string(status) + ": " + quoted;

@@ -42,9 +42,4 @@ int64_t integerMember(const Json& object, std::string_view key) {
 
 std::string dumpJson(const Json& value) { return dumpJsonText(value); }
 
-std::string validUtf8(std::string_view text) {
-  const Json quoted = Json::parse(dumpJson(Json(std::string(text))), nullptr, false);
-  return quoted.is_string() ? quoted.get<std::string>() : std::string();
-}
-
 }  // namespace sluice::wire::anthropic

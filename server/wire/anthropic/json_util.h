@@ -28,8 +28,4 @@ int64_t integerMember(const Json& object, std::string_view key);
 // Serializes without ever throwing: invalid UTF-8 is replaced, not reported.
 std::string dumpJson(const Json& value);
 
-// `text` with every byte sequence that is not valid UTF-8 replaced by U+FFFD, so it can be
-// serialized later (an error message quoting a provider's page, a body cut at a byte limit).
-std::string validUtf8(std::string_view text);
-
 }  // namespace sluice::wire::anthropic

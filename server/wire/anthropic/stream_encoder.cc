@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "server/text/utf8.h"
 #include "server/wire/anthropic/codec.h"
 #include "server/wire/anthropic/json_util.h"
 #include "server/wire/anthropic/message_id.h"
@@ -48,7 +49,7 @@ class Encoder final : public StreamEncoder {
       case Type::Error: {
         state_ = State::Done;
         ApiError error = event.error;
-        error.message = validUtf8(error.message);  // rendering must not fail on a provider's bytes
+        error.message = text::repairUtf8(error.message);  // rendering must not fail on a provider's bytes
         return sseFrame("error", renderError(catalog::Wire::Anthropic, error, context_.request_id));
       }
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "server/text/utf8.h"
 #include "server/wire/gemini/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/gemini/google_error.h"
@@ -17,11 +18,7 @@ constexpr size_t kMaxRawMessageBytes = 512;
 
 // A non-JSON body (an HTML page from a proxy, say) as a message: cut short and made valid UTF-8,
 // since every client encoder writes it into JSON.
-std::string rawBodyMessage(std::string_view body) {
-  const Json text(std::string(body.substr(0, kMaxRawMessageBytes)));
-  const Json clean = Json::parse(dumpCompact(text), nullptr, false);
-  return clean.is_string() ? clean.get<std::string>() : std::string();
-}
+std::string rawBodyMessage(std::string_view body) { return text::repairUtf8(body.substr(0, kMaxRawMessageBytes)); }
 
 std::optional<int> ceilSeconds(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;

@@ -5,6 +5,8 @@
 // keeps the status with the wire's type for it as key and the text as message.
 #include "server/wire/openai_chat/codec.h"
 
+#include "server/text/utf8.h"
+
 #include "server/wire/openai_chat/errors.h"
 #include "server/wire/openai_chat/json_read.h"
 
@@ -22,9 +24,7 @@ std::string_view trim(std::string_view text) {
 
 // Up to kMaxMessageBytes of a non-JSON body as valid UTF-8 (the message is JSON-rendered later).
 std::string messageFromText(std::string_view text) {
-  text = trim(text).substr(0, kMaxMessageBytes);
-  const Json as_string = parseJson(Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace));
-  return as_string.is_string() ? as_string.get<std::string>() : std::string();
+  return text::repairUtf8(trim(text).substr(0, kMaxMessageBytes));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "server/text/utf8.h"
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/json_access.h"
 
@@ -30,7 +31,7 @@ ApiError decodeError(int status, std::string_view body, std::optional<int> retry
   } else if (inner != nullptr && inner->is_string()) {
     error.message = inner->get<std::string>();
   } else if (parsed.is_discarded() || !parsed.is_object()) {
-    error.message = cleanUtf8(body, kMaxRawMessage);
+    error.message = text::repairUtf8(body, kMaxRawMessage);
   }
   if (error.key.empty()) error.key = errorTypeFor(catalog::Wire::OpenAIResponses, status);
   if (error.message.empty()) error.message = "the provider answered HTTP " + std::to_string(status);

@@ -35,28 +35,6 @@ Json parseJson(std::string_view text) { return parseBounded(text); }
 
 std::string dumpJson(const Json& value) { return dumpJsonText(value); }
 
-std::string cleanUtf8(std::string_view text, size_t limit) {
-  std::string out;
-  size_t at = 0;
-  while (at < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[at]);
-    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
-    bool valid = length != 0 && at + length <= text.size();
-    for (size_t next = 1; valid && next < length; ++next) {
-      valid = (static_cast<unsigned char>(text[at + next]) >> 6) == 0x2;
-    }
-    if (!valid) length = 1;
-    if (out.size() + length > limit) break;
-    if (valid) {
-      out.append(text.substr(at, length));
-    } else {
-      out.push_back('?');
-    }
-    at += length;
-  }
-  return out;
-}
-
 namespace {
 
 std::string cleanId(std::string_view text) {

@@ -29,10 +29,6 @@ Json parseJson(std::string_view text);
 // replaced by U+FFFD instead of raising.
 std::string dumpJson(const Json& value);
 
-// `text` cut to at most `limit` bytes at a character boundary, invalid UTF-8 replaced by '?':
-// safe to put in a JSON string.
-std::string cleanUtf8(std::string_view text, size_t limit);
-
 // Deterministic ids for what the gateway shows a Responses client: "<prefix>_<request id>[_<index>]"
 // with every character outside [A-Za-z0-9_-] replaced by '_'.
 std::string mintId(std::string_view prefix, std::string_view request_id);
