@@ -1,6 +1,6 @@
 #include "server/wire/anthropic/content_block.h"
 
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 #include "server/wire/anthropic/signature_envelope.h"
 
 namespace sluice::wire::anthropic {
@@ -14,7 +14,7 @@ using Result = std::expected<ContentBlock, ApiError>;
 std::expected<std::string, ApiError> stringField(const Json& block, const char* key, const std::string& path,
                                                  Strictness strictness, bool required) {
   const Json* value = member(block, key);
-  if (value == nullptr || value->is_null()) {
+  if (value == nullptr) {
     if (required && strictness == Strictness::Strict) {
       return std::unexpected(ApiError::invalidRequest("'" + path + "." + key + "' is required", path + "." + key));
     }
@@ -73,7 +73,7 @@ Result decodeToolResult(const Json& block, const std::string& path, Strictness s
   auto id = stringField(block, "tool_use_id", path, strictness, true);
   if (!id) return std::unexpected(id.error());
   out.tool_use_id = std::move(*id);
-  if (const Json* is_error = member(block, "is_error"); is_error != nullptr && !is_error->is_null()) {
+  if (const Json* is_error = member(block, "is_error"); is_error != nullptr) {
     if (is_error->is_boolean()) {
       out.is_error = is_error->get<bool>();
     } else if (strictness == Strictness::Strict) {
@@ -81,7 +81,7 @@ Result decodeToolResult(const Json& block, const std::string& path, Strictness s
     }
   }
   const Json* content = member(block, "content");
-  if (content == nullptr || content->is_null()) return out;
+  if (content == nullptr) return out;
   if (content->is_string()) {
     ContentBlock text;
     text.text = content->get<std::string>();
@@ -150,7 +150,7 @@ Result decodeKnown(const Json& block, const std::string& type, const std::string
     const Json* input = member(block, "input");
     if (input != nullptr && input->is_object()) {
       out.tool_input = *input;
-    } else if (input != nullptr && !input->is_null() && strictness == Strictness::Strict) {
+    } else if (input != nullptr && strictness == Strictness::Strict) {
       return std::unexpected(ApiError::invalidRequest("'" + path + ".input' must be an object", path + ".input"));
     }
     return out;
@@ -208,7 +208,7 @@ std::expected<ContentBlock, ApiError> decodeBlock(const Json& block, const std::
   auto decoded = decodeKnown(block, type->get<std::string>(), path, strictness);
   if (!decoded) return decoded;
   if (decoded->type != ContentBlock::Type::Opaque) {
-    if (const Json* cache_control = member(block, "cache_control"); cache_control != nullptr && !cache_control->is_null()) {
+    if (const Json* cache_control = member(block, "cache_control"); cache_control != nullptr) {
       decoded->cache_control = *cache_control;
     }
   }

@@ -6,7 +6,7 @@
 #include "server/wire/anthropic/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/error_body.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::anthropic {
 

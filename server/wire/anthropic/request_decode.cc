@@ -3,7 +3,7 @@
 #include "server/wire/anthropic/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::anthropic {
 
@@ -14,14 +14,14 @@ using Expected = std::expected<T, ApiError>;
 
 Expected<std::optional<double>> numberField(const Json& root, const char* key) {
   const Json* value = member(root, key);
-  if (value == nullptr || value->is_null()) return std::optional<double>();
+  if (value == nullptr) return std::optional<double>();
   if (!value->is_number()) return std::unexpected(ApiError::invalidRequest(std::string("'") + key + "' must be a number", key));
   return std::optional<double>(value->get<double>());
 }
 
 Expected<std::optional<int64_t>> integerField(const Json& root, const char* key) {
   const Json* value = member(root, key);
-  if (value == nullptr || value->is_null()) return std::optional<int64_t>();
+  if (value == nullptr) return std::optional<int64_t>();
   auto number = asInteger(*value);
   if (!number) return std::unexpected(ApiError::invalidRequest(std::string("'") + key + "' must be an integer", key));
   return std::optional<int64_t>(*number);
@@ -118,21 +118,21 @@ Expected<Tool> decodeTool(const Json& entry, const std::string& path) {
   if (name == nullptr || !name->is_string()) return std::unexpected(ApiError::invalidRequest("'" + path + ".name' must be a string", path + ".name"));
   tool.name = name->get<std::string>();
   tool.description = stringMember(entry, "description");
-  if (const Json* schema = member(entry, "input_schema"); schema != nullptr && !schema->is_null()) {
+  if (const Json* schema = member(entry, "input_schema"); schema != nullptr) {
     if (!schema->is_object()) {
       return std::unexpected(ApiError::invalidRequest("'" + path + ".input_schema' must be an object", path + ".input_schema"));
     }
     tool.input_schema = *schema;
   }
   if (const Json* strict = member(entry, "strict"); strict != nullptr && strict->is_boolean()) tool.strict = strict->get<bool>();
-  if (const Json* cache_control = member(entry, "cache_control"); cache_control != nullptr && !cache_control->is_null()) {
+  if (const Json* cache_control = member(entry, "cache_control"); cache_control != nullptr) {
     tool.cache_control = *cache_control;
   }
   return tool;
 }
 
 Expected<void> decodeTools(const Json& root, Request& request) {
-  if (const Json* tools = member(root, "tools"); tools != nullptr && !tools->is_null()) {
+  if (const Json* tools = member(root, "tools"); tools != nullptr) {
     if (!tools->is_array()) return std::unexpected(ApiError::invalidRequest("'tools' must be an array", "tools"));
     for (size_t i = 0; i < tools->size(); ++i) {
       auto tool = decodeTool((*tools)[i], "tools[" + std::to_string(i) + "]");
@@ -141,7 +141,7 @@ Expected<void> decodeTools(const Json& root, Request& request) {
     }
   }
   const Json* choice = member(root, "tool_choice");
-  if (choice == nullptr || choice->is_null()) return {};
+  if (choice == nullptr) return {};
   if (!choice->is_object()) return std::unexpected(ApiError::invalidRequest("'tool_choice' must be an object", "tool_choice"));
   ToolChoice tool_choice;
   const std::string type = stringMember(*choice, "type");
@@ -168,7 +168,7 @@ Expected<void> decodeTools(const Json& root, Request& request) {
 }
 
 Expected<void> decodeThinking(const Json& root, Request& request) {
-  if (const Json* thinking = member(root, "thinking"); thinking != nullptr && !thinking->is_null()) {
+  if (const Json* thinking = member(root, "thinking"); thinking != nullptr) {
     if (!thinking->is_object()) return std::unexpected(ApiError::invalidRequest("'thinking' must be an object", "thinking"));
     const std::string type = stringMember(*thinking, "type");
     Reasoning reasoning;
@@ -188,7 +188,7 @@ Expected<void> decodeThinking(const Json& root, Request& request) {
   }
   // output_config (and the older top-level output_format): effort and structured output.
   const Json* output_config = member(root, "output_config");
-  if (output_config != nullptr && !output_config->is_null() && !output_config->is_object()) {
+  if (output_config != nullptr && !output_config->is_object()) {
     return std::unexpected(ApiError::invalidRequest("'output_config' must be an object", "output_config"));
   }
   const std::string effort = output_config ? stringMember(*output_config, "effort") : "";
@@ -198,7 +198,7 @@ Expected<void> decodeThinking(const Json& root, Request& request) {
     request.reasoning->effort = effort;
   }
   const Json* format = output_config ? member(*output_config, "format") : nullptr;
-  if (format == nullptr || format->is_null()) format = member(root, "output_format");
+  if (format == nullptr) format = member(root, "output_format");
   if (format != nullptr && format->is_object() && stringMember(*format, "type") == "json_schema") {
     ResponseFormat response_format;
     response_format.kind = ResponseFormat::Kind::JsonSchema;
@@ -221,14 +221,14 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
   auto top_k = integerField(root, "top_k");
   if (!top_k) return std::unexpected(top_k.error());
   request.top_k = *top_k;
-  if (const Json* stops = member(root, "stop_sequences"); stops != nullptr && !stops->is_null()) {
+  if (const Json* stops = member(root, "stop_sequences"); stops != nullptr) {
     if (!stops->is_array()) return std::unexpected(ApiError::invalidRequest("'stop_sequences' must be an array of strings", "stop_sequences"));
     for (const Json& stop : *stops) {
       if (!stop.is_string()) return std::unexpected(ApiError::invalidRequest("'stop_sequences' must be an array of strings", "stop_sequences"));
       request.stop_sequences.push_back(stop.get<std::string>());
     }
   }
-  if (const Json* stream = member(root, "stream"); stream != nullptr && !stream->is_null()) {
+  if (const Json* stream = member(root, "stream"); stream != nullptr) {
     if (!stream->is_boolean()) return std::unexpected(ApiError::invalidRequest("'stream' must be a boolean", "stream"));
     request.stream = stream->get<bool>();
   }
@@ -248,11 +248,11 @@ std::expected<Request, ApiError> decodeRequest(std::string_view body) {
     return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
   }
   Request request;
-  if (const Json* model = member(root, "model"); model != nullptr && !model->is_null()) {
+  if (const Json* model = member(root, "model"); model != nullptr) {
     if (!model->is_string()) return std::unexpected(ApiError::invalidRequest("'model' must be a string", "model"));
     request.model = model->get<std::string>();
   }
-  if (const Json* system = member(root, "system"); system != nullptr && !system->is_null()) {
+  if (const Json* system = member(root, "system"); system != nullptr) {
     auto appended = appendSystem(*system, "system", request.system);
     if (!appended) return std::unexpected(appended.error());
   }

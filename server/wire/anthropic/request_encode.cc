@@ -4,7 +4,8 @@
 
 #include "server/wire/anthropic/codec.h"
 #include "server/wire/anthropic/content_block.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::anthropic {
 
@@ -213,7 +214,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
       request.response_format->schema.is_object()) {
     out["output_config"] = Json{{"format", {{"type", "json_schema"}, {"schema", request.response_format->schema}}}};
   }
-  return dumpJson(out);
+  return dumpJsonText(out);
 }
 
 }  // namespace sluice::wire::anthropic

@@ -5,7 +5,7 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
 #include "server/wire/anthropic/error_body.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 #include "server/wire/anthropic/message_id.h"
 #include "server/wire/anthropic/stop_reason.h"
 #include "server/wire/anthropic/usage_counts.h"
@@ -58,7 +58,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
   out["stop_reason"] = stopReasonToWire(response.stop_reason);
   out["stop_sequence"] = response.stop_sequence.empty() ? Json(nullptr) : Json(response.stop_sequence);
   out["usage"] = usageToWire(response.usage);
-  return dumpJson(out);
+  return dumpJsonText(out);
 }
 
 }  // namespace sluice::wire::anthropic

@@ -6,7 +6,7 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/content_block.h"
 #include "server/wire/anthropic/error_body.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 #include "server/wire/anthropic/stop_reason.h"
 #include "server/wire/anthropic/usage_counts.h"
 #include "server/wire/sse.h"
@@ -118,7 +118,7 @@ class Decoder final : public StreamDecoder {
   }
 
   void blockStart(const Json& data, std::vector<StreamEvent>& out) {
-    const int index = static_cast<int>(integerMember(data, "index"));
+    const int index = static_cast<int>(intMember(data, "index").value_or(0));
     const Json* payload = member(data, "content_block");
     if (payload == nullptr || !payload->is_object()) return;
     auto decoded = decodeBlock(*payload, "content_block", Strictness::Lenient);
@@ -133,7 +133,7 @@ class Decoder final : public StreamDecoder {
         block.text.clear();
         break;
       case ContentBlock::Type::ToolUse:
-        if (!block.tool_input.empty()) initial.push_back(delta(index, DeltaKind::ToolInputJson, dumpJson(block.tool_input)));
+        if (!block.tool_input.empty()) initial.push_back(delta(index, DeltaKind::ToolInputJson, dumpJsonText(block.tool_input)));
         block.tool_input = Json::object();
         break;
       case ContentBlock::Type::Thinking:
@@ -156,7 +156,7 @@ class Decoder final : public StreamDecoder {
   }
 
   void blockDelta(const Json& data, std::vector<StreamEvent>& out) {
-    const int index = static_cast<int>(integerMember(data, "index"));
+    const int index = static_cast<int>(intMember(data, "index").value_or(0));
     const Json* payload = member(data, "delta");
     if (payload == nullptr) return;
     const std::string type = stringMember(*payload, "type");
@@ -180,7 +180,7 @@ class Decoder final : public StreamDecoder {
   }
 
   void blockStop(const Json& data, std::vector<StreamEvent>& out) {
-    const int index = static_cast<int>(integerMember(data, "index"));
+    const int index = static_cast<int>(intMember(data, "index").value_or(0));
     const auto open = blocks_.find(index);
     if (open != blocks_.end()) {
       // A call without arguments streams a single empty fragment: its input is {}.

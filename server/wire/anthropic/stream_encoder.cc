@@ -7,7 +7,8 @@
 
 #include "server/text/utf8.h"
 #include "server/wire/anthropic/codec.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/anthropic/message_id.h"
 #include "server/wire/anthropic/signature_envelope.h"
 #include "server/wire/anthropic/stop_reason.h"
@@ -21,7 +22,7 @@ namespace {
 using Type = StreamEvent::Type;
 using DeltaKind = StreamEvent::DeltaKind;
 
-std::string frame(std::string_view name, const Json& data) { return sseFrame(name, dumpJson(data)); }
+std::string frame(std::string_view name, const Json& data) { return sseFrame(name, dumpJsonText(data)); }
 
 class Encoder final : public StreamEncoder {
  public:
@@ -133,7 +134,7 @@ class Encoder final : public StreamEncoder {
     // A start block that already holds content (some decoders send it whole) goes out as deltas.
     if (block.type == ContentBlock::Type::Text && !block.text.empty()) out += deltaFor(index, DeltaKind::Text, block.text);
     if (block.type == ContentBlock::Type::ToolUse && block.tool_input.is_object() && !block.tool_input.empty()) {
-      out += deltaFor(index, DeltaKind::ToolInputJson, dumpJson(block.tool_input));
+      out += deltaFor(index, DeltaKind::ToolInputJson, dumpJsonText(block.tool_input));
     }
     if (block.type == ContentBlock::Type::Thinking) {
       if (!block.text.empty()) out += deltaFor(index, DeltaKind::Thinking, block.text);

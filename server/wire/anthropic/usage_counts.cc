@@ -1,6 +1,6 @@
 #include "server/wire/anthropic/usage_counts.h"
 
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::anthropic {
 

@@ -3,7 +3,8 @@
 #include <utility>
 
 #include "server/wire/gemini/google_error.h"
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/gemini/stop_reason.h"
 #include "server/wire/gemini/tool_ids.h"
 
@@ -81,7 +82,7 @@ void ChunkTranslator::take(const Json& chunk, std::vector<StreamEvent>& out) {
 
 void ChunkTranslator::takeCandidate(const Json& candidate, std::vector<StreamEvent>& out) {
   if (!candidate.is_object()) return;
-  const int64_t candidate_index = intMember(candidate, "index").value_or(0);
+  const int64_t candidate_index = int64Member(candidate, "index").value_or(0);
   if (const Json* content = objectMember(candidate, "content")) {
     if (const Json* parts = arrayMember(*content, "parts")) {
       for (const Json& part : *parts) takePart(part, candidate_index, out);
@@ -175,7 +176,7 @@ void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index
     return;
   }
   startBlock(block, out);
-  delta(StreamEvent::DeltaKind::ToolInputJson, args != nullptr ? dumpCompact(*args) : std::string("{}"), out);
+  delta(StreamEvent::DeltaKind::ToolInputJson, args != nullptr ? dumpJsonText(*args) : std::string("{}"), out);
   stopBlock(out);
 }
 

@@ -8,7 +8,7 @@
 #include "server/wire/gemini/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/gemini/google_error.h"
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
 #include "server/wire/retry_after.h"
 
 namespace sluice::wire::gemini {
@@ -75,8 +75,8 @@ std::optional<int> durationSeconds(const Json& duration) {
     return std::nullopt;
   }
   if (duration.is_object()) {
-    const double seconds = static_cast<double>(intMember(duration, "seconds").value_or(0)) +
-                           static_cast<double>(intMember(duration, "nanos").value_or(0)) / 1e9;
+    const double seconds = static_cast<double>(int64Member(duration, "seconds").value_or(0)) +
+                           static_cast<double>(int64Member(duration, "nanos").value_or(0)) / 1e9;
     return ceilSeconds(seconds);
   }
   return std::nullopt;
@@ -84,7 +84,7 @@ std::optional<int> durationSeconds(const Json& duration) {
 
 ApiError apiErrorFromGoogle(int http_status, const Json& error_object, std::optional<int> retry_after_seconds) {
   ApiError error;
-  const auto code = intMember(error_object, "code");
+  const auto code = int64Member(error_object, "code");
   if (http_status >= 400) {
     error.status = http_status;
   } else if (code && *code >= 400 && *code <= 599) {

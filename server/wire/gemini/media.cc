@@ -5,7 +5,7 @@
 #include <cctype>
 #include <utility>
 
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::gemini {
 namespace {

@@ -3,7 +3,8 @@
 #include <cctype>
 #include <optional>
 
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::gemini {
 namespace {
@@ -41,7 +42,7 @@ std::optional<std::vector<Segment>> parsePath(std::string_view path) {
   return segments;
 }
 
-std::string quoted(const std::string& text) { return dumpCompact(Json(text)); }
+std::string quoted(const std::string& text) { return dumpJsonText(Json(text)); }
 
 // A string's JSON text without its surrounding quotes.
 std::string escapedBody(const std::string& text) {
@@ -54,7 +55,8 @@ std::optional<Json> entryValue(const Json& entry) {
   if (const Json* text = member(entry, "stringValue"); text != nullptr && text->is_string()) return *text;
   if (const Json* number = member(entry, "numberValue"); number != nullptr && number->is_number()) return *number;
   if (const Json* flag = member(entry, "boolValue"); flag != nullptr && flag->is_boolean()) return *flag;
-  if (member(entry, "nullValue") != nullptr) return Json(nullptr);
+  // NullValue is written as JSON null, so here a null member is a value, not an absence.
+  if (entry.is_object() && entry.contains("nullValue")) return Json(nullptr);
   return std::nullopt;
 }
 
@@ -108,7 +110,7 @@ std::string PartialArgsWriter::applyOne(const Json& entry) {
   container.children = container.is_array ? std::get<size_t>(path->back()) + 1 : container.children + 1;
   store(*path, *leaf_value, /*append_string=*/false);
 
-  const std::string value_text = dumpCompact(*leaf_value);
+  const std::string value_text = dumpJsonText(*leaf_value);
   if (leaf_value->is_string() && will_continue) {
     text += value_text.substr(0, value_text.size() - 1);  // leave the closing quote for later
     string_open_ = true;

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
 #include "server/wire/gemini/media.h"
 #include "server/wire/gemini/tool_ids.h"
 

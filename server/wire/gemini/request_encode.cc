@@ -12,7 +12,8 @@
 #include <utility>
 
 #include "server/wire/gemini/codec.h"
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/gemini/request_contents.h"
 
 namespace sluice::wire::gemini {
@@ -126,7 +127,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
     if (request.tool_choice && declares_functions) body["toolConfig"] = toolConfig(*request.tool_choice);
   }
   if (!generation->empty()) body["generationConfig"] = std::move(*generation);
-  return dumpCompact(body);
+  return dumpJsonText(body);
 }
 
 }  // namespace sluice::wire::gemini

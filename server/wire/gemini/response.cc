@@ -8,7 +8,7 @@
 #include "server/wire/gemini/chunk_translator.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/gemini/codec.h"
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::gemini {
 namespace {

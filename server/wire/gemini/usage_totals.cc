@@ -1,12 +1,12 @@
 #include "server/wire/gemini/usage_totals.h"
 
-#include "server/wire/gemini/json_access.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::gemini {
 namespace {
 
 void takeCount(const Json& usage_metadata, const char* key, std::optional<int64_t>& slot) {
-  if (const auto count = intMember(usage_metadata, key); count && *count >= 0) slot = count;
+  if (const auto count = int64Member(usage_metadata, key); count && *count >= 0) slot = count;
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 #include "server/text/utf8.h"
 
 #include "server/wire/openai_chat/errors.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::openai_chat {
 
@@ -31,8 +32,8 @@ std::string messageFromText(std::string_view text) {
 
 ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds) {
   ApiError error;
-  const Json parsed = parseJson(body);
-  const Json* inner = findField(parsed, "error");
+  const Json parsed = parseBounded(body);
+  const Json* inner = member(parsed, "error");
   if (inner != nullptr && inner->is_object()) {
     error = errorFromObject(*inner, status);
   } else {
@@ -40,7 +41,7 @@ ApiError decodeError(int status, std::string_view body, std::optional<int> retry
     error.key = errorTypeFor(catalog::Wire::OpenAIChat, status);
     if (inner != nullptr && inner->is_string()) {
       error.message = inner->get<std::string>();
-    } else if (auto message = readString(parsed, "message")) {
+    } else if (auto message = optionalString(parsed, "message")) {
       error.message = std::move(*message);
     } else {
       error.message = messageFromText(body);

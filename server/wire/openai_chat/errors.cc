@@ -2,14 +2,14 @@
 
 #include <string_view>
 
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::openai_chat {
 
 ApiError errorFromObject(const Json& error, int status) {
   ApiError result{status, "", "", std::nullopt, std::nullopt};
-  const auto code = readString(error, "code");
-  const auto type = readString(error, "type");
+  const auto code = optionalString(error, "code");
+  const auto type = optionalString(error, "type");
   if (code && !code->empty()) {
     result.key = *code;
   } else if (type && !type->empty()) {
@@ -17,9 +17,9 @@ ApiError errorFromObject(const Json& error, int status) {
   } else {
     result.key = errorTypeFor(catalog::Wire::OpenAIChat, status);
   }
-  result.message = readString(error, "message").value_or("");
+  result.message = optionalString(error, "message").value_or("");
   if (result.message.empty()) result.message = "the provider returned an error (" + result.key + ")";
-  if (auto param = readString(error, "param")) result.param = std::move(*param);
+  if (auto param = optionalString(error, "param")) result.param = std::move(*param);
   return result;
 }
 
@@ -45,13 +45,13 @@ int statusForName(std::string_view name) {
 }  // namespace
 
 int statusForErrorObject(const Json& error) {
-  if (const auto numeric = readInt(error, "code"); numeric && *numeric >= 400 && *numeric <= 599) {
+  if (const auto numeric = intMember(error, "code"); numeric && *numeric >= 400 && *numeric <= 599) {
     return static_cast<int>(*numeric);
   }
-  if (const auto code = readString(error, "code")) {
+  if (const auto code = optionalString(error, "code")) {
     if (const int status = statusForName(*code)) return status;
   }
-  if (const auto type = readString(error, "type")) {
+  if (const auto type = optionalString(error, "type")) {
     if (const int status = statusForName(*type)) return status;
   }
   return 502;

@@ -14,7 +14,8 @@
 
 #include "server/wire/openai_chat/errors.h"
 #include "server/wire/openai_chat/image_url.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/tool_arguments.h"
 
 namespace sluice::wire::openai_chat {
@@ -42,18 +43,18 @@ ContentBlock opaqueBlock(const Json& raw) {
 
 // Text of a {"type":"text","text":...} part; an error naming `param` when it is not a string.
 std::expected<std::string, ApiError> partText(const Json& part, const std::string& param) {
-  const Json* text = findField(part, "text");
+  const Json* text = member(part, "text");
   if (text == nullptr || !text->is_string()) return std::unexpected(ApiError::invalidRequest("text must be a string", param + ".text"));
   return text->get<std::string>();
 }
 
 std::expected<ContentBlock, ApiError> imageBlock(const Json& part, const std::string& param) {
-  const Json* image_url = findField(part, "image_url");
+  const Json* image_url = member(part, "image_url");
   std::optional<std::string> url;
   if (image_url != nullptr && image_url->is_string()) {
     url = image_url->get<std::string>();
   } else if (image_url != nullptr) {
-    url = readString(*image_url, "url");
+    url = optionalString(*image_url, "url");
   }
   if (!url) return std::unexpected(ApiError::invalidRequest("image_url.url must be a string", param + ".image_url.url"));
   auto image = imageFromUrl(*url);
@@ -80,7 +81,7 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
   for (size_t j = 0; j < content.size(); ++j) {
     const Json& part = content[j];
     const std::string part_param = at(param, j);
-    const auto type = readString(part, "type");
+    const auto type = optionalString(part, "type");
     if (type == "text") {
       auto text = partText(part, part_param);
       if (!text) return std::unexpected(text.error());
@@ -104,7 +105,7 @@ Status appendUserContent(const Json& content, const std::string& param, std::vec
     const Json& part = content[j];
     const std::string part_param = at(param, j);
     if (!part.is_object()) return std::unexpected(ApiError::invalidRequest("a content part must be an object", part_param));
-    const auto type = readString(part, "type");
+    const auto type = optionalString(part, "type");
     if (type == "text") {
       auto text = partText(part, part_param);
       if (!text) return std::unexpected(text.error());
@@ -121,20 +122,20 @@ Status appendUserContent(const Json& content, const std::string& param, std::vec
 }
 
 Status appendAssistant(const Json& message, const std::string& param, Message& out) {
-  if (const auto reasoning = readString(message, "reasoning_content"); reasoning && !reasoning->empty()) {
+  if (const auto reasoning = optionalString(message, "reasoning_content"); reasoning && !reasoning->empty()) {
     ContentBlock thinking;
     thinking.type = ContentBlock::Type::Thinking;
     thinking.text = *reasoning;
     out.content.push_back(std::move(thinking));
   }
-  const Json* content = findField(message, "content");
+  const Json* content = member(message, "content");
   if (content != nullptr && content->is_array()) {
     for (size_t j = 0; j < content->size(); ++j) {
       const Json& part = (*content)[j];
       const std::string part_param = at(param + ".content", j);
-      const auto type = readString(part, "type");
+      const auto type = optionalString(part, "type");
       if (type == "text" || type == "refusal") {
-        const auto text = readString(part, *type);
+        const auto text = optionalString(part, *type);
         if (!text) return std::unexpected(ApiError::invalidRequest(*type + " must be a string", part_param + "." + *type));
         if (!text->empty()) out.content.push_back(textBlock(*text));
       } else {
@@ -145,24 +146,24 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
     if (!content->is_string()) return std::unexpected(ApiError::invalidRequest("content must be a string, null or parts", param + ".content"));
     if (!content->get_ref<const std::string&>().empty()) out.content.push_back(textBlock(content->get<std::string>()));
   }
-  const Json* tool_calls = findField(message, "tool_calls");
+  const Json* tool_calls = member(message, "tool_calls");
   if (tool_calls == nullptr) return {};
   if (!tool_calls->is_array()) return std::unexpected(ApiError::invalidRequest("tool_calls must be an array", param + ".tool_calls"));
   for (size_t j = 0; j < tool_calls->size(); ++j) {
     const Json& call = (*tool_calls)[j];
     const std::string call_param = at(param + ".tool_calls", j);
-    const auto type = readString(call, "type").value_or("function");
+    const auto type = optionalString(call, "type").value_or("function");
     if (type != "function") {
       out.content.push_back(opaqueBlock(call));
       continue;
     }
-    const auto id = readString(call, "id");
+    const auto id = optionalString(call, "id");
     if (!id) return std::unexpected(ApiError::invalidRequest("a tool call needs a string id", call_param + ".id"));
-    const Json* function = findField(call, "function");
-    const auto name = function ? readString(*function, "name") : std::nullopt;
+    const Json* function = member(call, "function");
+    const auto name = function ? optionalString(*function, "name") : std::nullopt;
     if (!name) return std::unexpected(ApiError::invalidRequest("a tool call needs a function name", call_param + ".function.name"));
     std::optional<Json> input = Json::object();
-    if (const Json* arguments = function ? findField(*function, "arguments") : nullptr) {
+    if (const Json* arguments = function ? member(*function, "arguments") : nullptr) {
       if (!arguments->is_string()) {
         return std::unexpected(ApiError::invalidRequest("arguments must be a JSON string", call_param + ".function.arguments"));
       }
@@ -183,12 +184,12 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
 }
 
 std::expected<ContentBlock, ApiError> toolResult(const Json& message, const std::string& param) {
-  const auto id = readString(message, "tool_call_id");
+  const auto id = optionalString(message, "tool_call_id");
   if (!id) return std::unexpected(ApiError::invalidRequest("a tool message needs a string tool_call_id", param + ".tool_call_id"));
   ContentBlock block;
   block.type = ContentBlock::Type::ToolResult;
   block.tool_use_id = *id;
-  if (const Json* content = findField(message, "content")) {
+  if (const Json* content = member(message, "content")) {
     if (auto status = appendTextContent(*content, param + ".content", true, block.result); !status) {
       return std::unexpected(status.error());
     }
@@ -202,9 +203,9 @@ Status decodeMessages(const Json& messages, Request& request) {
     const Json& message = messages[i];
     const std::string param = at("messages", i);
     if (!message.is_object()) return std::unexpected(ApiError::invalidRequest("a message must be an object", param));
-    const auto role = readString(message, "role");
+    const auto role = optionalString(message, "role");
     if (!role) return std::unexpected(ApiError::invalidRequest("a message needs a string role", param + ".role"));
-    const Json* content = findField(message, "content");
+    const Json* content = member(message, "content");
     const bool was_after_tool = after_tool;
     after_tool = false;
     if (*role == "system" || *role == "developer") {
@@ -243,31 +244,31 @@ Status decodeTools(const Json& tools, Request& request) {
     const std::string param = at("tools", i);
     if (!entry.is_object()) return std::unexpected(ApiError::invalidRequest("a tool must be an object", param));
     Tool tool;
-    if (readString(entry, "type").value_or("function") != "function") {
+    if (optionalString(entry, "type").value_or("function") != "function") {
       // Custom and hosted tools: kept verbatim for this wire only.
-      const auto type = readString(entry, "type").value_or("");
-      const Json* custom = findField(entry, type);
-      tool.name = readString(entry, "name").value_or(custom ? readString(*custom, "name").value_or(type) : type);
+      const auto type = optionalString(entry, "type").value_or("");
+      const Json* custom = member(entry, type);
+      tool.name = optionalString(entry, "name").value_or(custom ? optionalString(*custom, "name").value_or(type) : type);
       tool.raw = entry;
       tool.raw_wire = catalog::Wire::OpenAIChat;
       request.tools.push_back(std::move(tool));
       continue;
     }
-    const Json* function = findField(entry, "function");
+    const Json* function = member(entry, "function");
     if (function == nullptr || !function->is_object()) {
       return std::unexpected(ApiError::invalidRequest("a function tool needs a function object", param + ".function"));
     }
-    const auto name = readString(*function, "name");
+    const auto name = optionalString(*function, "name");
     if (!name || name->empty()) return std::unexpected(ApiError::invalidRequest("a function tool needs a name", param + ".function.name"));
     tool.name = *name;
-    tool.description = readString(*function, "description").value_or("");
-    if (const Json* parameters = findField(*function, "parameters")) {
+    tool.description = optionalString(*function, "description").value_or("");
+    if (const Json* parameters = member(*function, "parameters")) {
       if (!parameters->is_object()) {
         return std::unexpected(ApiError::invalidRequest("parameters must be a JSON Schema object", param + ".function.parameters"));
       }
       tool.input_schema = *parameters;
     }
-    tool.strict = readBool(*function, "strict");
+    tool.strict = boolMember(*function, "strict");
     request.tools.push_back(std::move(tool));
   }
   return {};
@@ -283,10 +284,10 @@ std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
     else return std::unexpected(ApiError::invalidRequest("tool_choice must be none, auto, required or a function", "tool_choice"));
     return choice;
   }
-  const auto type = readString(value, "type");
+  const auto type = optionalString(value, "type");
   if (type == "function" || type == "custom") {
-    const Json* named = findField(value, *type);
-    const auto name = named ? readString(*named, "name") : std::nullopt;
+    const Json* named = member(value, *type);
+    const auto name = named ? optionalString(*named, "name") : std::nullopt;
     if (!name) return std::unexpected(ApiError::invalidRequest("a forced tool needs a name", "tool_choice." + *type + ".name"));
     choice.mode = ToolChoice::Mode::Tool;
     choice.name = *name;
@@ -294,8 +295,8 @@ std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
   }
   if (type == "allowed_tools") {
     // NOTE: the subset of allowed tools cannot be expressed by the other wires; only its mode is kept.
-    const Json* allowed = findField(value, "allowed_tools");
-    const auto mode = allowed ? readString(*allowed, "mode") : std::nullopt;
+    const Json* allowed = member(value, "allowed_tools");
+    const auto mode = allowed ? optionalString(*allowed, "mode") : std::nullopt;
     if (mode == "required") choice.mode = ToolChoice::Mode::Any;
     return choice;
   }
@@ -304,21 +305,21 @@ std::expected<ToolChoice, ApiError> decodeToolChoice(const Json& value) {
 
 std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) {
   ResponseFormat format;
-  const auto type = readString(value, "type");
+  const auto type = optionalString(value, "type");
   if (type == "text") return format;
   if (type == "json_object") {
     format.kind = ResponseFormat::Kind::JsonObject;
     return format;
   }
   if (type == "json_schema") {
-    const Json* schema = findField(value, "json_schema");
+    const Json* schema = member(value, "json_schema");
     if (schema == nullptr || !schema->is_object()) {
       return std::unexpected(ApiError::invalidRequest("json_schema must be an object", "response_format.json_schema"));
     }
     format.kind = ResponseFormat::Kind::JsonSchema;
-    format.name = readString(*schema, "name").value_or("");
-    if (const Json* body = findField(*schema, "schema")) format.schema = *body;
-    format.strict = readBool(*schema, "strict");
+    format.name = optionalString(*schema, "name").value_or("");
+    if (const Json* body = member(*schema, "schema")) format.schema = *body;
+    format.strict = boolMember(*schema, "strict");
     return format;
   }
   return std::unexpected(ApiError::invalidRequest("response_format.type must be text, json_object or json_schema", "response_format.type"));
@@ -326,14 +327,14 @@ std::expected<ResponseFormat, ApiError> decodeResponseFormat(const Json& value) 
 
 // A field that must be a number when present.
 std::expected<std::optional<double>, ApiError> numberField(const Json& body, const char* key) {
-  const Json* value = findField(body, key);
+  const Json* value = member(body, key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_number()) return std::unexpected(ApiError::invalidRequest(std::string(key) + " must be a number", key));
   return value->get<double>();
 }
 
 std::expected<std::optional<int64_t>, ApiError> integerField(const Json& body, const char* key) {
-  const Json* value = findField(body, key);
+  const Json* value = member(body, key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_number_integer()) return std::unexpected(ApiError::invalidRequest(std::string(key) + " must be an integer", key));
   return value->get<int64_t>();
@@ -357,7 +358,7 @@ Status decodeSampling(const Json& body, Request& request) {
   if (!n) return std::unexpected(n.error());
   if (*n && **n > 1) return std::unexpected(ApiError::unsupportedField("only one choice (n = 1) can be requested", "n"));
 
-  if (const Json* stop = findField(body, "stop")) {
+  if (const Json* stop = member(body, "stop")) {
     if (stop->is_string()) {
       request.stop_sequences.push_back(stop->get<std::string>());
     } else if (stop->is_array()) {
@@ -373,39 +374,39 @@ Status decodeSampling(const Json& body, Request& request) {
 }
 
 Status decodeOptions(const Json& body, Request& request) {
-  if (const Json* stream = findField(body, "stream")) {
+  if (const Json* stream = member(body, "stream")) {
     if (!stream->is_boolean()) return std::unexpected(ApiError::invalidRequest("stream must be a boolean", "stream"));
     request.stream = stream->get<bool>();
   }
-  if (const Json* tools = findField(body, "tools")) {
+  if (const Json* tools = member(body, "tools")) {
     if (auto status = decodeTools(*tools, request); !status) return status;
   }
-  if (const Json* tool_choice = findField(body, "tool_choice")) {
+  if (const Json* tool_choice = member(body, "tool_choice")) {
     auto choice = decodeToolChoice(*tool_choice);
     if (!choice) return std::unexpected(choice.error());
     request.tool_choice = *choice;
   }
-  if (const Json* parallel = findField(body, "parallel_tool_calls")) {
+  if (const Json* parallel = member(body, "parallel_tool_calls")) {
     if (!parallel->is_boolean()) return std::unexpected(ApiError::invalidRequest("parallel_tool_calls must be a boolean", "parallel_tool_calls"));
     request.parallel_tool_calls = parallel->get<bool>();
   }
-  if (findField(body, "functions") != nullptr || findField(body, "function_call") != nullptr) {
-    const char* field = findField(body, "functions") != nullptr ? "functions" : "function_call";
+  if (member(body, "functions") != nullptr || member(body, "function_call") != nullptr) {
+    const char* field = member(body, "functions") != nullptr ? "functions" : "function_call";
     return std::unexpected(ApiError::unsupportedField("the deprecated functions API is not supported; use tools", field));
   }
-  if (const Json* format = findField(body, "response_format")) {
+  if (const Json* format = member(body, "response_format")) {
     auto decoded = decodeResponseFormat(*format);
     if (!decoded) return std::unexpected(decoded.error());
     request.response_format = std::move(*decoded);
   }
-  if (const Json* effort = findField(body, "reasoning_effort")) {
+  if (const Json* effort = member(body, "reasoning_effort")) {
     if (!effort->is_string()) return std::unexpected(ApiError::invalidRequest("reasoning_effort must be a string", "reasoning_effort"));
     Reasoning reasoning;
     reasoning.effort = effort->get<std::string>();
     reasoning.enabled = reasoning.effort != "none";
     request.reasoning = std::move(reasoning);
   }
-  if (const Json* user = findField(body, "user")) {
+  if (const Json* user = member(body, "user")) {
     if (!user->is_string()) return std::unexpected(ApiError::invalidRequest("user must be a string", "user"));
     request.user = user->get<std::string>();
   }
@@ -415,16 +416,16 @@ Status decodeOptions(const Json& body, Request& request) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json parsed = parseJson(body);
+  const Json parsed = parseBounded(body);
   if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
   if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
 
   Request request;
-  const Json* model = findField(parsed, "model");
+  const Json* model = member(parsed, "model");
   if (model == nullptr || !model->is_string()) return std::unexpected(ApiError::invalidRequest("model must be a string", "model"));
   request.model = model->get<std::string>();
 
-  const Json* messages = findField(parsed, "messages");
+  const Json* messages = member(parsed, "messages");
   if (messages == nullptr) return std::unexpected(ApiError::invalidRequest("messages is required", "messages"));
   if (!messages->is_array()) return std::unexpected(ApiError::invalidRequest("messages must be an array", "messages"));
   if (auto status = decodeMessages(*messages, request); !status) return std::unexpected(status.error());

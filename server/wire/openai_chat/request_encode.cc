@@ -17,7 +17,8 @@
 
 #include "server/wire/openai_chat/errors.h"
 #include "server/wire/openai_chat/image_url.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/tool_arguments.h"
 
 namespace sluice::wire::openai_chat {
@@ -42,7 +43,7 @@ Json imagePart(const ImageSource& image) {
 
 // A list of parts as message content: a lone text part is sent as a plain string.
 Json contentFromParts(Json parts) {
-  if (parts.size() == 1 && readString(parts[0], "type") == "text") return parts[0]["text"];
+  if (parts.size() == 1 && optionalString(parts[0], "type") == "text") return parts[0]["text"];
   return parts;
 }
 
@@ -225,7 +226,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
     body["stream"] = true;
     body["stream_options"] = Json{{"include_usage", true}};  // the usage chunk is how usage is accounted
   }
-  return dumpJson(body);
+  return dumpJsonText(body);
 }
 
 }  // namespace sluice::wire::openai_chat

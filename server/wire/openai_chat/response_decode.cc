@@ -6,7 +6,8 @@
 #include "server/wire/openai_chat/codec.h"
 
 #include "server/wire/openai_chat/errors.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
 #include "server/wire/openai_chat/tool_arguments.h"
 #include "server/wire/openai_chat/usage_json.h"
@@ -24,23 +25,23 @@ ContentBlock textBlock(ContentBlock::Type type, std::string text) {
 
 // The text of `content`: a string, or (rarely, from compatible servers) an array of text parts.
 std::string contentText(const Json& message) {
-  const Json* content = findField(message, "content");
+  const Json* content = member(message, "content");
   if (content == nullptr) return {};
   if (content->is_string()) return content->get<std::string>();
   std::string text;
   if (content->is_array()) {
-    for (const auto& part : *content) text += readString(part, "text").value_or("");
+    for (const auto& part : *content) text += optionalString(part, "text").value_or("");
   }
   return text;
 }
 
 void appendToolCalls(const Json& message, std::vector<ContentBlock>& out) {
-  const Json* tool_calls = findField(message, "tool_calls");
+  const Json* tool_calls = member(message, "tool_calls");
   if (tool_calls == nullptr || !tool_calls->is_array()) return;
   for (size_t i = 0; i < tool_calls->size(); ++i) {
     const Json& call = (*tool_calls)[i];
-    const Json* function = findField(call, "function");
-    if (readString(call, "type").value_or("function") != "function" || function == nullptr) {
+    const Json* function = member(call, "function");
+    if (optionalString(call, "type").value_or("function") != "function" || function == nullptr) {
       ContentBlock opaque;
       opaque.type = ContentBlock::Type::Opaque;
       opaque.raw = call;
@@ -50,11 +51,11 @@ void appendToolCalls(const Json& message, std::vector<ContentBlock>& out) {
     }
     ContentBlock block;
     block.type = ContentBlock::Type::ToolUse;
-    block.tool_id = readString(call, "id").value_or("call_" + std::to_string(i));
-    block.tool_name = readString(*function, "name").value_or("");
+    block.tool_id = optionalString(call, "id").value_or("call_" + std::to_string(i));
+    block.tool_name = optionalString(*function, "name").value_or("");
     // NOTE: arguments that are not a JSON object (a model cut off mid-call) become {}: the
     // client's schema check then tells the model, which is better than losing the whole answer.
-    block.tool_input = parseToolArguments(readString(*function, "arguments").value_or("")).value_or(Json::object());
+    block.tool_input = parseToolArguments(optionalString(*function, "arguments").value_or("")).value_or(Json::object());
     out.push_back(std::move(block));
   }
 }
@@ -62,33 +63,33 @@ void appendToolCalls(const Json& message, std::vector<ContentBlock>& out) {
 }  // namespace
 
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
-  const Json parsed = parseJson(body);
+  const Json parsed = parseBounded(body);
   if (parsed.is_discarded() || !parsed.is_object()) {
     return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer is not a JSON object"));
   }
-  if (const Json* error = findField(parsed, "error"); error != nullptr && error->is_object()) {
+  if (const Json* error = member(parsed, "error"); error != nullptr && error->is_object()) {
     return std::unexpected(errorFromObject(*error, statusForErrorObject(*error)));
   }
-  const Json* choices = findField(parsed, "choices");
+  const Json* choices = member(parsed, "choices");
   if (choices == nullptr || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) {
     return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer has no choices"));
   }
   const Json& choice = (*choices)[0];
-  const Json* message = findField(choice, "message");
+  const Json* message = member(choice, "message");
   if (message == nullptr || !message->is_object()) {
     return std::unexpected(ApiError::upstreamInvalidResponse("the provider's answer has no message"));
   }
 
   Response response;
-  response.id = readString(parsed, "id").value_or("");
-  response.model = readString(parsed, "model").value_or("");
+  response.id = optionalString(parsed, "id").value_or("");
+  response.model = optionalString(parsed, "model").value_or("");
 
-  auto reasoning = readString(*message, "reasoning_content");
-  if (!reasoning || reasoning->empty()) reasoning = readString(*message, "reasoning");
+  auto reasoning = optionalString(*message, "reasoning_content");
+  if (!reasoning || reasoning->empty()) reasoning = optionalString(*message, "reasoning");
   if (reasoning && !reasoning->empty()) response.content.push_back(textBlock(ContentBlock::Type::Thinking, *reasoning));
 
   std::string text = contentText(*message);
-  const auto refusal = readString(*message, "refusal");
+  const auto refusal = optionalString(*message, "refusal");
   const bool refused = refusal && !refusal->empty();
   if (text.empty() && refused) text = *refusal;
   if (!text.empty()) response.content.push_back(textBlock(ContentBlock::Type::Text, std::move(text)));
@@ -97,8 +98,8 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body) {
   appendToolCalls(*message, response.content);
   const bool has_tool_calls = response.content.size() > before_tools;
 
-  response.stop_reason = stopReasonFor(readString(choice, "finish_reason").value_or(""), has_tool_calls, refused);
-  if (const Json* usage = findField(parsed, "usage"); usage != nullptr && usage->is_object()) {
+  response.stop_reason = stopReasonFor(optionalString(choice, "finish_reason").value_or(""), has_tool_calls, refused);
+  if (const Json* usage = member(parsed, "usage"); usage != nullptr && usage->is_object()) {
     response.usage = usageFromJson(*usage);
     response.usage_reported = true;
   }

@@ -6,7 +6,8 @@
 #include "server/wire/openai_chat/codec.h"
 
 #include "server/wire/openai_chat/completion_id.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
 #include "server/wire/openai_chat/tool_arguments.h"
 #include "server/wire/openai_chat/usage_json.h"
@@ -50,7 +51,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
                                       {"logprobs", nullptr},
                                       {"finish_reason", finishReasonFor(response.stop_reason)}}});
   body["usage"] = usageToJson(response.usage);
-  return dumpJson(body);
+  return dumpJsonText(body);
 }
 
 }  // namespace sluice::wire::openai_chat

@@ -11,7 +11,8 @@
 #include <map>
 
 #include "server/wire/openai_chat/errors.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
 #include "server/wire/openai_chat/usage_json.h"
 #include "server/wire/sse.h"
@@ -59,12 +60,12 @@ class ChatStreamDecoder final : public StreamDecoder {
       finishMessage(out);
       return;
     }
-    const Json chunk = parseJson(data);
+    const Json chunk = parseBounded(data);
     if (chunk.is_discarded() || !chunk.is_object()) {
       fail(ApiError::upstreamInvalidResponse("a stream chunk is not a JSON object"), out);
       return;
     }
-    if (const Json* error = findField(chunk, "error"); error != nullptr && error->is_object()) {
+    if (const Json* error = member(chunk, "error"); error != nullptr && error->is_object()) {
       fail(errorFromObject(*error, statusForErrorObject(*error)), out);
       return;
     }
@@ -72,9 +73,9 @@ class ChatStreamDecoder final : public StreamDecoder {
   }
 
   void takeChunk(const Json& chunk, Events& out) {
-    const Json* choices = findField(chunk, "choices");
+    const Json* choices = member(chunk, "choices");
     const bool has_choices = choices != nullptr && choices->is_array() && !choices->empty();
-    const Json* usage = findField(chunk, "usage");
+    const Json* usage = member(chunk, "usage");
     const bool has_usage = usage != nullptr && usage->is_object();
     // Azure sends a first chunk with no choices, empty id and prompt_filter_results: skip it.
     if (!has_choices && !has_usage) return;
@@ -82,9 +83,9 @@ class ChatStreamDecoder final : public StreamDecoder {
     const bool stop_known_before = stop_reason_.has_value();
     if (has_choices) {
       for (const auto& choice : *choices) {
-        if (readInt(choice, "index").value_or(0) != 0) continue;  // only the first choice is asked for
-        if (const Json* delta = findField(choice, "delta")) takeDelta(*delta, out);
-        if (const auto finish_reason = readString(choice, "finish_reason")) {
+        if (intMember(choice, "index").value_or(0) != 0) continue;  // only the first choice is asked for
+        if (const Json* delta = member(choice, "delta")) takeDelta(*delta, out);
+        if (const auto finish_reason = optionalString(choice, "finish_reason")) {
           closeOpenBlock(out);
           stop_reason_ = stopReasonFor(*finish_reason, !tools_.empty(), refusal_seen_);
         }
@@ -103,24 +104,24 @@ class ChatStreamDecoder final : public StreamDecoder {
     started_ = true;
     StreamEvent event;
     event.type = StreamEvent::Type::MessageStart;
-    event.id = readString(chunk, "id").value_or("");
-    event.model = readString(chunk, "model").value_or("");
+    event.id = optionalString(chunk, "id").value_or("");
+    event.model = optionalString(chunk, "model").value_or("");
     id_ = event.id;
     out.push_back(std::move(event));
   }
 
   void takeDelta(const Json& delta, Events& out) {
-    auto reasoning = readString(delta, "reasoning_content");
-    if (!reasoning || reasoning->empty()) reasoning = readString(delta, "reasoning");
+    auto reasoning = optionalString(delta, "reasoning_content");
+    if (!reasoning || reasoning->empty()) reasoning = optionalString(delta, "reasoning");
     if (reasoning && !reasoning->empty()) appendText(Open::Thinking, *reasoning, out);
-    if (const auto content = readString(delta, "content"); content && !content->empty()) {
+    if (const auto content = optionalString(delta, "content"); content && !content->empty()) {
       appendText(Open::Text, *content, out);
     }
-    if (const auto refusal = readString(delta, "refusal"); refusal && !refusal->empty()) {
+    if (const auto refusal = optionalString(delta, "refusal"); refusal && !refusal->empty()) {
       refusal_seen_ = true;
       appendText(Open::Text, *refusal, out);
     }
-    if (const Json* tool_calls = findField(delta, "tool_calls"); tool_calls != nullptr && tool_calls->is_array()) {
+    if (const Json* tool_calls = member(delta, "tool_calls"); tool_calls != nullptr && tool_calls->is_array()) {
       for (const auto& call : *tool_calls) takeToolCall(call, out);
     }
   }
@@ -146,12 +147,12 @@ class ChatStreamDecoder final : public StreamDecoder {
 
   void takeToolCall(const Json& call, Events& out) {
     if (!call.is_object()) return;
-    const auto id = readString(call, "id");
-    const Json* function = findField(call, "function");
+    const auto id = optionalString(call, "id");
+    const Json* function = member(call, "function");
     // Calls are keyed by their index. Servers that omit it send each call whole: a new id is a
     // new call, and a fragment without id continues the open one.
     int64_t key = 0;
-    if (const auto index = readInt(call, "index")) {
+    if (const auto index = intMember(call, "index")) {
       key = *index;
     } else if (id && (open_ != Open::Tool || tool_ids_[open_tool_] != *id)) {
       key = tools_.empty() ? 0 : tools_.rbegin()->first + 1;
@@ -167,7 +168,7 @@ class ChatStreamDecoder final : public StreamDecoder {
       start.block.type = ContentBlock::Type::ToolUse;
       // A call without an id gets a deterministic one, so a later turn can answer it.
       start.block.tool_id = id ? *id : "call_" + id_ + "_" + std::to_string(key);
-      start.block.tool_name = function ? readString(*function, "name").value_or("") : "";
+      start.block.tool_name = function ? optionalString(*function, "name").value_or("") : "";
       found = tools_.emplace(key, ToolCall{start.index, false}).first;
       tool_ids_[key] = start.block.tool_id;
       open_ = Open::Tool;
@@ -177,7 +178,7 @@ class ChatStreamDecoder final : public StreamDecoder {
     }
     // NOTE: a fragment for a call that was already closed (servers interleaving parallel calls)
     // still goes to that call's block index; no known provider interleaves.
-    const auto arguments = function ? readString(*function, "arguments") : std::nullopt;
+    const auto arguments = function ? optionalString(*function, "arguments") : std::nullopt;
     if (!arguments || arguments->empty()) return;
     found->second.has_arguments = true;
     StreamEvent delta;

@@ -11,7 +11,8 @@
 #include <map>
 
 #include "server/wire/openai_chat/completion_id.h"
-#include "server/wire/openai_chat/json_read.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
 #include "server/wire/openai_chat/usage_json.h"
 #include "server/wire/sse.h"
@@ -80,7 +81,7 @@ class ChatStreamEncoder final : public StreamEncoder {
     return body;
   }
 
-  void write(const Json& body, std::string& out) const { out += sseFrame("", dumpJson(body)); }
+  void write(const Json& body, std::string& out) const { out += sseFrame("", dumpJsonText(body)); }
 
   void begin(const std::string& provider_id, const std::string& provider_model, std::string& out) {
     if (started_) return;

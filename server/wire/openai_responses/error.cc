@@ -6,7 +6,8 @@
 
 #include "server/text/utf8.h"
 #include "server/wire/openai_responses/codec.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::openai_responses {
 
@@ -20,7 +21,7 @@ ApiError decodeError(int status, std::string_view body, std::optional<int> retry
   ApiError error;
   error.status = status;
   error.retry_after_seconds = retry_after_seconds;
-  const Json parsed = parseJson(body);
+  const Json parsed = parseBounded(body);
   const Json* inner = parsed.is_object() ? member(parsed, "error") : nullptr;
   if (inner != nullptr && inner->is_object()) {
     const std::string code = stringMember(*inner, "code");

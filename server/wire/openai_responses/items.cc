@@ -1,6 +1,7 @@
 #include "server/wire/openai_responses/items.h"
 
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::openai_responses {
 
@@ -28,7 +29,7 @@ ContentBlock thinkingFromReasoning(const Json& item) {
 std::optional<Json> parseArguments(const Json& item) {
   const std::string text = stringMember(item, "arguments");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return Json::object();
-  Json parsed = parseJson(text);
+  Json parsed = parseBounded(text);
   if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
   return parsed;
 }
@@ -46,7 +47,7 @@ Json reasoningItem(std::string_view id, std::string_view summary, std::string_vi
 
 std::string argumentsText(const ContentBlock& block) {
   if (block.tool_input.is_null()) return "{}";
-  return dumpJson(block.tool_input);
+  return dumpJsonText(block.tool_input);
 }
 
 Json functionCallItem(const ContentBlock& block, std::string_view id, std::string_view status,

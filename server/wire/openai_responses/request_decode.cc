@@ -7,7 +7,8 @@
 
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_responses/signature_envelope.h"
 
 namespace sluice::wire::openai_responses {
@@ -161,7 +162,7 @@ Failure decodeFunctionCallOutput(const Json& item, const std::string& path, Requ
   } else if (output->is_string() || output->is_array()) {
     if (Failure failure = decodeContent(*output, path + ".output", block.result)) return failure;
   } else {
-    block.result.push_back(textBlock(dumpJson(*output)));
+    block.result.push_back(textBlock(dumpJsonText(*output)));
   }
   append(request.messages, Role::User, std::move(block));
   return std::nullopt;
@@ -370,7 +371,7 @@ Failure refuseState(const Json& body) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json parsed = parseJson(body);
+  const Json parsed = parseBounded(body);
   if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
   if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
   Request request;

@@ -8,7 +8,8 @@
 
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::wire::openai_responses {
 
@@ -257,7 +258,7 @@ std::expected<std::string, ApiError> encodeRequest(const Request& request, const
   body["store"] = false;
   if (wantsEncryptedReasoning(request)) body["include"] = Json::array({"reasoning.encrypted_content"});
   body["stream"] = request.stream;
-  return dumpJson(body);
+  return dumpJsonText(body);
 }
 
 }  // namespace sluice::wire::openai_responses

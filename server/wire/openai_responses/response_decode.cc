@@ -4,7 +4,8 @@
 
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_responses/stop_reason.h"
 #include "server/wire/openai_responses/usage_json.h"
 
@@ -34,7 +35,7 @@ ContentBlock textBlock(std::string text) {
 }  // namespace
 
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
-  const Json parsed = parseJson(body);
+  const Json parsed = parseBounded(body);
   if (parsed.is_discarded() || !parsed.is_object()) return std::unexpected(invalidResponse("not a JSON object"));
   const std::string status = stringMember(parsed, "status");
   const Json* error = member(parsed, "error");

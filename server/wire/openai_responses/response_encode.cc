@@ -4,7 +4,9 @@
 
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
+#include "server/wire/openai_responses/mint_id.h"
 #include "server/wire/openai_responses/response_object.h"
 #include "server/wire/openai_responses/signature_envelope.h"
 #include "server/wire/openai_responses/stop_reason.h"
@@ -48,7 +50,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
   if (status.status == "failed") shape.error = {{"code", "server_error"}, {"message", "the provider's answer ended in an error"}};
   shape.output = std::move(output);
   shape.usage = response.usage_reported ? usageJson(response.usage) : Json(nullptr);
-  return dumpJson(responseObject(context, shape));
+  return dumpJsonText(responseObject(context, shape));
 }
 
 }  // namespace sluice::wire::openai_responses

@@ -1,6 +1,7 @@
 #include "server/wire/openai_responses/response_object.h"
 
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/openai_responses/mint_id.h"
 
 namespace sluice::wire::openai_responses {
 

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "server/wire/openai_responses/codec.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
 #include "server/wire/openai_responses/stop_reason.h"
 #include "server/wire/openai_responses/usage_json.h"
 
@@ -73,7 +74,7 @@ std::vector<StreamEvent> ResponsesStreamDecoder::finish() {
 void ResponsesStreamDecoder::take(const SseEvent& sse, std::vector<StreamEvent>& out) {
   if (done_) return;
   if (sse.data == "[DONE]") return;  // not part of this wire, but some compatible servers send it
-  const Json data = parseJson(sse.data);
+  const Json data = parseBounded(sse.data);
   if (data.is_discarded() || !data.is_object()) {
     fail(ApiError::upstreamInvalidResponse("the provider's stream carried an event that is not a JSON object"), out);
     return;

@@ -4,7 +4,9 @@
 
 #include "server/wire/openai_responses/codec.h"
 #include "server/wire/openai_responses/items.h"
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
+#include "server/wire/json_parse.h"
+#include "server/wire/openai_responses/mint_id.h"
 #include "server/wire/openai_responses/response_object.h"
 #include "server/wire/openai_responses/signature_envelope.h"
 #include "server/wire/openai_responses/stop_reason.h"
@@ -55,7 +57,7 @@ std::string ResponsesStreamEncoder::finish() {
 std::string ResponsesStreamEncoder::frame(std::string_view type, Json payload) {
   Json data = {{"type", type}, {"sequence_number", sequence_++}};
   for (auto& [key, value] : payload.items()) data[key] = std::move(value);
-  return sseFrame(type, dumpJson(data));
+  return sseFrame(type, dumpJsonText(data));
 }
 
 Json ResponsesStreamEncoder::responseJson(const std::string& status, const std::string& incomplete_reason,
@@ -209,7 +211,7 @@ std::string ResponsesStreamEncoder::blockStop(int index) {
       if (item.text.empty()) {
         // No argument came: a call without arguments is "{}" (or the input the start carried).
         const bool has_input = item.block.tool_input.is_object() && !item.block.tool_input.empty();
-        const std::string arguments = has_input ? dumpJson(item.block.tool_input) : "{}";
+        const std::string arguments = has_input ? dumpJsonText(item.block.tool_input) : "{}";
         item.text = arguments;
         bytes += frame("response.function_call_arguments.delta",
                        {{"item_id", item.id}, {"output_index", at}, {"delta", arguments}});

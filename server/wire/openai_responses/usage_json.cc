@@ -1,6 +1,6 @@
 #include "server/wire/openai_responses/usage_json.h"
 
-#include "server/wire/openai_responses/json_access.h"
+#include "server/wire/json_access.h"
 
 namespace sluice::wire::openai_responses {
 

@@ -4,7 +4,7 @@
 
 #include "server/wire/codec.h"
 #include "server/wire/anthropic/codec.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_parse.h"
 #include "tests/server/wire/anthropic/test_support.h"
 
 namespace sluice::wire::anthropic {
@@ -19,7 +19,7 @@ struct Recorded {
 
 Recorded recordedError(const std::string& fixture) {
   const Json response = cassette(fixture)["interactions"][0]["response"];
-  return Recorded{response["status"]["code"].get<int>(), dumpJson(response["parsed_body"])};
+  return Recorded{response["status"]["code"].get<int>(), dumpJsonText(response["parsed_body"])};
 }
 
 BOOST_AUTO_TEST_SUITE(error)

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "server/wire/anthropic/codec.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_parse.h"
 #include "tests/server/wire/anthropic/test_support.h"
 
 namespace sluice::wire::anthropic {
@@ -23,7 +23,7 @@ ApiError decodeFails(const std::string& body) {
 }
 
 std::string requestBody(const std::string& fixture, size_t interaction) {
-  return dumpJson(cassette(fixture)["interactions"][interaction]["request"]["parsed_body"]);
+  return dumpJsonText(cassette(fixture)["interactions"][interaction]["request"]["parsed_body"]);
 }
 
 BOOST_AUTO_TEST_SUITE(request_decode)

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "server/wire/anthropic/codec.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_parse.h"
 #include "tests/server/wire/anthropic/test_support.h"
 
 namespace sluice::wire::anthropic {
@@ -370,7 +370,7 @@ BOOST_AUTO_TEST_CASE(round_trips_recorded_requests) {
         std::pair{"anthropic/pydantic-ai__test_model_name_suggestion--anthropic.yaml", 0}}) {
     BOOST_TEST_CONTEXT(fixture << " #" << interaction) {
       const Request original =
-          decodeOk(dumpJson(cassette(fixture)["interactions"][static_cast<size_t>(interaction)]["request"]["parsed_body"]));
+          decodeOk(dumpJsonText(cassette(fixture)["interactions"][static_cast<size_t>(interaction)]["request"]["parsed_body"]));
       checkRoundTrip(original);
     }
   }

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "server/wire/anthropic/codec.h"
-#include "server/wire/anthropic/json_util.h"
+#include "server/wire/json_parse.h"
 #include "tests/server/wire/anthropic/test_support.h"
 
 namespace sluice::wire::anthropic {
@@ -62,7 +62,7 @@ BOOST_AUTO_TEST_CASE(decodes_recorded_nested_tool_input) {
 
 BOOST_AUTO_TEST_CASE(decodes_recorded_parallel_tool_calls) {
   const Json recording = cassette("anthropic/pydantic-ai__test_multiple_parallel_tool_calls.yaml");
-  const Response first = decodeOk(dumpJson(responseBody(recording, 0)));
+  const Response first = decodeOk(dumpJsonText(responseBody(recording, 0)));
   BOOST_REQUIRE_EQUAL(first.content.size(), 5u);
   const std::vector<std::pair<std::string, std::string>> calls = {{"toolu_0167cfEnoQaPviGdVXA95zcu", "Alice"},
                                                                   {"toolu_01EEe2V5HD1Ac4rKiUR4HD2T", "Bob"},
@@ -79,7 +79,7 @@ BOOST_AUTO_TEST_CASE(decodes_recorded_parallel_tool_calls) {
   BOOST_TEST(first.usage.input_tokens == 423);
   BOOST_TEST(first.usage.output_tokens == 202);
 
-  const Response second = decodeOk(dumpJson(responseBody(recording, 1)));
+  const Response second = decodeOk(dumpJsonText(responseBody(recording, 1)));
   BOOST_REQUIRE_EQUAL(second.content.size(), 1u);
   BOOST_TEST(second.content[0].text.find("Daisy is the youngest") != std::string::npos);
   BOOST_TEST(second.usage.input_tokens == 771);
@@ -88,14 +88,14 @@ BOOST_AUTO_TEST_CASE(decodes_recorded_parallel_tool_calls) {
 
 BOOST_AUTO_TEST_CASE(cache_reads_and_writes_are_added_to_neutral_input) {
   const Json recording = cassette("anthropic/pydantic-ai__test_anthropic_cache_real_api.yaml");
-  const Response first = decodeOk(dumpJson(responseBody(recording, 0)));
+  const Response first = decodeOk(dumpJsonText(responseBody(recording, 0)));
   BOOST_TEST(first.usage.input_tokens == 3 + 1111);
   BOOST_TEST(first.usage.cache_read_tokens == 1111);
   BOOST_TEST(first.usage.cache_write_tokens == 0);
   BOOST_TEST(first.usage.output_tokens == 406);
   BOOST_TEST(first.usage.uncachedInputTokens() == 3);
   BOOST_TEST(first.content.at(0).text.starts_with("# What is Python?"));
-  const Response second = decodeOk(dumpJson(responseBody(recording, 1)));
+  const Response second = decodeOk(dumpJsonText(responseBody(recording, 1)));
   BOOST_TEST(second.usage.input_tokens == 3 + 1111 + 418);
   BOOST_TEST(second.usage.cache_read_tokens == 1111);
   BOOST_TEST(second.usage.cache_write_tokens == 418);
@@ -106,11 +106,11 @@ BOOST_AUTO_TEST_CASE(count_tokens_recording_messages_and_token_count_answer) {
   const Json recording = cassette("anthropic/pydantic-ai__test_anthropic_cache_count_tokens.yaml");
   // The count_tokens answer ({"input_tokens":1114}) is not a message.
   BOOST_TEST(responseBody(recording, 0) == Json({{"input_tokens", 1114}}));
-  const auto not_a_message = decodeResponse(dumpJson(responseBody(recording, 0)));
+  const auto not_a_message = decodeResponse(dumpJsonText(responseBody(recording, 0)));
   BOOST_REQUIRE(!not_a_message.has_value());
   BOOST_TEST(not_a_message.error().status == 502);
   BOOST_TEST(not_a_message.error().key == "upstream_invalid_response");
-  const Response message = decodeOk(dumpJson(responseBody(recording, 1)));
+  const Response message = decodeOk(dumpJsonText(responseBody(recording, 1)));
   BOOST_TEST(message.usage.input_tokens == 1114);
   BOOST_TEST(message.usage.cache_read_tokens == 1111);
   BOOST_TEST(message.usage.output_tokens == 414);
