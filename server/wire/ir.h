@@ -69,6 +69,21 @@ struct ContentBlock {
   // received with the wire it came from; only an encoder of that same wire sends it on.
   Json raw;
   std::optional<catalog::Wire> raw_wire;
+
+  // A Text block holding `text`.
+  static ContentBlock ofText(std::string text) {
+    ContentBlock block;
+    block.text = std::move(text);
+    return block;
+  }
+  // An Opaque block: `raw` kept as received from `wire`.
+  static ContentBlock ofOpaque(Json raw, catalog::Wire wire) {
+    ContentBlock block;
+    block.type = Type::Opaque;
+    block.raw = std::move(raw);
+    block.raw_wire = wire;
+    return block;
+  }
 };
 
 struct Message {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "server/wire/json_parse.h"
+
 namespace sluice::wire {
 
 const Json* member(const Json& object, std::string_view key) {
@@ -81,5 +83,12 @@ std::optional<bool> boolMember(const Json& object, std::string_view key) {
 }
 
 bool trueMember(const Json& object, std::string_view key) { return boolMember(object, key).value_or(false); }
+
+std::expected<Json, ApiError> parseRequestObject(std::string_view body) {
+  Json parsed = parseBounded(body);
+  if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
+  if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
+  return parsed;
+}
 
 }  // namespace sluice::wire

@@ -9,10 +9,12 @@
 // JSON object has no members. Pointers returned point into `object` and live as long as it does.
 
 #include <cstdint>
+#include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "server/wire/api_error.h"
 #include "server/wire/ir.h"
 
 namespace sluice::wire {
@@ -39,5 +41,9 @@ std::optional<double> numberMember(const Json& object, std::string_view key);
 // The member as a boolean; trueMember: only the literal true.
 std::optional<bool> boolMember(const Json& object, std::string_view key);
 bool trueMember(const Json& object, std::string_view key);
+
+// A client's request body as a JSON object (parseBounded): 400 invalid_json when it is not JSON
+// (or nests past kMaxJsonDepth), 400 invalid_request when it is JSON but not an object.
+std::expected<Json, ApiError> parseRequestObject(std::string_view body);
 
 }  // namespace sluice::wire

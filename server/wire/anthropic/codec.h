@@ -13,7 +13,7 @@
 // - encodeResponse / makeStreamEncoder: ids "msg_..." (from ResponseContext::request_id when the
 //   IR id is not one), model = ResponseContext::model, usage in Anthropic counting (input
 //   excludes cached tokens). Thinking minted by another wire is shown with its signature wrapped
-//   (server/wire/anthropic/signature_envelope.h) so it comes back intact; other wires' Opaque
+//   (server/wire/signature_envelope.h) so it comes back intact; other wires' Opaque
 //   blocks are left out. The stream encoder numbers blocks 0, 1, 2... in start order, emits
 //   message_start before anything else, closes open blocks before message_delta, and after an
 //   Error event (rendered as `event: error`) emits nothing more.
@@ -35,21 +35,10 @@
 // - decodeError: status kept, key = error.type, message = error.message; retry_after_seconds as given
 //   (codec.h reads the header).
 
-#include <expected>
-#include <memory>
-#include <string>
-#include <string_view>
-
 #include "server/wire/codec.h"
 
 namespace sluice::wire::anthropic {
 
-std::expected<Request, ApiError> decodeRequest(std::string_view body);
-std::expected<std::string, ApiError> encodeRequest(const Request& request, const EncodeOptions& options);
-std::expected<Response, ApiError> decodeResponse(std::string_view body);
-std::string encodeResponse(const Response& response, const ResponseContext& context);
-std::unique_ptr<StreamDecoder> makeStreamDecoder();
-std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
+#include "server/wire/codec_functions.inl"
 
 }  // namespace sluice::wire::anthropic

@@ -1,7 +1,7 @@
 #include "server/wire/anthropic/content_block.h"
 
 #include "server/wire/json_access.h"
-#include "server/wire/anthropic/signature_envelope.h"
+#include "server/wire/signature_envelope.h"
 
 namespace sluice::wire::anthropic {
 
@@ -29,21 +29,13 @@ std::expected<std::string, ApiError> stringField(const Json& block, const char* 
   return value->get<std::string>();
 }
 
-ContentBlock opaque(const Json& block) {
-  ContentBlock out;
-  out.type = ContentBlock::Type::Opaque;
-  out.raw = block;
-  out.raw_wire = catalog::Wire::Anthropic;
-  return out;
-}
-
 Result decodeImage(const Json& block, const std::string& path, Strictness strictness) {
   const Json* source = member(block, "source");
   if (source == nullptr || !source->is_object()) {
     if (strictness == Strictness::Strict) {
       return std::unexpected(ApiError::invalidRequest("'" + path + ".source' must be an object", path + ".source"));
     }
-    return opaque(block);
+    return ContentBlock::ofOpaque(block, catalog::Wire::Anthropic);
   }
   const std::string source_type = stringMember(*source, "type");
   ContentBlock out;
@@ -62,7 +54,7 @@ Result decodeImage(const Json& block, const std::string& path, Strictness strict
     if (!url) return std::unexpected(url.error());
     out.image.url = std::move(*url);
   } else {
-    return opaque(block);  // a file id or a source type added later: only Anthropic can read it
+    return ContentBlock::ofOpaque(block, catalog::Wire::Anthropic);  // a file id or a source type added later: only Anthropic can read it
   }
   return out;
 }
@@ -109,7 +101,7 @@ Result decodeThinking(const Json& block, const std::string& path, Strictness str
   auto text = stringField(block, redacted ? "data" : "thinking", path, strictness, redacted);
   if (!text) return std::unexpected(text.error());
   if (redacted) {
-    UnwrappedSignature data = unwrapSignature(*text);
+    UnwrappedSignature data = unwrapSignature(catalog::Wire::Anthropic, *text);
     out.data = std::move(data.payload);
     out.signature_wire = data.wire;
     out.reasoning_id = std::move(data.reasoning_id);
@@ -121,7 +113,7 @@ Result decodeThinking(const Json& block, const std::string& path, Strictness str
   if (!signature->empty()) {
     // NOTE: a thinking block without a signature can be verified by no provider; leaving
     // signature_wire unset makes every provider encoder drop it.
-    UnwrappedSignature unwrapped = unwrapSignature(*signature);
+    UnwrappedSignature unwrapped = unwrapSignature(catalog::Wire::Anthropic, *signature);
     out.signature = std::move(unwrapped.payload);
     out.signature_wire = unwrapped.wire;
     out.reasoning_id = std::move(unwrapped.reasoning_id);
@@ -158,7 +150,7 @@ Result decodeKnown(const Json& block, const std::string& type, const std::string
   if (type == "tool_result") return decodeToolResult(block, path, strictness);
   if (type == "thinking") return decodeThinking(block, path, strictness, false);
   if (type == "redacted_thinking") return decodeThinking(block, path, strictness, true);
-  return opaque(block);
+  return ContentBlock::ofOpaque(block, catalog::Wire::Anthropic);
 }
 
 Json encodeImage(const ImageSource& image) {
@@ -196,14 +188,14 @@ Json encodeToolResult(const ContentBlock& block, Audience audience) {
 std::expected<ContentBlock, ApiError> decodeBlock(const Json& block, const std::string& path, Strictness strictness) {
   if (!block.is_object()) {
     if (strictness == Strictness::Strict) return std::unexpected(ApiError::invalidRequest("'" + path + "' must be an object", path));
-    return opaque(block);
+    return ContentBlock::ofOpaque(block, catalog::Wire::Anthropic);
   }
   const Json* type = member(block, "type");
   if (type == nullptr || !type->is_string()) {
     if (strictness == Strictness::Strict) {
       return std::unexpected(ApiError::invalidRequest("'" + path + ".type' must be a string", path + ".type"));
     }
-    return opaque(block);
+    return ContentBlock::ofOpaque(block, catalog::Wire::Anthropic);
   }
   auto decoded = decodeKnown(block, type->get<std::string>(), path, strictness);
   if (!decoded) return decoded;
@@ -240,7 +232,7 @@ std::optional<Json> encodeBlock(const ContentBlock& block, Audience audience) {
       } else {
         out = Json{{"type", "thinking"},
                    {"thinking", block.text},
-                   {"signature", wrapSignature(block.signature_wire, block.reasoning_id, block.signature)}};
+                   {"signature", wrapSignature(catalog::Wire::Anthropic, block.signature_wire, block.reasoning_id, block.signature)}};
       }
       break;
     case ContentBlock::Type::RedactedThinking:
@@ -249,7 +241,7 @@ std::optional<Json> encodeBlock(const ContentBlock& block, Audience audience) {
         out = Json{{"type", "redacted_thinking"}, {"data", block.data}};
       } else {
         out = Json{{"type", "redacted_thinking"},
-                   {"data", wrapSignature(block.signature_wire, block.reasoning_id, block.data)}};
+                   {"data", wrapSignature(catalog::Wire::Anthropic, block.signature_wire, block.reasoning_id, block.data)}};
       }
       break;
     case ContentBlock::Type::Opaque:

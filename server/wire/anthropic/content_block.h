@@ -19,7 +19,7 @@ enum class Strictness { Strict, Lenient };
 // content, is_error), thinking, redacted_thinking. Any other type (document, server_tool_use,
 // web_search_tool_result, an image with a file source, ...) becomes an Opaque block holding the
 // JSON as received with raw_wire Anthropic. A thinking signature or redacted payload is unwrapped
-// (server/wire/anthropic/signature_envelope.h) so it keeps the wire that minted it.
+// (server/wire/signature_envelope.h) so it keeps the wire that minted it.
 // cache_control is kept on every block; text citations are dropped.
 std::expected<ContentBlock, ApiError> decodeBlock(const Json& block, const std::string& path, Strictness strictness);
 

@@ -242,11 +242,9 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json root = parseBounded(body);
-  if (root.is_discarded()) return std::unexpected(ApiError::invalidJson());
-  if (!root.is_object()) {
-    return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
-  }
+  const auto body_object = parseRequestObject(body);
+  if (!body_object) return std::unexpected(body_object.error());
+  const Json& root = *body_object;
   Request request;
   if (const Json* model = member(root, "model"); model != nullptr) {
     if (!model->is_string()) return std::unexpected(ApiError::invalidRequest("'model' must be a string", "model"));

@@ -10,7 +10,7 @@
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/anthropic/message_id.h"
-#include "server/wire/anthropic/signature_envelope.h"
+#include "server/wire/signature_envelope.h"
 #include "server/wire/anthropic/stop_reason.h"
 #include "server/wire/anthropic/usage_counts.h"
 #include "server/wire/sse.h"
@@ -114,7 +114,7 @@ class Encoder final : public StreamEncoder {
         break;
       case ContentBlock::Type::Thinking: payload = Json{{"type", "thinking"}, {"thinking", ""}, {"signature", ""}}; break;
       case ContentBlock::Type::RedactedThinking:
-        payload = Json{{"type", "redacted_thinking"}, {"data", wrapSignature(block.signature_wire, block.reasoning_id, block.data)}};
+        payload = Json{{"type", "redacted_thinking"}, {"data", wrapSignature(catalog::Wire::Anthropic, block.signature_wire, block.reasoning_id, block.data)}};
         break;
       case ContentBlock::Type::Opaque:
         if (block.raw_wire == catalog::Wire::Anthropic && block.raw.is_object()) payload = block.raw;
@@ -171,7 +171,7 @@ class Encoder final : public StreamEncoder {
       case DeltaKind::Signature:
         // Only the first piece carries the envelope of a foreign signature.
         delta = Json{{"type", "signature_delta"},
-                     {"signature", open.signature_sent ? text : wrapSignature(open.signature_wire, open.reasoning_id, text)}};
+                     {"signature", open.signature_sent ? text : wrapSignature(catalog::Wire::Anthropic, open.signature_wire, open.reasoning_id, text)}};
         open.signature_sent = true;
         break;
     }

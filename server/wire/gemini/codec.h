@@ -19,21 +19,10 @@
 // decodeError: Google RPC error body -> ApiError (key = error.status, retry from RetryInfo, else
 // retry_after_seconds as given by codec.h, which reads the header); see google_error.h.
 
-#include <expected>
-#include <memory>
-#include <string>
-#include <string_view>
-
 #include "server/wire/codec.h"
 
 namespace sluice::wire::gemini {
 
-std::expected<Request, ApiError> decodeRequest(std::string_view body);
-std::expected<std::string, ApiError> encodeRequest(const Request& request, const EncodeOptions& options);
-std::expected<Response, ApiError> decodeResponse(std::string_view body);
-std::string encodeResponse(const Response& response, const ResponseContext& context);
-std::unique_ptr<StreamDecoder> makeStreamDecoder();
-std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
+#include "server/wire/codec_functions.inl"
 
 }  // namespace sluice::wire::gemini

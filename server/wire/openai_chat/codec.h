@@ -36,21 +36,10 @@
 // - decodeError: status kept, key = error.code, else error.type; message = error.message;
 //   param kept; retry_after_seconds as given (codec.h reads the header).
 
-#include <expected>
-#include <memory>
-#include <string>
-#include <string_view>
-
 #include "server/wire/codec.h"
 
 namespace sluice::wire::openai_chat {
 
-std::expected<Request, ApiError> decodeRequest(std::string_view body);
-std::expected<std::string, ApiError> encodeRequest(const Request& request, const EncodeOptions& options);
-std::expected<Response, ApiError> decodeResponse(std::string_view body);
-std::string encodeResponse(const Response& response, const ResponseContext& context);
-std::unique_ptr<StreamDecoder> makeStreamDecoder();
-std::unique_ptr<StreamEncoder> makeStreamEncoder(const ResponseContext& context);
-ApiError decodeError(int status, std::string_view body, std::optional<int> retry_after_seconds);
+#include "server/wire/codec_functions.inl"
 
 }  // namespace sluice::wire::openai_chat

@@ -26,21 +26,6 @@ using Status = std::expected<void, ApiError>;
 
 std::string at(const std::string& param, size_t index) { return param + "[" + std::to_string(index) + "]"; }
 
-ContentBlock textBlock(std::string text) {
-  ContentBlock block;
-  block.type = ContentBlock::Type::Text;
-  block.text = std::move(text);
-  return block;
-}
-
-ContentBlock opaqueBlock(const Json& raw) {
-  ContentBlock block;
-  block.type = ContentBlock::Type::Opaque;
-  block.raw = raw;
-  block.raw_wire = catalog::Wire::OpenAIChat;
-  return block;
-}
-
 // Text of a {"type":"text","text":...} part; an error naming `param` when it is not a string.
 std::expected<std::string, ApiError> partText(const Json& part, const std::string& param) {
   const Json* text = member(part, "text");
@@ -74,7 +59,7 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
                          std::vector<ContentBlock>& out) {
   if (content.is_null()) return {};
   if (content.is_string()) {
-    if (!content.get_ref<const std::string&>().empty()) out.push_back(textBlock(content.get<std::string>()));
+    if (!content.get_ref<const std::string&>().empty()) out.push_back(ContentBlock::ofText(content.get<std::string>()));
     return {};
   }
   if (!content.is_array()) return std::unexpected(ApiError::invalidRequest("content must be a string or an array of parts", param));
@@ -85,7 +70,7 @@ Status appendTextContent(const Json& content, const std::string& param, bool all
     if (type == "text") {
       auto text = partText(part, part_param);
       if (!text) return std::unexpected(text.error());
-      if (!text->empty()) out.push_back(textBlock(std::move(*text)));
+      if (!text->empty()) out.push_back(ContentBlock::ofText(std::move(*text)));
     } else if (allow_images && type == "image_url") {
       auto image = imageBlock(part, part_param);
       if (!image) return std::unexpected(image.error());
@@ -109,13 +94,13 @@ Status appendUserContent(const Json& content, const std::string& param, std::vec
     if (type == "text") {
       auto text = partText(part, part_param);
       if (!text) return std::unexpected(text.error());
-      if (!text->empty()) out.push_back(textBlock(std::move(*text)));
+      if (!text->empty()) out.push_back(ContentBlock::ofText(std::move(*text)));
     } else if (type == "image_url") {
       auto image = imageBlock(part, part_param);
       if (!image) return std::unexpected(image.error());
       out.push_back(std::move(*image));
     } else {
-      out.push_back(opaqueBlock(part));
+      out.push_back(ContentBlock::ofOpaque(part, catalog::Wire::OpenAIChat));
     }
   }
   return {};
@@ -137,14 +122,14 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
       if (type == "text" || type == "refusal") {
         const auto text = optionalString(part, *type);
         if (!text) return std::unexpected(ApiError::invalidRequest(*type + " must be a string", part_param + "." + *type));
-        if (!text->empty()) out.content.push_back(textBlock(*text));
+        if (!text->empty()) out.content.push_back(ContentBlock::ofText(*text));
       } else {
-        out.content.push_back(opaqueBlock(part));
+        out.content.push_back(ContentBlock::ofOpaque(part, catalog::Wire::OpenAIChat));
       }
     }
   } else if (content != nullptr) {
     if (!content->is_string()) return std::unexpected(ApiError::invalidRequest("content must be a string, null or parts", param + ".content"));
-    if (!content->get_ref<const std::string&>().empty()) out.content.push_back(textBlock(content->get<std::string>()));
+    if (!content->get_ref<const std::string&>().empty()) out.content.push_back(ContentBlock::ofText(content->get<std::string>()));
   }
   const Json* tool_calls = member(message, "tool_calls");
   if (tool_calls == nullptr) return {};
@@ -154,7 +139,7 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
     const std::string call_param = at(param + ".tool_calls", j);
     const auto type = optionalString(call, "type").value_or("function");
     if (type != "function") {
-      out.content.push_back(opaqueBlock(call));
+      out.content.push_back(ContentBlock::ofOpaque(call, catalog::Wire::OpenAIChat));
       continue;
     }
     const auto id = optionalString(call, "id");
@@ -416,9 +401,9 @@ Status decodeOptions(const Json& body, Request& request) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json parsed = parseBounded(body);
-  if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
-  if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
+  const auto body_object = parseRequestObject(body);
+  if (!body_object) return std::unexpected(body_object.error());
+  const Json& parsed = *body_object;
 
   Request request;
   const Json* model = member(parsed, "model");

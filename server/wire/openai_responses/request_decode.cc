@@ -9,28 +9,13 @@
 #include "server/wire/openai_responses/items.h"
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
-#include "server/wire/openai_responses/signature_envelope.h"
+#include "server/wire/signature_envelope.h"
 
 namespace sluice::wire::openai_responses {
 
 namespace {
 
 using Failure = std::optional<ApiError>;
-
-ContentBlock textBlock(std::string text) {
-  ContentBlock block;
-  block.type = ContentBlock::Type::Text;
-  block.text = std::move(text);
-  return block;
-}
-
-ContentBlock opaqueBlock(const Json& raw) {
-  ContentBlock block;
-  block.type = ContentBlock::Type::Opaque;
-  block.raw = raw;
-  block.raw_wire = catalog::Wire::OpenAIResponses;
-  return block;
-}
 
 // Appends to the last message when it has the same role, so consecutive items of one role
 // (a message, then its function calls) form one neutral turn.
@@ -79,7 +64,7 @@ Failure decodePart(const Json& part, const std::string& path, std::vector<Conten
   if (type == "input_text" || type == "output_text" || type == "text" || type == "refusal") {
     const Json* text = member(part, type == "refusal" ? "refusal" : "text");
     if (text == nullptr || !text->is_string()) return ApiError::invalidRequest("a " + type + " part needs a string", path);
-    if (!text->get<std::string>().empty()) out.push_back(textBlock(text->get<std::string>()));
+    if (!text->get<std::string>().empty()) out.push_back(ContentBlock::ofText(text->get<std::string>()));
     return std::nullopt;
   }
   if (type == "input_image") {
@@ -94,13 +79,13 @@ Failure decodePart(const Json& part, const std::string& path, std::vector<Conten
   }
   // NOTE: files, audio and part types this IR does not model travel as Opaque parts: a Responses
   // provider receives them unchanged, other wires cannot express them and drop them.
-  out.push_back(opaqueBlock(part));
+  out.push_back(ContentBlock::ofOpaque(part, catalog::Wire::OpenAIResponses));
   return std::nullopt;
 }
 
 Failure decodeContent(const Json& content, const std::string& path, std::vector<ContentBlock>& out) {
   if (content.is_string()) {
-    if (!content.get<std::string>().empty()) out.push_back(textBlock(content.get<std::string>()));
+    if (!content.get<std::string>().empty()) out.push_back(ContentBlock::ofText(content.get<std::string>()));
     return std::nullopt;
   }
   if (!content.is_array()) return ApiError::invalidRequest("content must be a string or an array of parts", path);
@@ -162,7 +147,7 @@ Failure decodeFunctionCallOutput(const Json& item, const std::string& path, Requ
   } else if (output->is_string() || output->is_array()) {
     if (Failure failure = decodeContent(*output, path + ".output", block.result)) return failure;
   } else {
-    block.result.push_back(textBlock(dumpJsonText(*output)));
+    block.result.push_back(ContentBlock::ofText(dumpJsonText(*output)));
   }
   append(request.messages, Role::User, std::move(block));
   return std::nullopt;
@@ -177,7 +162,7 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
   if (type == "reasoning") {
     ContentBlock block = thinkingFromReasoning(item);
     // A signature another provider minted, shown to this client in an envelope: back to its wire.
-    if (UnwrappedSignature unwrapped = unwrapSignature(block.signature); unwrapped.wrapped) {
+    if (UnwrappedSignature unwrapped = unwrapSignature(catalog::Wire::OpenAIResponses, block.signature); unwrapped.wrapped) {
       block.signature = std::move(unwrapped.payload);
       block.signature_wire = unwrapped.wire;
       block.reasoning_id = std::move(unwrapped.reasoning_id);
@@ -192,7 +177,7 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
   if (type.empty()) return ApiError::invalidRequest("an input item needs a type or a role", path);
   // Hosted-tool calls and their outputs (web_search_call, custom_tool_call_output, ...): kept for
   // a Responses provider. Outputs answer the model, so they belong to the user's turn.
-  append(request.messages, type.ends_with("_output") ? Role::User : Role::Assistant, opaqueBlock(item));
+  append(request.messages, type.ends_with("_output") ? Role::User : Role::Assistant, ContentBlock::ofOpaque(item, catalog::Wire::OpenAIResponses));
   return std::nullopt;
 }
 
@@ -200,7 +185,7 @@ Failure decodeInput(const Json& body, Request& request) {
   const Json* input = member(body, "input");
   if (input == nullptr) return ApiError::invalidRequest("input is required", "input");
   if (input->is_string()) {
-    if (!input->get<std::string>().empty()) append(request.messages, Role::User, textBlock(input->get<std::string>()));
+    if (!input->get<std::string>().empty()) append(request.messages, Role::User, ContentBlock::ofText(input->get<std::string>()));
     return std::nullopt;
   }
   if (!input->is_array()) return ApiError::invalidRequest("input must be a string or an array of items", "input");
@@ -371,15 +356,15 @@ Failure refuseState(const Json& body) {
 }  // namespace
 
 std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const Json parsed = parseBounded(body);
-  if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
-  if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
+  const auto body_object = parseRequestObject(body);
+  if (!body_object) return std::unexpected(body_object.error());
+  const Json& parsed = *body_object;
   Request request;
   if (Failure failure = refuseState(parsed)) return std::unexpected(*failure);
   if (Failure failure = decodeScalars(parsed, request)) return std::unexpected(*failure);
   if (const Json* instructions = member(parsed, "instructions")) {
     if (!instructions->is_string()) return std::unexpected(ApiError::invalidRequest("instructions must be a string", "instructions"));
-    if (!instructions->get<std::string>().empty()) request.system.push_back(textBlock(instructions->get<std::string>()));
+    if (!instructions->get<std::string>().empty()) request.system.push_back(ContentBlock::ofText(instructions->get<std::string>()));
   }
   for (auto step : {decodeInput, decodeTools, decodeToolChoice, decodeTextFormat, decodeReasoning}) {
     if (Failure failure = step(parsed, request)) return std::unexpected(*failure);

@@ -25,13 +25,6 @@ ApiError failedResponse(const Json& error) {
   return ApiError::make(status, code.empty() ? error_keys::kUpstreamError : code, std::move(message));
 }
 
-ContentBlock textBlock(std::string text) {
-  ContentBlock block;
-  block.type = ContentBlock::Type::Text;
-  block.text = std::move(text);
-  return block;
-}
-
 }  // namespace
 
 std::expected<Response, ApiError> decodeResponse(std::string_view body) {
@@ -59,9 +52,9 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body) {
       for (const Json& part : *content) {
         const std::string part_type = stringMember(part, "type");
         if (part_type == "output_text") {
-          response.content.push_back(textBlock(stringMember(part, "text")));
+          response.content.push_back(ContentBlock::ofText(stringMember(part, "text")));
         } else if (part_type == "refusal") {
-          response.content.push_back(textBlock(stringMember(part, "refusal")));
+          response.content.push_back(ContentBlock::ofText(stringMember(part, "refusal")));
           saw_refusal = true;
         }
       }

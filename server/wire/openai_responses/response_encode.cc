@@ -8,7 +8,7 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_responses/mint_id.h"
 #include "server/wire/openai_responses/response_object.h"
-#include "server/wire/openai_responses/signature_envelope.h"
+#include "server/wire/signature_envelope.h"
 #include "server/wire/openai_responses/stop_reason.h"
 #include "server/wire/openai_responses/usage_json.h"
 
@@ -28,7 +28,7 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
       case ContentBlock::Type::Thinking: {
         const bool own = block.signature_wire == catalog::Wire::OpenAIResponses;
         const std::string id = own && !block.reasoning_id.empty() ? block.reasoning_id : mintId("rs", context.request_id, index);
-        output.push_back(reasoningItem(id, block.text, wrapSignature(block.signature_wire, block.reasoning_id, block.signature)));
+        output.push_back(reasoningItem(id, block.text, wrapSignature(catalog::Wire::OpenAIResponses, block.signature_wire, block.reasoning_id, block.signature)));
         break;
       }
       case ContentBlock::Type::Opaque:

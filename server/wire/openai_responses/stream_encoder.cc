@@ -8,7 +8,7 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_responses/mint_id.h"
 #include "server/wire/openai_responses/response_object.h"
-#include "server/wire/openai_responses/signature_envelope.h"
+#include "server/wire/signature_envelope.h"
 #include "server/wire/openai_responses/stop_reason.h"
 #include "server/wire/openai_responses/usage_json.h"
 #include "server/wire/sse.h"
@@ -228,7 +228,7 @@ std::string ResponsesStreamEncoder::blockStop(int index) {
                        {{"item_id", item.id}, {"output_index", at}, {"summary_index", 0}, {"part", summaryPart(item.text)}});
       }
       // As in the whole answer: another wire's unsigned reasoning still gets its envelope.
-      const std::string encrypted = wrapSignature(item.block.signature_wire, item.block.reasoning_id, item.signature);
+      const std::string encrypted = wrapSignature(catalog::Wire::OpenAIResponses, item.block.signature_wire, item.block.reasoning_id, item.signature);
       done = reasoningItem(item.id, item.text, encrypted);
       break;
     }
