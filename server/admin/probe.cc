@@ -143,12 +143,12 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
                              http::personalKeys(context.gateway, exchange.user));
   if (auto unbound = runner.bind(attempt, false)) {
     if (attempt.credential->kind == catalog::CredentialKind::Personal) {
-      return failed(424, "personal_key_missing", unbound->reason, audit::Outcome::NoDeploymentAvailable,
+      return failed(424, std::string(wire::error_keys::kPersonalKeyMissing), unbound->reason, audit::Outcome::NoDeploymentAvailable,
                     "this deployment uses your personal credential " + attempt.credential->id + ": " + unbound->reason,
                     0);
     }
     const std::string message = "credential " + attempt.credential->id + " is not configured";
-    return failed(503, "credential_missing", message, audit::Outcome::NoDeploymentAvailable, message, 0);
+    return failed(503, std::string(wire::error_keys::kCredentialMissing), message, audit::Outcome::NoDeploymentAvailable, message, 0);
   }
   http::AttemptCall call{&attempt, requestBody(wire, deployment->upstream_model, prompt), false, "", wire, nullptr};
   call.ask_breaker = false;
@@ -158,7 +158,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     const bool timed_out = sent->outcome.transport == dispatch::TransportKind::Timeout;
     const auto& attempts = record.attempts;
     const std::string shown = attempts.empty() ? sent->reason : attempts.back().result + ": " + attempts.back().error;
-    return failed(502, "transport", sent->error.message,
+    return failed(502, std::string(wire::error_keys::kTransport), sent->error.message,
                   timed_out ? audit::Outcome::UpstreamTimeout : audit::Outcome::AllDeploymentsFailed, shown,
                   ledger.upstreamMs());
   }
@@ -171,7 +171,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     }
   } catch (const upstream::TransportError& failure) {
     runner.relayFailed(attempt, answered, failure);
-    return failed(502, "transport", failure.what(), audit::Outcome::AllDeploymentsFailed,
+    return failed(502, std::string(wire::error_keys::kTransport), failure.what(), audit::Outcome::AllDeploymentsFailed,
                   std::string("transport: ") + failure.what(), ledger.upstreamMs());
   }
   relayed.status = status;
@@ -190,7 +190,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     out["input_tokens"] = usage.input_tokens;
     out["output_tokens"] = usage.output_tokens;
   } else {
-    relayed.error_key = "upstream_error";
+    relayed.error_key = wire::error_keys::kUpstreamError;
     relayed.error_message = text.substr(0, 300);
     ledger.served(attempt, relayed, 0);
     out["ok"] = false;

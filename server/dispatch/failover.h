@@ -101,10 +101,4 @@ bool mayFailOver(const Attempt& from, const Attempt& to);
 // other 429/5xx, 1xx/3xx and transport failures, nothing when the client left before any answer.
 std::optional<BreakerEvent> breakerEventFor(const AttemptOutcome& outcome);
 
-// The old name, kept until server/http calls wire::parseRetryAfter(value, now): delta-seconds only
-// (an HTTP-date gives nullopt, as no `now` is given); same grammar and cap (retry_after.h).
-inline std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value) {
-  return wire::parseRetryAfter(value, std::nullopt);
-}
-
 }  // namespace sluice::dispatch

@@ -100,14 +100,14 @@ std::expected<void, wire::ApiError> Admission::identify(const std::string& autho
   } catch (const std::exception& error) {
     log::error("cannot check the API key: identity store unavailable", {{"error", error.what()}});
     return std::unexpected(
-        wire::ApiError{503, "identity_unavailable", "the gateway cannot check API keys right now; retry shortly", {}, 5});
+        wire::ApiError{503, std::string(wire::error_keys::kIdentityUnavailable), "the gateway cannot check API keys right now; retry shortly", {}, 5});
   }
   if (!caller) {
     std::string message = caller.error().message;
     if (caller.error().reason == identity::AuthFailureReason::Missing) {
       message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
     }
-    return std::unexpected(wire::ApiError{401, "invalid_api_key", message, {}, {}});
+    return std::unexpected(wire::ApiError{401, std::string(wire::error_keys::kInvalidApiKey), message, {}, {}});
   }
   std::optional<std::string_view> header;
   if (scope_project) header = *scope_project;
@@ -127,7 +127,7 @@ std::optional<wire::ApiError> Admission::decideAccess(const catalog::Catalog& ca
   if (decision.allowed) return std::nullopt;
   log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
                               {"entity", decision.entity}, {"basis", decision.basis}});
-  return wire::ApiError{403, "access_denied", decision.message(), {}, {}};
+  return wire::ApiError{403, std::string(wire::error_keys::kAccessDenied), decision.message(), {}, {}};
 }
 
 std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_ptr<const catalog::Catalog>& catalog,
@@ -156,7 +156,7 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
     if (!reservation.admitted && reservation.breach) {
       const auto& breach = *reservation.breach;
       return std::unexpected(
-          wire::ApiError{429, "quota_exceeded", breach.message(), {}, static_cast<int>(breach.retryAfterSeconds(now))});
+          wire::ApiError{429, std::string(wire::error_keys::kQuotaExceeded), breach.message(), {}, static_cast<int>(breach.retryAfterSeconds(now))});
     }
     if (reservation.breach) {
       ticket.warning_ = reservation.breach->message();

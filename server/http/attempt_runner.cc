@@ -9,6 +9,7 @@
 #include "server/http/upstream_call.h"
 #include "server/log/json_log.h"
 #include "server/wire/codec.h"
+#include "server/wire/retry_after.h"
 
 namespace sluice::http {
 
@@ -31,7 +32,7 @@ std::string resultOf(const dispatch::AttemptOutcome& outcome) {
 }
 
 std::string shortMessage(catalog::Wire wire, int status, const std::string& body) {
-  return wire::decodeError(wire, status, body, "").message;
+  return wire::decodeError(wire, status, body, "", std::chrono::system_clock::now()).message;
 }
 
 // Reads an error answer's body, at most kMaxErrorBody bytes; a longer one is cut and the
@@ -133,7 +134,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     }
     if (response) {
       const int status = response->status();
-      outcome = dispatch::AttemptOutcome::http(status, dispatch::parseRetryAfter(response->header("Retry-After")));
+      outcome = dispatch::AttemptOutcome::http(
+          status, wire::parseRetryAfter(response->header("Retry-After"), std::chrono::system_clock::now()));
       if (status >= 400 && !field_retried) {
         if (auto retry = dispatch::optionalFieldRetry(status, error_body, call.body)) {
           ledger_.addUpstreamMs(ledger_.millisSince(sent_at));
@@ -176,7 +178,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
         Failed failed{Failed::Stage::Sent, resultOf(outcome), outcome, {}};
         if (outcome.status) {
           failed.error = wire::decodeError(endpoint.wire, *outcome.status, error_body,
-                                           response ? response->header("Retry-After") : std::string());
+                                           response ? response->header("Retry-After") : std::string(),
+                                           std::chrono::system_clock::now());
         } else {
           failed.error = wire::ApiError{outcome.transport == dispatch::TransportKind::Timeout ? 504 : 502,
                                         "upstream_unreachable", endpoint.key + ": " + failure_text, {}, {}};
@@ -210,8 +213,8 @@ Failed AttemptRunner::relayFailed(const dispatch::Attempt& attempt, const Answer
                         std::string("before the first byte: ") + failure.what(), ms);
   states_.apply(*attempt.endpoint, attempt.provider->breaker, dispatch::BreakerEvent::failure(), Clock::now());
   const auto outcome = dispatch::AttemptOutcome::transportFailure(dispatch::TransportKind::Reset);
-  return Failed{Failed::Stage::Sent, "transport", outcome,
-                wire::ApiError{502, "upstream_unreachable", attempt.endpoint->key + ": " + failure.what(), {}, {}}};
+  return Failed{Failed::Stage::Sent, "transport:reset", outcome,
+                wire::ApiError{502, std::string(wire::error_keys::kUpstreamUnreachable), attempt.endpoint->key + ": " + failure.what(), {}, {}}};
 }
 
 }  // namespace sluice::http

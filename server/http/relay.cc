@@ -56,14 +56,14 @@ void takeUsage(const wire::StreamEvent& event, RelayResult& result) {
 void takeError(const wire::StreamEvent& event, RelayResult& result) {
   if (event.type != wire::StreamEvent::Type::Error) return;
   result.upstream_broke = true;
-  result.error_key = event.error.key.empty() ? "upstream_stream_error" : event.error.key;
+  result.error_key = event.error.key.empty() ? std::string(wire::error_keys::kUpstreamStreamError) : event.error.key;
   result.error_message = event.error.message;
 }
 
 wire::StreamEvent brokenStream(const std::string& why) {
   wire::StreamEvent event;
   event.type = wire::StreamEvent::Type::Error;
-  event.error = {502, "upstream_stream_broken", "the provider's stream broke: " + why, {}, {}};
+  event.error = {502, std::string(wire::error_keys::kUpstreamStreamBroken), "the provider's stream broke: " + why, {}, {}};
   return event;
 }
 
@@ -110,8 +110,8 @@ bool firstBytes(upstream::Response& answer, std::string& chunk) { return answer.
 // "server_is_overloaded" (503), whatever the provider called it. The audit keeps the provider's key.
 wire::ApiError clientFacing(wire::ApiError error, catalog::Wire client_wire) {
   if (client_wire == catalog::Wire::Anthropic || error.key == "insufficient_quota") return error;
-  if (error.status == 429) error.key = "rate_limit_exceeded";
-  if (error.status == 503 || error.status == 529) error.key = "server_is_overloaded";
+  if (error.status == 429) error.key = wire::error_keys::kRateLimitExceeded;
+  if (error.status == 503 || error.status == 529) error.key = wire::error_keys::kServerIsOverloaded;
   return error;
 }
 
@@ -119,7 +119,8 @@ RelayResult relayErrorBody(const upstream::Response& answer, const std::string& 
                            Poco::Net::HTTPServerResponse& response, catalog::Wire provider_wire,
                            catalog::Wire client_wire, const wire::ResponseContext& context) {
   RelayResult result;
-  const wire::ApiError error = wire::decodeError(provider_wire, answer.status(), body, answer.header("Retry-After"));
+  const wire::ApiError error = wire::decodeError(provider_wire, answer.status(), body, answer.header("Retry-After"),
+                                                 std::chrono::system_clock::now());
   result.error_key = error.key.empty() ? "upstream_error" : error.key;
   result.error_message = error.message;
   copyProviderHeaders(answer, response);
@@ -201,7 +202,7 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
   } catch (const upstream::TransportError& failure) {
     if (cancelled(options)) return gone();
     result.upstream_broke = true;
-    result.error_key = "upstream_stream_broken";
+    result.error_key = wire::error_keys::kUpstreamStreamBroken;
     result.error_message = failure.what();
     if (auto encoder = wire::makeStreamEncoder(wire, context)) {
       if (!client.deliver(encoder->encode(brokenStream(failure.what())))) result.client_gone = true;

@@ -35,7 +35,7 @@ RequestLedger::~RequestLedger() {
     auto& row = audit_.record();
     if (row.status == 0) row.status = 500;
     if (row.outcome.empty()) row.outcome = std::string(audit::toString(audit::Outcome::InternalError));
-    if (row.error_key.empty()) row.error_key = "internal_error";
+    if (row.error_key.empty()) row.error_key = wire::error_keys::kInternalError;
     end(row.status, row.error_key);
   }
 }
@@ -113,16 +113,16 @@ void RequestLedger::recordAttempt(const dispatch::Attempt& attempt, int status, 
 
 audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   using audit::Outcome;
-  if (key == "model_not_found") return Outcome::UnknownModel;
-  if (key == "retired_model") return Outcome::RetiredModel;
-  if (key == "request_too_large") return Outcome::RequestTooLarge;
-  if (key == "context_window_exceeded") return Outcome::ContextWindowExceeded;
-  if (key == "governance_denied") return Outcome::GovernanceDenied;
-  if (key == "no_deployment_available" || key == "no_deployment") return Outcome::NoDeploymentAvailable;
-  if (key == "internal_error" || key == "identity_unavailable") return Outcome::InternalError;
-  if (key == "invalid_api_key") return Outcome::Unauthenticated;
-  if (key == "access_denied" || key == "scope_denied") return Outcome::AccessDenied;
-  if (key == "quota_exceeded") return Outcome::QuotaExceeded;
+  if (key == wire::error_keys::kModelNotFound) return Outcome::UnknownModel;
+  if (key == wire::error_keys::kRetiredModel) return Outcome::RetiredModel;
+  if (key == wire::error_keys::kRequestTooLarge) return Outcome::RequestTooLarge;
+  if (key == wire::error_keys::kContextWindowExceeded) return Outcome::ContextWindowExceeded;
+  if (key == wire::error_keys::kGovernanceDenied) return Outcome::GovernanceDenied;
+  if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
+  if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;
+  if (key == wire::error_keys::kInvalidApiKey) return Outcome::Unauthenticated;
+  if (key == wire::error_keys::kAccessDenied || key == wire::error_keys::kScopeDenied) return Outcome::AccessDenied;
+  if (key == wire::error_keys::kQuotaExceeded) return Outcome::QuotaExceeded;
   return Outcome::InvalidRequest;
 }
 
@@ -165,7 +165,7 @@ void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& 
   row.error_key = result.error_key;
   row.error_message = result.error_message;
   if (row.error_key.empty() && !quota_warning_.empty()) {
-    row.error_key = "quota_warning";
+    row.error_key = wire::error_keys::kQuotaWarning;
     row.error_message = quota_warning_;
   }
   if (result.client_gone) {
@@ -188,10 +188,10 @@ void RequestLedger::clientGone() {
   row.aborted = true;
   row.upstream_ms = upstream_ms_;
   row.outcome = std::string(audit::toString(audit::Outcome::ClientGoneBeforeResponse));
-  row.error_key = "client_gone";
+  row.error_key = wire::error_keys::kClientGone;
   row.error_message = "the client hung up before the provider answered";
   log::info("client hung up before the response", {{"request_id", requestId()}});
-  end(499, "client_gone");
+  end(499, wire::error_keys::kClientGone);
 }
 
 void RequestLedger::answeredLocally(int status) {
@@ -206,7 +206,7 @@ void RequestLedger::answeredLocally(int status) {
 void RequestLedger::noteQuotaBreachAfter(const std::string& message) {
   auto& row = audit_.record();
   if (!row.error_key.empty()) return;
-  row.error_key = "quota_warning";
+  row.error_key = wire::error_keys::kQuotaWarning;
   row.error_message = message;
 }
 

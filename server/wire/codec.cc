@@ -47,26 +47,14 @@ std::unique_ptr<StreamEncoder> makeStreamEncoder(Wire wire, const ResponseContex
   return nullptr;
 }
 
-namespace {
-
-ApiError decodeErrorAt(Wire wire, int status, std::string_view body, std::string_view retry_after_header,
-                       std::optional<SystemTime> now) {
+ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header,
+                     SystemTime now) {
   std::optional<int> retry_after_seconds;
   if (const auto wait = parseRetryAfter(retry_after_header, now)) retry_after_seconds = static_cast<int>(wait->count());
   SLUICE_WIRE_DISPATCH(wire, decodeError(status, body, retry_after_seconds))
   ApiError error = ApiError::make(status, error_keys::kUpstreamError, std::string(body));
   error.retry_after_seconds = retry_after_seconds;
   return error;
-}
-
-}  // namespace
-
-ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header, SystemTime now) {
-  return decodeErrorAt(wire, status, body, retry_after_header, now);
-}
-
-ApiError decodeError(Wire wire, int status, std::string_view body, std::string_view retry_after_header) {
-  return decodeErrorAt(wire, status, body, retry_after_header, std::nullopt);
 }
 
 #undef SLUICE_WIRE_DISPATCH

@@ -86,7 +86,5 @@ std::unique_ptr<StreamEncoder> makeStreamEncoder(catalog::Wire wire, const Respo
 // Retry-After header as parseRetryAfter(retry_after_header, now) reads it (retry_after.h).
 ApiError decodeError(catalog::Wire wire, int status, std::string_view body, std::string_view retry_after_header,
                      SystemTime now);
-// The form without `now`, kept until server/http passes it: an HTTP-date Retry-After reads as absent.
-ApiError decodeError(catalog::Wire wire, int status, std::string_view body, std::string_view retry_after_header);
 
 }  // namespace sluice::wire

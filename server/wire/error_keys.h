@@ -41,6 +41,11 @@ inline constexpr std::string_view kUpstreamStreamError = "upstream_stream_error"
 inline constexpr std::string_view kRateLimitExceeded = "rate_limit_exceeded";   // 429 as OpenAI-style clients key their retries on it
 inline constexpr std::string_view kServerIsOverloaded = "server_is_overloaded"; // 503/529 as OpenAI-style clients key their retries on it
 
+// The console's Test button (audit rows with probe = true).
+inline constexpr std::string_view kPersonalKeyMissing = "personal_key_missing";  // 424: the admin has no key for a personal credential
+inline constexpr std::string_view kCredentialMissing = "credential_missing";     // 503: the platform credential is not configured
+inline constexpr std::string_view kTransport = "transport";                      // 502: the probe's call failed before an answer
+
 // The gateway itself.
 inline constexpr std::string_view kClientGone = "client_gone";            // 499: the client hung up before the answer
 inline constexpr std::string_view kInternalError = "internal_error";      // 500: a bug or an unexpected failure (logged)

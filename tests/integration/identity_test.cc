@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(count_tokens_is_governed_and_audited_like_messages) {
   const json row = auditRow(testDatabaseUrl(), counted.header("x-sluice-request-id"));
   BOOST_REQUIRE(row.is_object());
   BOOST_TEST(row["outcome"] == "access_denied");
-  BOOST_TEST(row["user"] == erin.name);
+  BOOST_TEST(row["user_name"] == erin.name);
   BOOST_TEST(row["route_match"].get<std::string>().starts_with("endpoint:count_tokens"));
 
   const std::string haiku = R"({"model":"claude-haiku-5-5","messages":[{"role":"user","content":"hi"}]})";

@@ -69,6 +69,9 @@ BOOST_AUTO_TEST_CASE(named_factories_carry_their_status_and_key) {
 BOOST_AUTO_TEST_CASE(error_keys_keep_their_values) {
   namespace keys = sluice::wire::error_keys;
   BOOST_TEST(keys::kInvalidJson == "invalid_json");
+  BOOST_TEST(keys::kPersonalKeyMissing == "personal_key_missing");
+  BOOST_TEST(keys::kCredentialMissing == "credential_missing");
+  BOOST_TEST(keys::kTransport == "transport");
   BOOST_TEST(keys::kInvalidRequest == "invalid_request");
   BOOST_TEST(keys::kUnsupportedField == "unsupported_field");
   BOOST_TEST(keys::kUnsupportedWire == "unsupported_wire");
