@@ -16,6 +16,7 @@
 #include "server/http/request_id.h"
 #include "server/http/request_ledger.h"
 #include "server/upstream/client.h"
+#include "server/wire/codec.h"
 
 namespace sluice::admin {
 
@@ -42,50 +43,15 @@ std::string requestBody(catalog::Wire wire, const std::string& upstream_model, c
   return "{}";
 }
 
-// The answer's text and usage, from whichever wire answered; empty when the shape is unexpected.
-std::pair<std::string, wire::Usage> answerOf(catalog::Wire wire, const json& body) {
+// The answer's text and usage, read by the answering wire's own decoder; empty when it does not decode.
+std::pair<std::string, wire::Usage> answerOf(catalog::Wire wire, const std::string& body) {
   std::string text;
-  wire::Usage usage;
-  const auto number = [](const json& object, const char* name) -> int64_t {
-    return object.is_object() && object.contains(name) && object[name].is_number_integer() ? object[name].get<int64_t>() : 0;
-  };
-  if (!body.is_object()) return {text, usage};
-  switch (wire) {
-    case catalog::Wire::Anthropic:
-      for (const auto& block : body.value("content", json::array())) {
-        if (block.value("type", "") == "text") text += block.value("text", "");
-      }
-      usage.input_tokens = number(body.value("usage", json::object()), "input_tokens");
-      usage.output_tokens = number(body.value("usage", json::object()), "output_tokens");
-      break;
-    case catalog::Wire::OpenAIChat:
-      for (const auto& choice : body.value("choices", json::array())) {
-        const auto message = choice.value("message", json::object());
-        if (message.contains("content") && message["content"].is_string()) text += message["content"].get<std::string>();
-      }
-      usage.input_tokens = number(body.value("usage", json::object()), "prompt_tokens");
-      usage.output_tokens = number(body.value("usage", json::object()), "completion_tokens");
-      break;
-    case catalog::Wire::OpenAIResponses:
-      for (const auto& item : body.value("output", json::array())) {
-        for (const auto& part : item.value("content", json::array())) {
-          if (part.value("type", "") == "output_text") text += part.value("text", "");
-        }
-      }
-      usage.input_tokens = number(body.value("usage", json::object()), "input_tokens");
-      usage.output_tokens = number(body.value("usage", json::object()), "output_tokens");
-      break;
-    case catalog::Wire::Gemini:
-      for (const auto& candidate : body.value("candidates", json::array())) {
-        for (const auto& part : candidate.value("content", json::object()).value("parts", json::array())) {
-          if (part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>();
-        }
-      }
-      usage.input_tokens = number(body.value("usageMetadata", json::object()), "promptTokenCount");
-      usage.output_tokens = number(body.value("usageMetadata", json::object()), "candidatesTokenCount");
-      break;
+  auto decoded = wire::decodeResponse(wire, body);
+  if (!decoded) return {text, {}};
+  for (const auto& block : decoded->content) {
+    if (block.type == wire::ContentBlock::Type::Text) text += block.text;
   }
-  return {text, usage};
+  return {text, decoded->usage};
 }
 
 }  // namespace
@@ -176,8 +142,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   }
   relayed.status = status;
   runner.relayed(attempt, answered, relayed);
-  const auto parsed = wire::nestsDeeperThan(text) ? json(json::value_t::discarded) : json::parse(text, nullptr, false);
-  auto [answer, usage] = answerOf(wire, parsed);
+  auto [answer, usage] = answerOf(wire, text);
   out["status"] = status;
   out["latency_ms"] = ledger.upstreamMs();
   if (status / 100 == 2) {

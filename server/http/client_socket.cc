@@ -6,6 +6,7 @@
 
 #include <sys/socket.h>
 
+#include "server/net/read_buffer.h"
 #include "server/net/send_all.h"
 
 namespace sluice::http {
@@ -61,15 +62,7 @@ size_t ClientSocket::receive(char* out, size_t n) {
 
 size_t ClientSocket::fill() {
   if (broken_ || eof_) return 0;
-  if (begin_ == end_) begin_ = end_ = 0;
-  if (buffer_.size() - end_ < kReadChunk / 2) {
-    if (begin_ > 0) {
-      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-      end_ -= begin_;
-      begin_ = 0;
-    }
-    if (buffer_.size() - end_ < kReadChunk / 2) buffer_.resize(std::max(kReadChunk, buffer_.size() * 2));
-  }
+  net::makeReadRoom(buffer_, begin_, end_, kReadChunk / 2, kReadChunk);
   const size_t got = receive(buffer_.data() + end_, buffer_.size() - end_);
   end_ += got;
   return got;

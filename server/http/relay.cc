@@ -104,6 +104,19 @@ class ClientStream {
 // TransportError (nothing sent) when the provider fails first. False at an empty body.
 bool firstBytes(upstream::Response& answer, std::string& chunk) { return answer.readSome(chunk); }
 
+// Reads a streamed answer's first bytes into `chunk` (`more`: the body goes on) and passes the
+// provider's headers on. False when the client left meanwhile (result.client_gone is then set).
+bool startStream(upstream::Response& answer, Poco::Net::HTTPServerResponse& response, const RelayOptions& options,
+                 RelayResult& result, std::string& chunk, bool& more) {
+  more = firstBytes(answer, chunk);
+  if (cancelled(options)) {
+    result.client_gone = true;
+    return false;
+  }
+  copyProviderHeaders(answer, response);
+  return true;
+}
+
 }  // namespace
 
 // OpenAI-style clients key their retry logic on code "rate_limit_exceeded" (429) and
@@ -162,12 +175,8 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
     return result;
   }
   std::string chunk;
-  bool more = firstBytes(answer, chunk);
-  if (cancelled(options)) {
-    result.client_gone = true;
-    return result;
-  }
-  copyProviderHeaders(answer, response);
+  bool more = false;
+  if (!startStream(answer, response, options, result, chunk, more)) return result;
   ClientStream client(response, result);
   auto tap = wire::makeStreamDecoder(wire);
   std::optional<wire::openai_chat::UnaskedUsageFilter> filter;
@@ -240,12 +249,8 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
     return result;
   }
   std::string chunk;
-  bool more = firstBytes(answer, chunk);
-  if (cancelled(options)) {
-    result.client_gone = true;
-    return result;
-  }
-  copyProviderHeaders(answer, response);
+  bool more = false;
+  if (!startStream(answer, response, options, result, chunk, more)) return result;
   ClientStream client(response, result);
   auto decoder = wire::makeStreamDecoder(provider_wire);
   auto encoder = wire::makeStreamEncoder(client_wire, context);

@@ -11,6 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "server/net/read_buffer.h"
 #include "server/net/send_all.h"
 #include "server/upstream/tls.h"
 
@@ -126,15 +127,7 @@ size_t Link::read(char* out, size_t n, int& error) {
 }
 
 size_t Link::fill(int& error) {
-  if (begin == end) begin = end = 0;
-  if (buffer.size() - end < kFirstBuffer / 4) {
-    if (begin > 0) {
-      std::memmove(buffer.data(), buffer.data() + begin, end - begin);
-      end -= begin;
-      begin = 0;
-    }
-    if (buffer.size() - end < kFirstBuffer / 4) buffer.resize(std::max(kFirstBuffer, buffer.size() * 2));
-  }
+  net::makeReadRoom(buffer, begin, end, kFirstBuffer / 4, kFirstBuffer);
   const size_t got = read(buffer.data() + end, buffer.size() - end, error);
   end += got;
   return got;
