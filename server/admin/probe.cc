@@ -95,7 +95,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   json out = {{"request_id", record.id}, {"model", model_id}, {"endpoint", endpoint_key}, {"prompt", prompt}};
   const auto failed = [&](int status, const std::string& key, const std::string& message, audit::Outcome outcome,
                           const std::string& shown, int64_t latency_ms) {
-    ledger.refused(wire::ApiError{status, key, message, {}, {}}, outcome);
+    ledger.refused(wire::ApiError::make(status, key, message), outcome);
     out["ok"] = false;
     out["status"] = 0;
     out["error"] = shown;

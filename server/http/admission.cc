@@ -8,6 +8,15 @@
 
 namespace sluice::http {
 
+namespace {
+
+wire::ApiError withRetryAfter(wire::ApiError error, int seconds) {
+  error.retry_after_seconds = seconds;
+  return error;
+}
+
+}  // namespace
+
 QuotaTicket::QuotaTicket(QuotaTicket&& other) noexcept { *this = std::move(other); }
 
 QuotaTicket& QuotaTicket::operator=(QuotaTicket&& other) noexcept {
@@ -99,20 +108,22 @@ std::expected<void, wire::ApiError> Admission::identify(const std::string& autho
     caller = identity.authenticator->authenticate(presented, std::chrono::system_clock::now());
   } catch (const std::exception& error) {
     log::error("cannot check the API key: identity store unavailable", {{"error", error.what()}});
-    return std::unexpected(
-        wire::ApiError{503, std::string(wire::error_keys::kIdentityUnavailable), "the gateway cannot check API keys right now; retry shortly", {}, 5});
+    return std::unexpected(withRetryAfter(
+        wire::ApiError::make(503, wire::error_keys::kIdentityUnavailable,
+                             "the gateway cannot check API keys right now; retry shortly"),
+        5));
   }
   if (!caller) {
     std::string message = caller.error().message;
     if (caller.error().reason == identity::AuthFailureReason::Missing) {
       message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
     }
-    return std::unexpected(wire::ApiError{401, std::string(wire::error_keys::kInvalidApiKey), message, {}, {}});
+    return std::unexpected(wire::ApiError::make(401, wire::error_keys::kInvalidApiKey, message));
   }
   std::optional<std::string_view> header;
   if (scope_project) header = *scope_project;
   auto scope = identity::attributeScope(*caller, header);
-  if (!scope) return std::unexpected(wire::ApiError{403, std::string(identity::kScopeDenied), scope.error().message, {}, {}});
+  if (!scope) return std::unexpected(wire::ApiError::make(403, wire::error_keys::kScopeDenied, scope.error().message));
   who_ = Identified{std::move(*caller), std::move(*scope)};
   return {};
 }
@@ -127,7 +138,7 @@ std::optional<wire::ApiError> Admission::decideAccess(const catalog::Catalog& ca
   if (decision.allowed) return std::nullopt;
   log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
                               {"entity", decision.entity}, {"basis", decision.basis}});
-  return wire::ApiError{403, std::string(wire::error_keys::kAccessDenied), decision.message(), {}, {}};
+  return wire::ApiError::make(403, wire::error_keys::kAccessDenied, decision.message());
 }
 
 std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_ptr<const catalog::Catalog>& catalog,
@@ -155,8 +166,8 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
         catalog->quotas, ticket.subject_, use == QuotaUse::Spend ? plan.estimated_input_tokens : 0, now);
     if (!reservation.admitted && reservation.breach) {
       const auto& breach = *reservation.breach;
-      return std::unexpected(
-          wire::ApiError{429, std::string(wire::error_keys::kQuotaExceeded), breach.message(), {}, static_cast<int>(breach.retryAfterSeconds(now))});
+      return std::unexpected(withRetryAfter(wire::ApiError::make(429, wire::error_keys::kQuotaExceeded, breach.message()),
+                                            static_cast<int>(breach.retryAfterSeconds(now))));
     }
     if (reservation.breach) {
       ticket.warning_ = reservation.breach->message();

@@ -181,8 +181,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
                                            response ? response->header("Retry-After") : std::string(),
                                            std::chrono::system_clock::now());
         } else {
-          failed.error = wire::ApiError{outcome.transport == dispatch::TransportKind::Timeout ? 504 : 502,
-                                        "upstream_unreachable", endpoint.key + ": " + failure_text, {}, {}};
+          failed.error = wire::ApiError::make(outcome.transport == dispatch::TransportKind::Timeout ? 504 : 502,
+                                              wire::error_keys::kUpstreamUnreachable, endpoint.key + ": " + failure_text);
         }
         log::warn("upstream failed, trying the next deployment",
                   {{"request_id", ledger_.requestId()}, {"endpoint", endpoint.key}, {"result", resultOf(outcome)}});
@@ -214,7 +214,7 @@ Failed AttemptRunner::relayFailed(const dispatch::Attempt& attempt, const Answer
   states_.apply(*attempt.endpoint, attempt.provider->breaker, dispatch::BreakerEvent::failure(), Clock::now());
   const auto outcome = dispatch::AttemptOutcome::transportFailure(dispatch::TransportKind::Reset);
   return Failed{Failed::Stage::Sent, "transport:reset", outcome,
-                wire::ApiError{502, std::string(wire::error_keys::kUpstreamUnreachable), attempt.endpoint->key + ": " + failure.what(), {}, {}}};
+                wire::ApiError::make(502, wire::error_keys::kUpstreamUnreachable, attempt.endpoint->key + ": " + failure.what())};
 }
 
 }  // namespace sluice::http

@@ -25,18 +25,17 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
     // Malformed, nested too deep for the walk, or a key written with escapes: the parse decides,
     // and serves the members. Nesting past the bound is refused before any parse.
     if (wire::nestsDeeperThan(raw_)) {
-      return std::unexpected(wire::ApiError{
-          400, "invalid_request",
-          "request body nests arrays and objects deeper than " + std::to_string(wire::kMaxJsonDepth) + " levels", {}, {}});
+      return std::unexpected(wire::ApiError::invalidRequest(
+          "request body nests arrays and objects deeper than " + std::to_string(wire::kMaxJsonDepth) + " levels"));
     }
     full_ = wire::parseJsonText(raw_);
-    if (full_->is_discarded()) return std::unexpected(wire::ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
+    if (full_->is_discarded()) return std::unexpected(wire::ApiError::invalidJson());
     if (!full_->is_object()) {
-      return std::unexpected(wire::ApiError{400, "invalid_request", "request body must be a JSON object", {}, {}});
+      return std::unexpected(wire::ApiError::invalidRequest("request body must be a JSON object"));
     }
   }
   if (const auto model = member(kModel)) {
-    if (!model->is_string()) return std::unexpected(wire::ApiError{400, "invalid_request", "'model' must be a string", "model", {}});
+    if (!model->is_string()) return std::unexpected(wire::ApiError::invalidRequest("'model' must be a string", "model"));
     requested_model_ = model->get<std::string>();
   }
   const auto stream = member(kStream);
@@ -122,7 +121,7 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
     if (auto edited = wire::editTopLevelMembers(raw_, head_, kHeadKeys, edits)) return std::move(*edited);
   }
   ordered_json& body = parsed();
-  if (!body.is_object()) return std::unexpected(wire::ApiError{400, "invalid_json", "request body is not valid JSON", {}, {}});
+  if (!body.is_object()) return std::unexpected(wire::ApiError::invalidJson());
   body["model"] = attempt.deployment->upstream_model;
   if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *plan.max_tokens;
   if (add_usage) {

@@ -33,12 +33,14 @@ class CountTokens {
     auto body = request_.readBody(gateway_.options().max_body_bytes);
     if (!body) {
       response_.setKeepAlive(false);
-      return refuse({413, std::string(wire::error_keys::kRequestTooLarge), "request body is too large", {}, {}});
+      return refuse(wire::ApiError::make(413, wire::error_keys::kRequestTooLarge, "request body is too large"));
     }
     if (auto identified = admission_.identify(request_); !identified) return refuse(identified.error());
     if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
     auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
-    if (!parsed.is_object()) return refuse({400, std::string(wire::error_keys::kInvalidJson), "request body is not a JSON object", {}, {}});
+    if (!parsed.is_object()) {
+      return refuse(wire::ApiError::make(400, wire::error_keys::kInvalidJson, "request body is not a JSON object"));
+    }
     const std::string requested =
         parsed.contains("model") && parsed["model"].is_string() ? parsed["model"].get<std::string>() : "";
     ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
@@ -68,7 +70,7 @@ class CountTokens {
   void internalError(const std::exception& error) {
     log::error("count_tokens failed", {{"request_id", request_.id()}, {"error", error.what()}});
     if (!response_.sent() && !ledger_.ended()) {
-      refuse({500, std::string(wire::error_keys::kInternalError), "the gateway failed to count tokens", {}, {}});
+      refuse(wire::ApiError::make(500, wire::error_keys::kInternalError, "the gateway failed to count tokens"));
     }
   }
 

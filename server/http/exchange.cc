@@ -37,8 +37,9 @@ void Exchange::run() {
   auto raw = request_.readBody(gateway_.options().max_body_bytes);
   if (!raw) {
     response_.setKeepAlive(false);
-    return refuse({413, std::string(wire::error_keys::kRequestTooLarge),
-                   "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) + " bytes", {}, {}});
+    return refuse(wire::ApiError::make(413, wire::error_keys::kRequestTooLarge,
+                                       "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) +
+                                           " bytes"));
   }
   body_.emplace(client_wire_, std::move(*raw));
   const auto inspected = body_->inspect();
@@ -181,8 +182,8 @@ int Exchange::execute(const dispatch::Plan& plan) {
     ledger_.noteUpstreamFailure(runner.sent(), last->outcome.transport == dispatch::TransportKind::Timeout);
     refuse(clientFacing(last->error, client_wire_));
   } else {
-    refuse({503, std::string(wire::error_keys::kNoDeploymentAvailable),
-            "no deployment of '" + plan.model_id + "' can serve this request: " + unbound, {}, {}});
+    refuse(wire::ApiError::make(503, wire::error_keys::kNoDeploymentAvailable,
+                                "no deployment of '" + plan.model_id + "' can serve this request: " + unbound));
   }
   return runner.sent();
 }
@@ -195,7 +196,7 @@ void Exchange::refuse(const wire::ApiError& error) {
 void Exchange::internalError(const std::exception& error) {
   log::error("request failed", {{"request_id", request_.id()}, {"error", error.what()}});
   if (response_.sent() || ledger_.ended()) return;  // the ledger records an unended request as internal_error
-  refuse({500, std::string(wire::error_keys::kInternalError), "the gateway failed to handle this request", {}, {}});
+  refuse(wire::ApiError::make(500, wire::error_keys::kInternalError, "the gateway failed to handle this request"));
 }
 
 }  // namespace sluice::http

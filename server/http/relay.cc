@@ -63,7 +63,7 @@ void takeError(const wire::StreamEvent& event, RelayResult& result) {
 wire::StreamEvent brokenStream(const std::string& why) {
   wire::StreamEvent event;
   event.type = wire::StreamEvent::Type::Error;
-  event.error = {502, std::string(wire::error_keys::kUpstreamStreamBroken), "the provider's stream broke: " + why, {}, {}};
+  event.error = wire::ApiError::make(502, wire::error_keys::kUpstreamStreamBroken, "the provider's stream broke: " + why);
   return event;
 }
 
