@@ -61,9 +61,11 @@ namespace {
 
 // Walks a head: `first_line` takes the start line and returns an error reason ("" when fine);
 // each field line after it is checked and appended to `fields`.
+// `bare_lf`: whether a line may end in LF alone (a response's head; never a request's).
 template <typename FirstLine>
 HeadResult parseHead(std::string_view buffer, const HeadLimits& limits,
-                     std::vector<std::pair<std::string_view, std::string_view>>& fields, FirstLine first_line) {
+                     std::vector<std::pair<std::string_view, std::string_view>>& fields, bool bare_lf,
+                     FirstLine first_line) {
   size_t pos = 0;
   // Blank lines before the start line: skipped (RFC 9112 §2.2).
   while (pos < buffer.size() && (buffer[pos] == '\r' || buffer[pos] == '\n')) ++pos;
@@ -83,6 +85,7 @@ HeadResult parseHead(std::string_view buffer, const HeadLimits& limits,
     }
     std::string_view line = buffer.substr(pos, eol - pos);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    else if (!bare_lf) return result(HeadStatus::Malformed, "line not ended by CRLF");
     pos = eol + 1;
     if (start_line) {
       start_line = false;
@@ -109,7 +112,7 @@ HeadResult parseHead(std::string_view buffer, const HeadLimits& limits,
 
 HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, RequestHead& out) {
   out = RequestHead{};
-  HeadResult parsed = parseHead(buffer, limits, out.fields, [&out](std::string_view line) -> std::string {
+  HeadResult parsed = parseHead(buffer, limits, out.fields, false, [&out](std::string_view line) -> std::string {
     const size_t first = line.find(' ');
     const size_t last = line.rfind(' ');
     if (first == std::string_view::npos || first == last) return "malformed request line";
@@ -129,7 +132,7 @@ HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, R
 
 HeadResult parseResponseHead(std::string_view buffer, const HeadLimits& limits, ResponseHead& out) {
   out = ResponseHead{};
-  return parseHead(buffer, limits, out.fields, [&out](std::string_view line) -> std::string {
+  return parseHead(buffer, limits, out.fields, true, [&out](std::string_view line) -> std::string {
     // HTTP-version SP 3DIGIT SP [reason]; a missing reason (and its space) is tolerated.
     if (line.size() < 12 || !line.starts_with("HTTP/1.") || line[8] != ' ') return "malformed status line";
     out.version = line.substr(0, 8);
@@ -176,6 +179,7 @@ std::expected<BodyFraming, std::string> bodyFraming(
     Message message, std::span<const std::pair<std::string_view, std::string_view>> fields) {
   // Transfer-Encoding, every field as one list.
   bool has_codings_field = false;
+  size_t codings_fields = 0;
   size_t codings = 0;
   size_t chunked_count = 0;
   bool chunked_last = false;
@@ -190,6 +194,7 @@ std::expected<BodyFraming, std::string> bodyFraming(
   for (const auto& [name, value] : fields) {
     if (equalsNoCase(name, "transfer-encoding")) {
       has_codings_field = true;
+      ++codings_fields;
       forEachElement(value, [&](std::string_view item) {
         // transfer-coding = token *( OWS ";" OWS transfer-parameter ): the name decides.
         const std::string_view coding = trimBlanks(item.substr(0, item.find(';')));
@@ -231,6 +236,9 @@ std::expected<BodyFraming, std::string> bodyFraming(
     if (chunked_count > 1) return std::unexpected("chunked applied more than once");
     framing.coded = other_coding;
     if (message == Message::Request) {
+      // Two Transfer-Encoding lines are one list to RFC 9110 §5.3, but a front proxy that reads
+      // only the first or the last line frames the body differently (request smuggling).
+      if (codings_fields > 1) return std::unexpected("Transfer-Encoding given more than once");
       // §6.3 rule 3 allows processing such a request by its Transfer-Encoding alone, but a
       // disagreement between the two fields is what request smuggling is made of.
       if (has_length) return std::unexpected("both Content-Length and Transfer-Encoding given");
@@ -299,17 +307,18 @@ size_t ChunkedDecoder::feed(std::string_view in, std::string_view& data) {
           extension_bytes_ = 0;
         } else if (c == '\r') {
           state_ = State::SizeLf;
-        } else if (c == '\n') {
+        } else if (c == '\n' && bare_lf_) {
           state_ = remaining_ == 0 ? State::Trailer : State::Data;
           trailer_line_ = 0;
         } else {
-          return fail("malformed chunk size", i);
+          return fail(c == '\n' ? "chunk size line not ended by CRLF" : "malformed chunk size", i);
         }
         ++i;
         break;
       }
       case State::Extension:
         if (c == '\r') state_ = State::SizeLf;
+        else if (c == '\n' && !bare_lf_) return fail("chunk size line not ended by CRLF", i);
         else if (c == '\n') state_ = remaining_ == 0 ? State::Trailer : State::Data, trailer_line_ = 0;
         else if (++extension_bytes_ > kMaxExtension) return fail("chunk extension too long", i);
         ++i;
@@ -330,7 +339,8 @@ size_t ChunkedDecoder::feed(std::string_view in, std::string_view& data) {
       }
       case State::DataCr:
         if (c == '\r') state_ = State::DataLf;
-        else if (c == '\n') state_ = State::Size, digits_ = 0;
+        else if (c == '\n' && bare_lf_) state_ = State::Size, digits_ = 0;
+        else if (c == '\n') return fail("chunk data not ended by CRLF", i);
         else return fail("chunk data longer than its size", i);
         ++i;
         break;
@@ -346,6 +356,7 @@ size_t ChunkedDecoder::feed(std::string_view in, std::string_view& data) {
         if (c == '\r') {
           state_ = State::TrailerLf;
         } else if (c == '\n') {
+          if (!bare_lf_) return fail("chunked trailer line not ended by CRLF", i);
           if (trailer_line_ == 0) {
             state_ = State::Done;
             return i + 1;

@@ -41,8 +41,9 @@ struct HeadResult {
   std::string reason;   // why, when TooLarge or Malformed
 };
 
-// Parses one request head from the start of `buffer`. Lines end in CRLF or a bare LF; blank lines
-// before the request line are skipped (RFC 9112 §2.2). Rejects what a request smuggler relies on:
+// Parses one request head from the start of `buffer`. Lines end in CRLF: a bare LF is Malformed
+// (RFC 9112 §2.2 allows tolerating it, but a front proxy that does not splits the head elsewhere:
+// request smuggling). Blank lines before the request line are skipped (§2.2). Rejects what a request smuggler relies on:
 // obsolete line folding, a blank before the colon, control characters in a value, a request line
 // without exactly three parts.
 HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, RequestHead& out);
@@ -56,7 +57,8 @@ struct ResponseHead {
 };
 
 // Parses one response head ("HTTP/1.1 200 OK" and fields) from the start of `buffer`, with the
-// same line rules and limits as a request head. The reason phrase may be empty or missing.
+// same limits as a request head; a line may end in a bare LF (§2.2: tolerated from providers).
+// The reason phrase may be empty or missing.
 HeadResult parseResponseHead(std::string_view buffer, const HeadLimits& limits, ResponseHead& out);
 
 // ASCII case-insensitive equality, as field names, schemes and transfer codings compare (no locale).
@@ -87,6 +89,8 @@ struct BodyFraming {
 // §6.1 and §6.3. Repeated fields count as one comma-separated list; empty list elements are
 // skipped; names and codings compare without case.
 //  - Transfer-Encoding whose final coding is chunked: Kind::Chunked.
+//  - more than one Transfer-Encoding field line in a request: an error (a proxy reading only one
+//    of them would frame the body differently); a response's lines are one list.
 //  - Transfer-Encoding whose final coding is not chunked: an error for a request (answer 400);
 //    a response is read until close.
 //  - Transfer-Encoding beside Content-Length: an error for a request; for a response the
@@ -108,9 +112,12 @@ std::expected<BodyFraming, std::string> bodyFraming(
 //   size_t used = decoder.feed(bytes, data);   // data: body bytes inside `bytes`, maybe empty
 //
 // feed() stops after each run of data so the caller can take it; call it again with the bytes
-// after `used`. Chunk extensions are skipped; trailer fields are read and dropped.
+// after `used`. Chunk extensions are skipped; trailer fields are read and dropped. A request's
+// body (the default) must end every line in CRLF, a bare LF fails it; a response's body
+// (Message::Response) may end lines in a bare LF (RFC 9112 §2.2, §7.1).
 class ChunkedDecoder {
  public:
+  explicit ChunkedDecoder(Message message = Message::Request) : bare_lf_(message == Message::Response) {}
   size_t feed(std::string_view in, std::string_view& data);
   bool done() const { return state_ == State::Done; }
   bool failed() const { return state_ == State::Failed; }
@@ -120,6 +127,7 @@ class ChunkedDecoder {
   enum class State { Size, Extension, SizeLf, Data, DataCr, DataLf, Trailer, TrailerLf, Done, Failed };
   size_t fail(std::string why, size_t used);
 
+  bool bare_lf_;
   State state_ = State::Size;
   uint64_t remaining_ = 0;
   size_t digits_ = 0;

@@ -66,7 +66,7 @@ PooledResponse::PooledResponse(std::shared_ptr<Pool> pool, std::string origin, s
     : pool_(std::move(pool)), origin_(std::move(origin)), link_(std::move(link)), head_(std::move(head)),
       remaining_(head_.length), cancel_(cancel) {
   link_->receiveTimeout(idle_ms);
-  if (head_.framing == Framing::Chunked) chunked_ = std::make_unique<net::h1::ChunkedDecoder>();
+  if (head_.framing == Framing::Chunked) chunked_ = std::make_unique<net::h1::ChunkedDecoder>(net::h1::Message::Response);
   if (head_.framing == Framing::None) finished_ = true;
 }
 

@@ -40,14 +40,28 @@ BOOST_AUTO_TEST_CASE(a_whole_head_gives_its_parts_and_how_much_it_used) {
   BOOST_TEST(head.fields[3].second == "2023-06-01");
 }
 
-BOOST_AUTO_TEST_CASE(bare_line_feeds_and_leading_blank_lines_are_accepted) {
-  const std::string text = "\r\n\nGET /healthz HTTP/1.0\nHost: gw\n\n";
+BOOST_AUTO_TEST_CASE(leading_blank_lines_are_skipped) {
+  const std::string text = "\r\n\nGET /healthz HTTP/1.0\r\nHost: gw\r\n\r\n";
   RequestHead head;
   const HeadResult result = parse(text, head);
   BOOST_TEST(static_cast<int>(result.status) == static_cast<int>(HeadStatus::Complete));
   BOOST_TEST(result.consumed == text.size());
   BOOST_TEST(head.target == "/healthz");
   BOOST_TEST(head.version == "HTTP/1.0");
+}
+
+BOOST_AUTO_TEST_CASE(row9_a_bare_lf_is_refused) {
+  for (const std::string text : {"GET /healthz HTTP/1.1\nHost: gw\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: gw\n\r\n",
+                                 "GET /healthz HTTP/1.1\r\nHost: gw\r\n\n", "GET /healthz HTTP/1.0\nHost: gw\n\n"}) {
+    RequestHead head;
+    const HeadResult result = parse(text, head);
+    BOOST_TEST(static_cast<int>(result.status) == static_cast<int>(HeadStatus::Malformed), text);
+    BOOST_TEST(result.reason == "line not ended by CRLF");
+  }
+  // A response's head keeps tolerating it (RFC 9112 §2.2).
+  ResponseHead response;
+  BOOST_TEST(static_cast<int>(parseResponseHead("HTTP/1.1 200 OK\nContent-Length: 0\n\n", {}, response).status) ==
+             static_cast<int>(HeadStatus::Complete));
 }
 
 BOOST_AUTO_TEST_CASE(every_prefix_of_a_head_is_incomplete) {
@@ -163,8 +177,8 @@ struct Decoded {
   size_t left_over = 0;  // bytes after the body's end
 };
 
-Decoded decode(std::string_view wire, size_t step) {
-  ChunkedDecoder decoder;
+Decoded decode(std::string_view wire, size_t step, Message message = Message::Request) {
+  ChunkedDecoder decoder(message);
   Decoded out;
   std::string pending;
   size_t fed = 0;
@@ -198,12 +212,25 @@ BOOST_AUTO_TEST_CASE(chunks_extensions_and_trailers_decode_in_any_split) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(bare_line_feeds_and_an_empty_body) {
-  BOOST_TEST(decode("3\nabc\n0\n\n", 100).body == "abc");
-  BOOST_TEST(decode("3\nabc\n0\n\n", 100).done);
+BOOST_AUTO_TEST_CASE(a_response_may_end_lines_in_a_bare_lf_and_an_empty_body_decodes) {
+  BOOST_TEST(decode("3\nabc\n0\n\n", 100, Message::Response).body == "abc");
+  BOOST_TEST(decode("3\nabc\n0\n\n", 100, Message::Response).done);
+  BOOST_TEST(decode("3;ext\nabc\r\n0\r\nX: t\n\n", 100, Message::Response).done);
   const Decoded empty = decode("0\r\n\r\n", 2);
   BOOST_TEST(empty.done);
   BOOST_TEST(empty.body.empty());
+}
+
+BOOST_AUTO_TEST_CASE(row9_a_bare_lf_in_a_request_body_chunk_framing_is_refused) {
+  for (const std::string wire : {"3\nabc\r\n0\r\n\r\n", "3;ext\nabc\r\n0\r\n\r\n", "3\r\nabc\n0\r\n\r\n",
+                                 "3\r\nabc\r\n0\n\r\n", "3\r\nabc\r\n0\r\nX: t\n\r\n", "3\r\nabc\r\n0\r\n\n"}) {
+    for (size_t step = 1; step <= wire.size(); ++step) {
+      const Decoded out = decode(wire, step);
+      BOOST_TEST(out.failed, wire << " step " << step);
+      BOOST_TEST(!out.done, wire << " step " << step);
+    }
+  }
+  BOOST_TEST(decode("3\r\nabc\r\n0\r\nX: t\r\n\r\n", 1).done);
 }
 
 BOOST_AUTO_TEST_CASE(bad_framing_fails_and_never_overflows) {
@@ -292,9 +319,8 @@ BOOST_AUTO_TEST_CASE(chunked_as_the_final_coding_is_chunked_in_either_direction)
     BOOST_TEST(kindOf(bodyFraming(message, Fields{{"transfer-encoding", "CHUNKED"}})) == kChunked);
     BOOST_TEST(kindOf(bodyFraming(message, Fields{{"Transfer-Encoding", " , chunked ,"}})) == kChunked);
     // Another coding before chunked: framed by chunked, the bytes still coded.
-    for (const Fields& fields : {Fields{{"Transfer-Encoding", "gzip, chunked"}},
-                                 Fields{{"Transfer-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}},
-                                 Fields{{"Transfer-Encoding", "gzip;level=1 ,chunked"}}}) {
+    for (const Fields& fields :
+         {Fields{{"Transfer-Encoding", "gzip, chunked"}}, Fields{{"Transfer-Encoding", "gzip;level=1 ,chunked"}}}) {
       const auto coded = bodyFraming(message, fields);
       BOOST_TEST(kindOf(coded) == kChunked);
       BOOST_TEST(coded->coded);
@@ -302,9 +328,22 @@ BOOST_AUTO_TEST_CASE(chunked_as_the_final_coding_is_chunked_in_either_direction)
   }
 }
 
+BOOST_AUTO_TEST_CASE(row9_two_transfer_encoding_lines_are_refused) {
+  for (const Fields& fields : {Fields{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "gzip"}},
+                               Fields{{"Transfer-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}},
+                               Fields{{"Transfer-Encoding", "chunked"}, {"transfer-encoding", ""}}}) {
+    const auto framing = requestFraming(fields);
+    BOOST_REQUIRE(!framing.has_value());
+    BOOST_TEST(framing.error() == "Transfer-Encoding given more than once");
+  }
+  // A response's lines are one list: the last coding decides.
+  const auto response = responseFraming({{"Transfer-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}});
+  BOOST_TEST(kindOf(response) == kChunked);
+  BOOST_TEST(response->coded);
+}
+
 BOOST_AUTO_TEST_CASE(a_request_whose_final_coding_is_not_chunked_is_an_error) {
   for (const Fields& fields : {Fields{{"Transfer-Encoding", "chunked, identity"}}, Fields{{"Transfer-Encoding", "gzip"}},
-                               Fields{{"Transfer-Encoding", "chunked"}, {"Transfer-Encoding", "gzip"}},
                                // A suffix is not a coding: "xchunked" is not chunked.
                                Fields{{"Transfer-Encoding", "xchunked"}}, Fields{{"Transfer-Encoding", "gzip-chunked"}}}) {
     const auto framing = requestFraming(fields);
