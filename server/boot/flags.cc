@@ -69,6 +69,30 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   app.add_option("--drain-seconds", options.drain_seconds, "how long shutdown waits for in-flight requests")
       ->envname("SLUICE_DRAIN_SECONDS")
       ->capture_default_str();
+  app.add_option("--head-timeout-ms", options.head_timeout_ms,
+                 "a request head must arrive whole within this (a connection's first: from its accept), "
+                 "however its bytes trickle; 408 and close beyond")
+      ->envname("SLUICE_HEAD_TIMEOUT_MS")
+      ->check(CLI::Range(1, 3600000))
+      ->capture_default_str();
+  app.add_option("--min-body-bytes-per-second", options.min_body_bytes_per_second,
+                 "after --body-grace-ms a request body slower than this is cut with 408 (0: no minimum)")
+      ->envname("SLUICE_MIN_BODY_BYTES_PER_SECOND")
+      ->capture_default_str();
+  app.add_option("--body-grace-ms", options.body_grace_ms,
+                 "how long a request body may arrive at any rate before --min-body-bytes-per-second applies")
+      ->envname("SLUICE_BODY_GRACE_MS")
+      ->check(CLI::Range(0, 3600000))
+      ->capture_default_str();
+  app.add_option("--max-connections", options.max_connections,
+                 "open client connections; one more is answered 503 and closed at once (0: no cap)")
+      ->envname("SLUICE_MAX_CONNECTIONS")
+      ->capture_default_str();
+  app.add_option("--max-connections-per-peer", options.max_connections_per_peer,
+                 "open client connections from one peer address; one more is answered 503 and closed at once "
+                 "(0: no cap)")
+      ->envname("SLUICE_MAX_CONNECTIONS_PER_PEER")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -18,26 +18,54 @@ constexpr size_t kKeepBuffer = 64u << 10;  // a larger read buffer is given back
 
 }  // namespace
 
+void ClientSocket::startBody(BodyRate rate) {
+  body_rate_ = rate.bytes_per_second;
+  body_bytes_ = 0;
+  body_start_ = std::chrono::steady_clock::now() + rate.grace;
+}
+
+void ClientSocket::clearOverdue() {
+  overdue_ = Overdue::None;
+  deadline_ = std::chrono::steady_clock::time_point::max();
+  body_rate_ = 0;
+}
+
 size_t ClientSocket::receive(char* out, size_t n) {
-  if (broken_ || eof_) return 0;
+  if (broken_ || eof_ || overdue_ != Overdue::None) return 0;
   const auto started = std::chrono::steady_clock::now();
+  // The earliest of: the silence allowed, the head's deadline, the body's rate deadline.
+  auto until = started + limits_.silence;
+  Overdue reason = Overdue::None;
+  if (deadline_ <= until) until = deadline_, reason = Overdue::Head;
+  if (body_rate_ > 0) {
+    const auto earned = std::chrono::milliseconds(body_bytes_ * 1000 / body_rate_);
+    if (body_start_ + earned <= until) until = body_start_ + earned, reason = Overdue::Body;
+  }
+  const auto timedOut = [&]() -> size_t {
+    if (reason != Overdue::None) overdue_ = reason;
+    else broken_ = true;
+    return 0;
+  };
+  // A deadline that has passed ends reading even while bytes keep coming: that is the point.
+  if (reason != Overdue::None && until <= started) return timedOut();
+  const auto got_bytes = [&](size_t got) {
+    if (body_rate_ > 0) body_bytes_ += got;
+    return got;
+  };
   if (drained_ && net::fiber::active()) {
     // The socket was empty after the last read: wait for more before asking for it (on a fiber
     // the socket is edge-triggered, so the wait needs no system call of its own).
     drained_ = false;
-    const auto waited = net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, started + limits_.silence,
-                                           limits_.interruptible);
+    const auto waited =
+        net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, until, limits_.interruptible);
     if (waited == net::fiber::Wait::Interrupted) return 0;
-    if (waited == net::fiber::Wait::Timeout) {
-      broken_ = true;
-      return 0;
-    }
+    if (waited == net::fiber::Wait::Timeout) return timedOut();
   }
   for (;;) {
     const ssize_t got = ::recv(fd_, out, n, 0);
     if (got > 0) {
       drained_ = static_cast<size_t>(got) < n;
-      return static_cast<size_t>(got);
+      return got_bytes(static_cast<size_t>(got));
     }
     if (got == 0) {
       eof_ = true;
@@ -46,16 +74,17 @@ size_t ClientSocket::receive(char* out, size_t n) {
     if (errno == EINTR) continue;
     if ((errno == EAGAIN || errno == EWOULDBLOCK) && net::fiber::active()) {
       // A non-blocking socket on a fiber: park until it is readable.
-      const auto waited = net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, started + limits_.silence,
-                                             limits_.interruptible);
+      const auto waited = net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, until, limits_.interruptible);
       if (waited == net::fiber::Wait::Ready) continue;
       if (waited == net::fiber::Wait::Interrupted) return 0;
+      if (waited == net::fiber::Wait::Timeout) return timedOut();
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
       // A tick of the socket's receive timeout.
       if (limits_.interruptible && limits_.stop != nullptr && limits_.stop->load()) return 0;
-      if (std::chrono::steady_clock::now() - started < limits_.silence) continue;
+      if (std::chrono::steady_clock::now() < until) continue;
+      return timedOut();
     }
-    broken_ = true;  // reset, or silent for too long
+    broken_ = true;  // reset
     return 0;
   }
 }
@@ -71,7 +100,7 @@ size_t ClientSocket::fill() {
 size_t ClientSocket::readInto(char* out, size_t n) { return receive(out, n); }
 
 bool ClientSocket::write(std::initializer_list<std::string_view> pieces) {
-  if (broken_) return false;
+  if (broken_ || overdue_ != Overdue::None) return false;
   const net::SendWait wait{registration_, send_patience_};
   if (net::sendAll(fd_, pieces, &wait) != 0) broken_ = true;
   return !broken_;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -29,6 +30,22 @@ struct ReadLimits {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// Deadlines, not idle timers: a head must arrive whole by a deadline however its bytes trickle,
+// and a body must keep up a minimum rate. A read that reaches either stops and says so
+// (overdue()); the socket is not broken, so the connection can still answer 408.
+enum class Overdue {
+  None,
+  Head,  // the deadline set by setDeadline() passed
+  Body,  // the body fell below the minimum rate (startBody())
+};
+
+// A body's minimum rate: after `grace`, every `bytes_per_second` bytes read buy one more second.
+// 0 bytes per second: no minimum.
+struct BodyRate {
+  uint64_t bytes_per_second = 0;
+  std::chrono::milliseconds grace{10000};
+};
+
 // The socket and the bytes read from it but not yet used.
 class ClientSocket {
  public:
@@ -38,6 +55,18 @@ class ClientSocket {
   net::fiber::Registration& registration() { return registration_; }
   // On a fiber: how long a write waits for the client to make room before the client counts as gone.
   void setSendPatience(std::chrono::milliseconds patience) { send_patience_ = patience; }
+
+  // Reads stop at `deadline` (time_point::max(): none) with overdue() == Head.
+  void setDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  // From now until endBody(), reads stop with overdue() == Body once the bytes read since fall
+  // behind `rate` (grace + bytes / rate after now). Bytes already buffered are not counted.
+  void startBody(BodyRate rate);
+  void endBody() { body_rate_ = 0; }
+  // Why the last read stopped at a deadline; None otherwise. While not None, reads return 0 and
+  // writes fail (a handler's answer to a truncated body is not sent); clearOverdue() lets the
+  // connection write its own answer.
+  Overdue overdue() const { return overdue_; }
+  void clearOverdue();
 
   std::string_view buffered() const { return {buffer_.data() + begin_, end_ - begin_}; }
   void consume(size_t n) { begin_ += n; }
@@ -63,6 +92,11 @@ class ClientSocket {
   int fd_;
   ReadLimits limits_;
   std::chrono::milliseconds send_patience_{120000};
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  uint64_t body_rate_ = 0;  // bytes per second; 0 when no body is being timed
+  uint64_t body_bytes_ = 0;
+  std::chrono::steady_clock::time_point body_start_{};
+  Overdue overdue_ = Overdue::None;
   net::fiber::Registration registration_;
   std::string buffer_;
   size_t begin_ = 0;

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 
 #include <sys/socket.h>
@@ -11,6 +13,7 @@
 #include <Poco/Timespan.h>
 
 #include "server/net/http1.h"
+#include "server/http/connection_limits.h"
 #include "server/http/request_id.h"
 #include "server/http/server_session.h"
 #include "server/log/json_log.h"
@@ -37,6 +40,8 @@ std::chrono::milliseconds millis(const Poco::Timespan& span) {
 void lingeringClose(ClientSocket& client) {
   ::shutdown(client.fd(), SHUT_WR);
   client.setReadLimits({std::chrono::milliseconds(100), false, nullptr});
+  // A deadline, not only a silence: a client trickling bytes must not hold the close open.
+  client.setDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(1));
   size_t dropped = 0;
   while (dropped < (256u << 10)) {
     const size_t n = client.fill();
@@ -64,6 +69,31 @@ void sendRawError(ClientSocket& client, int status, const std::string& reason, c
   if (client.write({head, body})) lingeringClose(client);
 }
 
+// Over a connection cap: a 503 the client can read, then close. No request was read, so the
+// answer goes out without waiting for one (a client sending meanwhile may see a reset instead).
+void refuseConnection(ClientSocket& client, std::string_view reason) {
+  const std::string body = R"({"type":"error","error":{"type":"overloaded_error","message":"too many connections )" +
+                           std::string(reason) + R"(","code":"overloaded_error"}})";
+  const std::string head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n";
+  client.setSendPatience(std::chrono::milliseconds(100));
+  if (client.write({head, body})) ::shutdown(client.fd(), SHUT_WR);
+}
+
+// A head not whole by its deadline, or a body below its minimum rate: 408, counted, and close.
+void timedOut(ClientSocket& client, Gateway& gateway, Overdue overdue) {
+  const bool head = overdue == Overdue::Head;
+  gateway.metrics().requests_timed_out.with({head ? "head" : "body"}).inc();
+  client.clearOverdue();
+  sendRawError(client, 408, "Request Timeout", "request_timeout",
+               head ? "the request head did not arrive within " +
+                          std::to_string(gateway.options().head_timeout_ms) + " ms"
+                    : "the request body arrived slower than " +
+                          std::to_string(gateway.options().min_body_bytes_per_second) + " bytes per second");
+}
+
+void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway);
+
 }  // namespace
 
 Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params, Router& router,
@@ -78,6 +108,27 @@ void Connection::run() {
 
 void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway) {
   ClientSocket client(fd);
+  auto ticket = gateway.connectionLimits().admit(peerKey(fd));
+  if (!ticket) {
+    const bool total = ticket.error() == ConnectionLimits::Refusal::MaxConnections;
+    gateway.metrics().connections_refused.with({total ? "max_connections" : "max_per_peer"}).inc();
+    return refuseConnection(client, total ? "open on the gateway" : "open from this address");
+  }
+  struct Open {
+    metrics::Gauge& gauge;
+    explicit Open(metrics::Gauge& counted) : gauge(counted) { gauge.inc(); }
+    ~Open() { gauge.dec(); }
+  } open(gateway.metrics().open_connections);
+  serveAdmitted(client, params, router, gateway);
+}
+
+namespace {
+
+void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway) {
+  const auto accepted = std::chrono::steady_clock::now();
+  const auto head_timeout = std::chrono::milliseconds(gateway.options().head_timeout_ms);
+  const BodyRate body_rate{gateway.options().min_body_bytes_per_second,
+                           std::chrono::milliseconds(gateway.options().body_grace_ms)};
   // Reads of a request under way (the rest of a head, a body) wait this long for a byte.
   const ReadLimits reading{millis(params.getTimeout()), false, nullptr};
   client.setSendPatience(millis(params.getTimeout()));
@@ -94,14 +145,25 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& 
   while (!gateway.stopping().load()) {
     h1::RequestHead head;
     h1::HeadResult parsed;
+    // The head's deadline: from the accept for the first request, from its first byte for the
+    // next ones (the keep-alive wait before it is an idle timer, bounded by idle_wait).
+    std::optional<std::chrono::steady_clock::time_point> head_started;
+    if (served == 0) head_started = accepted;
     for (;;) {
       parsed = h1::parseRequestHead(client.buffered(), limits, head);
       if (parsed.status != h1::HeadStatus::Incomplete) break;
       // Nothing of the next request yet: an idle wait. Part of a head: a read under way.
       const bool idle = client.buffered().find_first_not_of("\r\n") == std::string_view::npos;
+      if (!idle && !head_started) head_started = std::chrono::steady_clock::now();
+      client.setDeadline(head_started ? *head_started + head_timeout : std::chrono::steady_clock::time_point::max());
       client.setReadLimits(!idle ? reading : served == 0 ? first_wait : idle_wait);
-      if (client.fill() == 0) return;
+      if (client.fill() == 0) {
+        // A connection that never sent a byte is closed quietly; a head cut short is answered.
+        if (client.overdue() != Overdue::None && !idle) timedOut(client, gateway, client.overdue());
+        return;
+      }
     }
+    client.setDeadline(std::chrono::steady_clock::time_point::max());
     client.setReadLimits(reading);
     if (parsed.status == h1::HeadStatus::TooLarge) {
       return sendRawError(client, 431, "Request Header Fields Too Large", "request_header_fields_too_large",
@@ -116,6 +178,7 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& 
     if (!request.framingError().empty()) {
       return sendRawError(client, 400, "Bad Request", "invalid_request_error", request.framingError());
     }
+    if (!request.body().complete()) client.startBody(body_rate);
     ++served;
     response.setVersion(request.getVersion());
     response.setKeepAlive(params.getKeepAlive() && request.getKeepAlive() && served < max_requests &&
@@ -136,14 +199,23 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& 
       if (!response.sent()) sendRawError(client, 500, "Internal Server Error", "internal_error", "internal error");
       return;
     }
+    // The body fell below its minimum rate while the handler read it: the handler's answer (to
+    // a truncated body) was not written; the client is told why instead.
+    if (client.overdue() != Overdue::None) return timedOut(client, gateway, client.overdue());
     if (!response.sent()) {
       return sendRawError(client, 500, "Internal Server Error", "internal_error", "the request was not answered");
     }
     if (!response.finish() || client.broken()) return;
     if (!response.getKeepAlive() || gateway.stopping().load()) return;
-    if (!request.body().complete() && !request.body().skipRest(kSkipBodyLimit)) return;
+    if (!request.body().complete() && !request.body().skipRest(kSkipBodyLimit)) {
+      if (client.overdue() != Overdue::None) gateway.metrics().requests_timed_out.with({"body"}).inc();
+      return;
+    }
+    client.endBody();
     client.trim();
   }
 }
+
+}  // namespace
 
 }  // namespace sluice::http

@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "server/http/client_watch.h"
+#include "server/http/connection_limits.h"
 #include "server/http/endpoint_states.h"
 #include "server/identity/authenticator.h"
 #include "server/identity/quota_store.h"
@@ -44,6 +45,16 @@ struct ServerOptions {
   size_t max_body_bytes = 32u << 20;
   size_t max_header_bytes = 64u << 10;
   int drain_seconds = 30;
+  // Deadlines, not idle timers (server/http/connection.cc): a request head must arrive whole
+  // within head_timeout_ms (a connection's first head: from its accept); a body must keep up
+  // min_body_bytes_per_second after body_grace_ms (0: no minimum), else 408 and close.
+  int head_timeout_ms = 10000;
+  uint64_t min_body_bytes_per_second = 1024;
+  int body_grace_ms = 10000;
+  // Open client connections, overall and per peer address; one over a cap is answered 503 and
+  // closed at once. 0: no cap.
+  size_t max_connections = 10000;
+  size_t max_connections_per_peer = 256;
   // Serve without API keys (local development only; every request is anonymous). Without a
   // database there is nothing to check keys against, so the server then requires this flag.
   bool insecure_no_auth = false;
@@ -106,6 +117,9 @@ class Gateway {
   void setAdminFactory(HandlerFactory factory) { admin_factory_ = std::move(factory); }
   const HandlerFactory& adminFactory() const { return admin_factory_; }
 
+  // The caps on open client connections (options().max_connections, max_connections_per_peer).
+  ConnectionLimits& connectionLimits() { return connection_limits_; }
+
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
 
@@ -126,6 +140,7 @@ class Gateway {
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
   ClientWatch client_watch_;
+  ConnectionLimits connection_limits_{options_.max_connections, options_.max_connections_per_peer};
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
   audit::Sink* audit_sink_ = nullptr;

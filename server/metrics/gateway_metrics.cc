@@ -141,6 +141,15 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
       catalog_info(registry.gauge("gateway_catalog_info", "The catalog version being served (value 1).", {"version"})),
       audit_batch_rows(registry.histogram("gateway_audit_batch_rows", "Rows per batch the audit writer wrote.", {},
                                           auditBatchBuckets())),
+      open_connections(registry.gauge("gateway_open_connections", "Client connections being served now.").with({})),
+      connections_refused(registry.counter("gateway_connections_refused_total",
+                                           "Client connections closed at accept because a cap was reached: "
+                                           "max_connections (overall) or max_per_peer (one peer address).",
+                                           {"reason"})),
+      requests_timed_out(registry.counter("gateway_requests_timed_out_total",
+                                          "Requests cut with 408: head (not whole by the head deadline) or body "
+                                          "(below the minimum body rate).",
+                                          {"phase"})),
       audit_(std::make_shared<AuditSource>()) {
   // Every series that is a closed set is created now so that it renders 0 before the first event
   // (rate() and absent() behave, alerts have a baseline).
@@ -148,6 +157,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
   client_aborts.with({abort_phase::kMidStream});
   catalog_reloads.with({"ok"});
   catalog_reloads.with({"refused"});
+  connections_refused.with({"max_connections"});
+  connections_refused.with({"max_per_peer"});
+  requests_timed_out.with({"head"});
+  requests_timed_out.with({"body"});
 
   // The audit writer's figures, read at scrape time. The callbacks hold the source, not `this`.
   const auto audit_gauge = [&](std::string_view name, std::string_view help, double (*pick)(const AuditFigures&)) {

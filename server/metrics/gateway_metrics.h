@@ -152,6 +152,12 @@ struct GatewayMetrics {
   GaugeFamily& catalog_info;         // gateway_catalog_info{version}: use setCatalogVersion()
   // gateway_audit_batch_rows: observe(rows) once per batch the audit writer writes
   HistogramFamily& audit_batch_rows;
+  Gauge& open_connections;  // gateway_open_connections: client connections being served now
+  // gateway_connections_refused_total{reason}: "max_connections" or "max_per_peer"
+  CounterFamily& connections_refused;
+  // gateway_requests_timed_out_total{phase}: "head" (not whole by --head-timeout-ms) or "body"
+  // (slower than --min-body-bytes-per-second)
+  CounterFamily& requests_timed_out;
 
  private:
   struct AuditSource;
