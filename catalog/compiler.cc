@@ -9,6 +9,7 @@
 #include "catalog/content_hash.h"
 #include "catalog/linker.h"
 #include "catalog/parsers.h"
+#include "catalog/yaml_reader.h"
 
 namespace sluice::catalog {
 
@@ -74,12 +75,31 @@ std::string versionOf(const CatalogSources& sources) {
   return contentHash(parts);
 }
 
+VariablePolicy policyFor(const CatalogSources& sources) {
+  return {secretVariables(sources), sources.allowed_variables};
+}
+
+void collectVariables(const YAML::Node& node, int depth, std::set<std::string>& names) {
+  if (depth > kMaxYamlDepth) return;
+  if (node.IsScalar()) {
+    names.merge(variablesReferenced(node.Scalar()));
+  } else if (node.IsSequence()) {
+    for (const auto& item : node) collectVariables(item, depth + 1, names);
+  } else if (node.IsMap()) {
+    for (const auto& pair : node) {
+      collectVariables(pair.first, depth + 1, names);
+      collectVariables(pair.second, depth + 1, names);
+    }
+  }
+}
+
 }  // namespace
 
 CompileResult compileCatalog(const CatalogSources& sources) {
   DiagnosticSink sink;
   Draft draft;
-  ParseContext context{sources.env, sources.secret_files, sink};
+  const VariablePolicy variables = policyFor(sources);
+  ParseContext context{sources.env, sources.secret_files, sink, variables};
   for (const FileSpec& spec : kFiles) parseOne(spec, sources, context, draft);
   Catalog catalog = link(draft, sink);
   catalog.version = versionOf(sources);
@@ -91,12 +111,50 @@ CompileResult compileCatalog(const CatalogSources& sources) {
   return result;
 }
 
+std::set<std::string> secretVariables(const CatalogSources& sources) {
+  std::set<std::string> names;
+  if (!sources.credentials) return names;
+  DiagnosticSink ignored;
+  Draft draft;
+  // NOTE: the secrets are not known yet; a ${NAME} in credentials.yaml may read any variable but
+  // the master key's here, and is checked against the secrets by the compilation proper.
+  const VariablePolicy any;
+  ParseContext context{sources.env, sources.secret_files, ignored, any};
+  try {
+    parseCredentials(*sources.credentials, context, draft);
+  } catch (const YAML::Exception&) {
+    return names;  // compileCatalog() reports it
+  }
+  constexpr std::string_view kPrefix = "env:";
+  for (const Credential& credential : draft.credentials) {
+    if (credential.secret_ref.starts_with(kPrefix) && credential.secret_ref.size() > kPrefix.size()) {
+      names.insert(credential.secret_ref.substr(kPrefix.size()));
+    }
+  }
+  return names;
+}
+
+std::set<std::string> variablesReferenced(const CatalogSources& sources) {
+  std::set<std::string> names;
+  for (const FileSpec& spec : kFiles) {
+    const std::optional<SourceText>& source = sources.*spec.source;
+    if (!source || yamlNestsDeeperThan(source->text, kMaxYamlDepth)) continue;
+    try {
+      for (const YAML::Node& document : YAML::LoadAll(source->text)) collectVariables(document, 0, names);
+    } catch (const YAML::Exception&) {
+      continue;  // compileCatalog() reports it
+    }
+  }
+  return names;
+}
+
 std::vector<std::string> secretFilesReferenced(const CatalogSources& sources) {
   std::vector<std::string> paths;
   if (!sources.credentials) return paths;
   DiagnosticSink ignored;
   Draft draft;
-  ParseContext context{sources.env, sources.secret_files, ignored};
+  const VariablePolicy variables = policyFor(sources);
+  ParseContext context{sources.env, sources.secret_files, ignored, variables};
   try {
     parseCredentials(*sources.credentials, context, draft);
   } catch (const YAML::Exception&) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct CatalogSources {
   std::optional<SourceText> access_rules;
   std::map<std::string, std::string> env;           // for ${VAR}, ${VAR:-default} and env:NAME
   std::map<std::string, std::string> secret_files;  // path -> content, for file:PATH secrets
+  // When set, the only variables a ${NAME} may read (the console's editor passes
+  // variablesReferenced() of the files on disk). The master key's variables and those credentials
+  // name (`secret: env:NAME`) are never readable by a ${NAME}, whatever this holds.
+  std::optional<std::set<std::string>> allowed_variables;
 };
 
 struct CompileResult {
@@ -39,11 +44,19 @@ struct CompileResult {
   bool ok() const { return catalog != nullptr; }
 };
 
-// Never throws on bad input: every problem becomes a Diagnostic.
+// Never throws on bad input: every problem becomes a Diagnostic. No diagnostic shows a value read
+// from the environment: it shows the ${NAME} (or the catalog text) the value came from.
 CompileResult compileCatalog(const CatalogSources& sources);
 
 // The PATHs of `secret: file:PATH` references (after interpolation), so the loader can read them
 // before calling compileCatalog(). Unparseable input yields an empty list.
 std::vector<std::string> secretFilesReferenced(const CatalogSources& sources);
+
+// The NAMEs of every ${NAME} in the scalars (keys and values, comments excepted) of the given
+// files. A file that does not parse contributes nothing.
+std::set<std::string> variablesReferenced(const CatalogSources& sources);
+
+// The variables credentials read their secret from (the NAME of each `secret: env:NAME`).
+std::set<std::string> secretVariables(const CatalogSources& sources);
 
 }  // namespace sluice::catalog

@@ -21,4 +21,18 @@ struct Diagnostic {
 
 bool hasErrors(const std::vector<Diagnostic>& diagnostics);
 
+// A value that came from the environment and how a diagnostic shows it instead: "${NAME}", or the
+// whole catalog text it was interpolated into.
+struct Redaction {
+  std::string value;
+  std::string shown;
+};
+
+// Replaces, in every message, each occurrence of a redaction's value by its `shown` text, longest
+// values first. Values shorter than kMinRedactedValue characters are left alone.
+// NOTE: a value that short is no secret, and replacing it would garble the message around it
+// (every "1" of "line 1").
+constexpr size_t kMinRedactedValue = 4;
+void redact(std::vector<Diagnostic>& diagnostics, std::vector<Redaction> redactions);
+
 }  // namespace sluice::catalog

@@ -1,5 +1,7 @@
 #pragma once
 // Collects the diagnostics of one compilation. Not thread-safe; one per compileCatalog() call.
+// Values interpolated from the environment are noted as they are read, and take() shows them in
+// every message as the catalog text they came from, never as the value.
 
 #include <string>
 #include <utility>
@@ -20,7 +22,13 @@ class DiagnosticSink {
   }
   bool hasErrors() const { return catalog::hasErrors(items_); }
   size_t size() const { return items_.size(); }
-  std::vector<Diagnostic> take() { return std::move(items_); }
+  // `value` came from the environment; messages show `shown` ("${NAME}" or the raw text) instead.
+  void hide(std::string value, std::string shown) { redactions_.push_back({std::move(value), std::move(shown)}); }
+  std::vector<Diagnostic> take() {
+    redact(items_, std::move(redactions_));
+    redactions_.clear();
+    return std::move(items_);
+  }
 
  private:
   void add(Severity severity, const Location& where, std::string message) {
@@ -28,6 +36,7 @@ class DiagnosticSink {
   }
 
   std::vector<Diagnostic> items_;
+  std::vector<Redaction> redactions_;
 };
 
 }  // namespace sluice::catalog

@@ -60,7 +60,7 @@ AccessRuleDraft readRule(YamlReader& reader, const YAML::Node& node, const Locat
 }  // namespace
 
 void parseAccessRules(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "entities");
   if (!body || body->value.IsNull()) return;
   if (!body->value.IsSequence()) {

@@ -109,7 +109,7 @@ Credential readCredential(YamlReader& reader, const ParseContext& context, const
 }  // namespace
 
 void parseCredentials(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "credentials");
   if (!body) return;
   Fields credentials = reader.fields(*body, "credentials");

@@ -45,7 +45,7 @@ std::optional<DeploymentEntryDraft> readEntry(YamlReader& reader, const YAML::No
 }  // namespace
 
 void parseDeployments(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "deployments");
   if (!body) return;
   Fields models = reader.fields(*body, "deployments");

@@ -220,7 +220,7 @@ void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas) {
 }  // namespace
 
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "gateway");
   if (!body) return;
   Fields gateway = reader.fields(*body, "gateway", {"default_model", "routes", "quotas"});

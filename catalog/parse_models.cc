@@ -114,7 +114,7 @@ ModelDraft readModel(YamlReader& reader, const Entry& entry) {
 }  // namespace
 
 void parseModels(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "models");
   if (!body) return;
   Fields models = reader.fields(*body, "models");

@@ -221,7 +221,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
 }  // namespace
 
 void parseProviders(const SourceText& source, const ParseContext& context, Draft& draft) {
-  YamlReader reader(source.path, context.env, context.sink);
+  YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "providers");
   if (!body) return;
   Fields providers = reader.fields(*body, "providers");

@@ -15,9 +15,10 @@
 namespace sluice::catalog {
 
 struct ParseContext {
-  const Environment& env;
+  const Environment& env;  // for ${NAME} (under `variables`) and a credential's env:NAME
   const std::map<std::string, std::string>& secret_files;
   DiagnosticSink& sink;
+  const VariablePolicy& variables;
 };
 
 void parseCredentials(const SourceText& source, const ParseContext& context, Draft& draft);

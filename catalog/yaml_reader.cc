@@ -194,10 +194,20 @@ std::optional<std::string> YamlReader::scalar(const YAML::Node& node, const Loca
     wrongType(node, where, what, expectation);
     return std::nullopt;
   }
-  auto text = interpolate(node.Scalar(), env_);
+  std::vector<Substitution> substituted;
+  auto text = interpolate(node.Scalar(), env_, policy_, &substituted);
   if (!text) {
     error(where, std::string(what) + ": " + text.error());
     return std::nullopt;
+  }
+  if (!substituted.empty()) {
+    // The whole text (longest, so replaced first) as written, then each variable as ${NAME}: a
+    // message may quote a part of the value. A text that is one variable's value is shown as
+    // ${NAME} alone, not as the way this scalar wrote it ("${NAME:-default}"), which another file
+    // may not share.
+    const bool one_value = substituted.size() == 1 && substituted.front().value == *text;
+    if (!one_value) sink_.hide(*text, node.Scalar());
+    for (auto& substitution : substituted) sink_.hide(std::move(substitution.value), "${" + substitution.name + "}");
   }
   return std::move(*text);
 }

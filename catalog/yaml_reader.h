@@ -1,7 +1,8 @@
 #pragma once
 // Reads one catalog YAML file. Syntax errors, wrong shapes, unknown or duplicate keys and badly
 // typed scalars all become diagnostics with the file's 1-based line and column; reads never throw.
-// Every scalar is passed through interpolate() before it is interpreted.
+// Every scalar is passed through interpolate() before it is interpreted; the values it reads from
+// the environment are handed to the sink, so no diagnostic shows them.
 
 #include <yaml-cpp/yaml.h>
 
@@ -63,8 +64,11 @@ std::optional<int> yamlNestsDeeperThan(std::string_view text, int limit);
 
 class YamlReader {
  public:
-  YamlReader(std::string path, const Environment& env, DiagnosticSink& sink)
-      : path_(std::move(path)), env_(env), sink_(sink) {}
+  // `policy` (which ${NAME} may be read) is kept by reference and must outlive the reader;
+  // without one, any name but the master key's may be read.
+  YamlReader(std::string path, const Environment& env, DiagnosticSink& sink,
+             const VariablePolicy* policy = nullptr)
+      : path_(std::move(path)), env_(env), sink_(sink), policy_(policy ? *policy : kAnyVariable) {}
 
   const std::string& path() const { return path_; }
   DiagnosticSink& sink() { return sink_; }
@@ -134,8 +138,11 @@ class YamlReader {
                  std::string_view expectation);
 
   std::string path_;
+  static inline const VariablePolicy kAnyVariable{};
+
   const Environment& env_;
   DiagnosticSink& sink_;
+  const VariablePolicy& policy_;
 };
 
 // "a list", "a mapping", "nothing" or the scalar quoted: what a diagnostic says was found.

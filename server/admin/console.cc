@@ -15,6 +15,7 @@
 #include "server/admin/api.h"
 #include "server/admin/assets.h"
 #include "server/admin/context.h"
+#include "server/http/handlers.h"
 #include "server/http/request.h"
 #include "server/identity/api_keys.h"
 #include "server/identity/member_store.h"
@@ -232,6 +233,11 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
       return reply;
     }
     if (!context_->gateway.identity().authenticator) {
+      if (path == "/admin/api/catalog/status") {
+        return Reply::error(401, "unauthorized",
+                            "/admin/api/catalog/status needs Authorization: Bearer <the --ops-token> "
+                            "(no admin can sign in with --insecure-no-auth)");
+      }
       const Asset* page = findAsset("disabled.html");
       if (path.starts_with("/admin/api/")) {
         return Reply::error(503, "console_disabled",
@@ -292,6 +298,7 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
         static constexpr Page kRequest{"/admin/requests/", "request", "Request"};
         return htmlReply(200, shellPage(kRequest, signed_in->user));
       }
+      if (path == "/admin/api/catalog/status") return Reply::json(http::catalogStatusJson(context_->gateway));
       if (path == "/admin/api/session") return Reply::json({{"user", signed_in->user}, {"csrf", signed_in->csrf}});
       if (path == "/admin/api/gateway/overview") return gatewayOverview(*context_, exchange);
       if (path == "/admin/api/gateway/providers") return gatewayProviders(*context_, exchange);
@@ -344,8 +351,9 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
   }
   gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
     const std::string path = Poco::URI(request.getURI()).getPath();
-    // The router's own: live reload status, open to monitoring without a session.
-    if (path == "/admin/api/catalog/status") return nullptr;
+    // Live reload status: the router's own for monitoring that presents --ops-token; the
+    // console answers it to a signed-in admin.
+    if (path == "/admin/api/catalog/status" && http::presentsOpsToken(context->gateway, request)) return nullptr;
     return new ConsoleHandler(context);
   });
 }

@@ -4,7 +4,8 @@
 // Pages under /admin (HTML shells + embedded JS/CSS) and the JSON API under /admin/api are served
 // to a signed-in admin; /admin/connect and /admin/api/connect to any member presenting their own
 // API key. With --insecure-no-auth (no authenticator) every console path answers 503 with a page
-// that says why; /admin/api/catalog/status stays the router's own.
+// that says why. GET /admin/api/catalog/status answers a signed-in admin here and a request
+// presenting --ops-token in the router (401 to anyone else).
 
 #include <memory>
 

@@ -1,7 +1,9 @@
 // The route editor: gateway.yaml as text, checked by the same compiler the server loads the
 // catalog with (the other four files and rules.yaml read from services_dir), written back only
 // when it compiles, the previous text kept in <services_dir>/history/ (the last 40), and the new
-// catalog swapped in at once (live reload would pick it up within seconds anyway).
+// catalog swapped in at once (live reload would pick it up within seconds anyway). The edited text
+// may interpolate only the variables the catalog on disk already uses, never a secret's, and no
+// diagnostic shows an interpolated value (catalog/compiler.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -69,8 +71,12 @@ catalog::CompileResult compileHere(const ConsoleContext& context, const std::str
   sources.providers = source("ai/providers.yaml");
   sources.models = source("ai/models.yaml");
   sources.deployments = source("ai/deployments.yaml");
-  sources.gateway = catalog::SourceText{dir + "/ai/gateway.yaml", gateway_text};
+  sources.gateway = source("ai/gateway.yaml");
   sources.access_rules = source("access-control/rules.yaml");
+  // The edited text may read only the variables the files on disk already read: an admin must not
+  // reach the rest of the process's environment through a label or an error message.
+  sources.allowed_variables = catalog::variablesReferenced(sources);
+  sources.gateway = catalog::SourceText{dir + "/ai/gateway.yaml", gateway_text};
   sources.env = config::processEnvironment();
   for (const auto& path : catalog::secretFilesReferenced(sources)) {
     if (auto content = readFile(path)) sources.secret_files[path] = std::move(*content);

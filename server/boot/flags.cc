@@ -12,6 +12,7 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   AuditSettings& audit_settings = settings.audit;
   ReloadSettings& reload_settings = settings.reload;
   std::string database_url;
+  std::string ops_token;
   bool& no_migrate = audit_settings.no_migrate;
   size_t max_body = options.max_body_bytes;
   size_t max_header = options.max_header_bytes;
@@ -62,6 +63,10 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   app.add_flag("--insecure-no-auth", options.insecure_no_auth,
                "serve without checking API keys (local development only; every request is anonymous)")
       ->envname("SLUICE_INSECURE_NO_AUTH");
+  app.add_option("--ops-token", ops_token,
+                 "bearer token for the operations endpoints: /metrics then requires it, and "
+                 "/admin/api/catalog/status accepts it besides a signed-in admin")
+      ->envname("SLUICE_OPS_TOKEN");
   app.add_option("--watch-ms", reload_settings.watch_ms,
                  "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
       ->envname("SLUICE_WATCH_MS")
@@ -102,6 +107,7 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   options.max_body_bytes = max_body;
   options.max_header_bytes = max_header;
   if (!database_url.empty()) options.database_url = database_url;
+  if (!ops_token.empty()) options.ops_token = ops_token;
   if (!options.database_url && !options.insecure_no_auth) {
     std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
                  "       --insecure-no-auth to serve anonymously for local development\n";

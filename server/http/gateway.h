@@ -58,6 +58,10 @@ struct ServerOptions {
   // Serve without API keys (local development only; every request is anonymous). Without a
   // database there is nothing to check keys against, so the server then requires this flag.
   bool insecure_no_auth = false;
+  // --ops-token: a bearer token for the operations endpoints. When set, /metrics requires it and
+  // /admin/api/catalog/status accepts it (besides a signed-in admin). Unset: /metrics is open and
+  // catalog/status answers only to a signed-in admin.
+  std::optional<std::string> ops_token;
 };
 
 // Who may call, backed by PostgreSQL; absent with --insecure-no-auth.

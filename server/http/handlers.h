@@ -7,6 +7,7 @@
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
+#include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
 #include "server/http/gateway.h"
@@ -65,7 +66,15 @@ class InferenceHandler : public Handler {
   catalog::Wire client_wire_;
 };
 
-// GET /metrics: Prometheus text exposition 0.0.4 (docs/metrics.md).
+// True when --ops-token is set and the request carries "Authorization: Bearer <that token>"
+// (compared in constant time).
+bool presentsOpsToken(const Gateway& gateway, const Poco::Net::HTTPServerRequest& request);
+
+// The body of GET /admin/api/catalog/status (the console serves it too, to a signed-in admin).
+nlohmann::json catalogStatusJson(const Gateway& gateway);
+
+// GET /metrics: Prometheus text exposition 0.0.4 (docs/metrics.md). With --ops-token set, only to
+// a request that presents it (401 otherwise); without, to anyone.
 class MetricsHandler : public Poco::Net::HTTPRequestHandler {
  public:
   explicit MetricsHandler(Gateway& gateway) : gateway_(gateway) {}
@@ -76,7 +85,9 @@ class MetricsHandler : public Poco::Net::HTTPRequestHandler {
 };
 
 // GET /admin/api/catalog/status: the catalog version serving, when and how it loaded, and the
-// diagnostics of the last refused reload.
+// diagnostics of the last refused reload. Only to a request presenting --ops-token (401 otherwise):
+// the console answers a signed-in admin itself (server/admin/console.cc) and routes only
+// requests presenting the token here.
 class CatalogStatusHandler : public Poco::Net::HTTPRequestHandler {
  public:
   explicit CatalogStatusHandler(Gateway& gateway) : gateway_(gateway) {}

@@ -73,6 +73,38 @@ BOOST_AUTO_TEST_CASE(substituted_values_are_not_interpolated_again) {
   BOOST_TEST(*catalog::interpolate("${A}", env) == "${B}");
 }
 
+BOOST_AUTO_TEST_CASE(row3_secret_and_master_key_variables_are_refused_with_or_without_default) {
+  const Environment env = {{"SLUICE_MASTER_KEY", "master-secret"}, {"API_KEY", "sk-secret"}, {"HOST", "h"}};
+  const VariablePolicy policy{{"API_KEY"}, std::nullopt};
+  for (std::string_view text : {"${SLUICE_MASTER_KEY}", "x${SLUICE_MASTER_KEY_FILE:-y}", "${API_KEY}", "${API_KEY:-d}"}) {
+    auto result = catalog::interpolate(text, env, policy);
+    BOOST_REQUIRE_MESSAGE(!result.has_value(), text << " gave " << *result);
+    BOOST_TEST(result.error().find("used outside a credential") != std::string::npos);
+    BOOST_TEST(result.error().find("secret") != std::string::npos);
+    BOOST_TEST(result.error().find("master-secret") == std::string::npos);
+    BOOST_TEST(result.error().find("sk-secret") == std::string::npos);
+  }
+  BOOST_TEST(*catalog::interpolate("${HOST}", env, policy) == "h");
+}
+
+BOOST_AUTO_TEST_CASE(allowed_names_limit_what_may_be_read_and_substitutions_are_reported) {
+  const Environment env = {{"HOST", "h"}, {"PORT", "1"}};
+  const VariablePolicy policy{{}, std::set<std::string>{"HOST", "MISSING"}};
+  std::vector<Substitution> substituted;
+  BOOST_TEST(*catalog::interpolate("${HOST}:${MISSING:-2}", env, policy, &substituted) == "h:2");
+  BOOST_REQUIRE(substituted.size() == 1u);
+  BOOST_TEST(substituted[0].name == "HOST");
+  BOOST_TEST(substituted[0].value == "h");
+  auto refused = catalog::interpolate("${PORT:-9}", env, policy);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().find("variable PORT is not used by the catalog files on disk") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(variables_referenced_lists_well_formed_names) {
+  BOOST_TEST(variablesReferenced("a ${X} $${Y} ${Z:-d} ${1bad} ${W") == (std::set<std::string>{"X", "Z"}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "tests/integration/gateway_fixture.h"
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <strings.h>
 #include <unistd.h>
 
 #include "tests/support/test_env.h"
@@ -59,6 +61,11 @@ Gateway::Gateway(GatewayOptions options) {
       .unset_env = {"SLUICE_DATABASE_URL"},
   };
   if (!options.auth) gateway.args.push_back("--insecure-no-auth");
+  ops_token_ = options.ops_token;
+  if (ops_token_) {
+    gateway.args.push_back("--ops-token");
+    gateway.args.push_back(kOpsToken);
+  }
   for (auto& arg : options.extra_args) gateway.args.push_back(arg);
   for (auto& entry : options.extra_env) gateway.env.push_back(entry);
   sluice_ = std::make_unique<ChildProcess>(std::move(gateway));
@@ -69,6 +76,12 @@ HttpResponse Gateway::call(const std::string& method, const std::string& path, c
   HttpConnection connection(sluice_->host(), sluice_->port());
   Headers all = headers;
   if (!body.empty()) all.emplace_back("Content-Type", "application/json");
+  const std::string bare = path.substr(0, path.find('?'));
+  const bool operations = bare == "/metrics" || bare == "/admin/api/catalog/status";
+  const bool has_authorization = std::ranges::any_of(all, [](const auto& header) {
+    return strcasecmp(header.first.c_str(), "Authorization") == 0;
+  });
+  if (ops_token_ && operations && !has_authorization) all.emplace_back("Authorization", std::string("Bearer ") + kOpsToken);
   return connection.request(method, path, all, body);
 }
 

@@ -18,7 +18,13 @@ struct GatewayOptions {
   std::string services;  // default: the shipped catalog
   // Check API keys (needs --database-url in extra_args); off: --insecure-no-auth.
   bool auth = false;
+  // Start with --ops-token kOpsToken (call() presents it on the operations endpoints); off: no
+  // token, /metrics open and catalog/status for a signed-in admin only.
+  bool ops_token = true;
 };
+
+// The --ops-token the fixture's gateways run with.
+inline constexpr const char* kOpsToken = "sluice-it-ops-token";
 
 class Gateway {
  public:
@@ -31,7 +37,8 @@ class Gateway {
   ChildProcess& process() { return *sluice_; }
   ChildProcess& mock() { return *mock_; }
 
-  // One request to the gateway on a fresh connection.
+  // One request to the gateway on a fresh connection. On /metrics and /admin/api/catalog/status
+  // it presents the ops token (when the gateway has one and `headers` hold no Authorization).
   HttpResponse call(const std::string& method, const std::string& path, const Headers& headers = {},
                     const std::string& body = {});
   StreamResult stream(const std::string& path, const Headers& headers, const std::string& body,
@@ -41,6 +48,7 @@ class Gateway {
 
  private:
   std::string services_;
+  bool ops_token_ = true;
   std::unique_ptr<ChildProcess> mock_;
   std::unique_ptr<ChildProcess> sluice_;
 };

@@ -114,7 +114,9 @@ BOOST_AUTO_TEST_CASE(a_real_prometheus_server_scrapes_the_gateway) {
   const std::string config = writeTemp("sluice-prometheus.yml",
                                        "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
                                        "rule_files: ['" + sluice::test::sourceDir() + "/docs/prometheus-alerts.yml']\n"
-                                       "scrape_configs:\n  - job_name: sluice\n    static_configs:\n"
+                                       "scrape_configs:\n  - job_name: sluice\n"
+                                       "    authorization: { type: Bearer, credentials: '" + std::string(sluice::test::kOpsToken) + "' }\n"
+                                       "    static_configs:\n"
                                        "      - targets: ['" + target + "']\n");
   const std::string storage = std::filesystem::temp_directory_path() / ("sluice-prom-" + std::to_string(::getpid()));
   std::filesystem::remove_all(storage);

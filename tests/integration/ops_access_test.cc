@@ -1,0 +1,171 @@
+// Who may read the operations endpoints and the process's environment, against the real gateway
+// and PostgreSQL: /admin/api/catalog/status needs a signed-in admin or the --ops-token (which
+// /metrics then needs too), and the console's route editor never reads or shows a secret.
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/integration/audit_rows.h"
+#include "tests/integration/gateway_fixture.h"
+#include "tests/support/test_env.h"
+
+using nlohmann::json;
+using sluice::test::capture;
+using sluice::test::Gateway;
+using sluice::test::GatewayOptions;
+using sluice::test::kOpsToken;
+using sluice::test::testDatabaseUrl;
+
+namespace {
+
+const std::string kMasterKey = "5f2c0e6a8b1d4f7e9a3c5b7d9e1f2a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f";
+const std::string kUnrelatedSecret = "unrelated-secret-of-the-process";
+
+// A name no earlier run used (members persist in the test database).
+std::string unique(const std::string& base) {
+  static std::atomic<int> counter{0};
+  return base + "-" + std::to_string(::getpid()) + "-" +
+         std::to_string(std::chrono::system_clock::now().time_since_epoch().count() % 1000000) + "-" +
+         std::to_string(counter++);
+}
+
+std::string sluicectl(const std::string& args) {
+  int code = -1;
+  const std::string out = capture("SLUICE_MASTER_KEY=" + kMasterKey + " " + sluice::test::binPath("sluicectl") +
+                                      " --database-url '" + testDatabaseUrl() + "' --services '" +
+                                      sluice::test::sourceDir() + "/services' " + args + " 2>&1",
+                                  &code);
+  BOOST_REQUIRE_MESSAGE(code == 0, out);
+  return out;
+}
+
+// A new member with `role` and one API key; returns the key.
+std::string memberKey(const std::string& role) {
+  const std::string name = unique(role);
+  sluicectl("users add " + name + " --role " + role);
+  std::string created = sluicectl("keys create " + name + " --name ops");
+  while (!created.empty() && created.back() == '\n') created.pop_back();
+  const std::string key = created.substr(created.rfind('\n') == std::string::npos ? 0 : created.rfind('\n') + 1);
+  BOOST_REQUIRE(key.starts_with("sk-sluice-"));
+  return key;
+}
+
+GatewayOptions authOptions() {
+  GatewayOptions options;
+  options.auth = true;
+  options.extra_args = {"--database-url", testDatabaseUrl(), "--audit-spool",
+                        "/tmp/sluice-it-ops-" + std::to_string(::getpid())};
+  options.extra_env = {{"SLUICE_MASTER_KEY", kMasterKey}, {"SLUICE_IT_UNRELATED_SECRET", kUnrelatedSecret}};
+  return options;
+}
+
+struct Console {
+  std::string cookie;
+  std::string csrf;
+};
+
+Console signIn(Gateway& gateway, const std::string& key) {
+  const auto reply = gateway.call("POST", "/admin/login", {{"Origin", gateway.baseUrl()}}, json{{"key", key}}.dump());
+  BOOST_REQUIRE_MESSAGE(reply.status == 200, reply.body);
+  const std::string set_cookie = reply.header("Set-Cookie");
+  return {set_cookie.substr(0, set_cookie.find(';')), reply.json()["csrf"]};
+}
+
+sluice::test::HttpResponse post(Gateway& gateway, const Console& console, const std::string& path, const json& body) {
+  return gateway.call("POST", path,
+                      {{"Origin", gateway.baseUrl()}, {"Cookie", console.cookie}, {"X-CSRF-Token", console.csrf}},
+                      body.dump());
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(ops_access)
+
+BOOST_AUTO_TEST_CASE(row10_catalog_status_needs_an_admin_or_the_ops_token) {
+  Gateway gateway(authOptions());
+  const std::string status_path = "/admin/api/catalog/status";
+  const auto anonymous = gateway.call("GET", status_path, {{"Authorization", ""}});
+  BOOST_TEST(anonymous.status == 401);
+  BOOST_TEST(anonymous.body.find("services_dir") == std::string::npos);
+  BOOST_TEST(gateway.call("GET", status_path, {{"Authorization", "Bearer wrong-token"}}).status == 401);
+  // A member's API key is not the ops token, and neither is an admin's.
+  BOOST_TEST(gateway.call("GET", status_path, {{"Authorization", "Bearer " + memberKey("member")}}).status == 401);
+  const std::string admin_key = memberKey("admin");
+  BOOST_TEST(gateway.call("GET", status_path, {{"Authorization", "Bearer " + admin_key}}).status == 401);
+
+  const auto by_token = gateway.call("GET", status_path, {{"Authorization", std::string("Bearer ") + kOpsToken}});
+  BOOST_REQUIRE_MESSAGE(by_token.status == 200, by_token.body);
+  BOOST_TEST(by_token.json()["services_dir"] == gateway.servicesDir());
+
+  const Console console = signIn(gateway, admin_key);
+  const auto by_admin = gateway.call("GET", status_path, {{"Authorization", ""}, {"Cookie", console.cookie}});
+  BOOST_REQUIRE_MESSAGE(by_admin.status == 200, by_admin.body);
+  BOOST_TEST(by_admin.json()["version"] == by_token.json()["version"]);
+
+  // With the token set, /metrics needs it too.
+  BOOST_TEST(gateway.call("GET", "/metrics", {{"Authorization", ""}}).status == 401);
+  BOOST_TEST(gateway.call("GET", "/metrics", {{"Authorization", "Bearer wrong-token"}}).status == 401);
+  BOOST_TEST(gateway.call("GET", "/metrics").status == 200);  // the fixture presents the token
+
+  // Without a token /metrics stays open, and catalog/status answers no one but a signed-in admin
+  // (with --insecure-no-auth, no one).
+  GatewayOptions open;
+  open.ops_token = false;
+  Gateway insecure(open);
+  BOOST_TEST(insecure.call("GET", "/metrics").status == 200);
+  BOOST_TEST(insecure.call("GET", status_path).status == 401);
+  BOOST_TEST(insecure.call("GET", status_path, {{"Authorization", std::string("Bearer ") + kOpsToken}}).status == 401);
+}
+
+BOOST_AUTO_TEST_CASE(row3_the_editor_never_echoes_an_interpolated_secret) {
+  Gateway gateway(authOptions());
+  const std::string admin_key = memberKey("admin");
+  const Console console = signIn(gateway, admin_key);
+  const auto source = gateway.call("GET", "/admin/api/routes/source", {{"Cookie", console.cookie}});
+  BOOST_REQUIRE_MESSAGE(source.status == 200, source.body);
+  const std::string text = source.json()["text"];
+  const std::string tag = source.json()["tag"];
+  const std::string kDefault = "default_model: claude-sonnet-5-5";
+
+  const auto validate = [&](const std::string& value) {
+    const auto reply = post(gateway, console, "/admin/api/routes/validate",
+                            {{"text", replaced(text, kDefault, "default_model: \"" + value + "\"")}});
+    BOOST_REQUIRE_MESSAGE(reply.status == 200, reply.body);
+    BOOST_TEST(reply.json()["ok"] == false, reply.body);
+    for (const std::string& secret : {kMasterKey, kUnrelatedSecret, std::string("mock-anthropic-key"), gateway.mockUrl()}) {
+      BOOST_TEST(reply.body.find(secret) == std::string::npos, value << " echoed " << secret << ": " << reply.body);
+    }
+    return reply.body;
+  };
+  BOOST_TEST(validate("${SLUICE_MASTER_KEY}").find("secret variable SLUICE_MASTER_KEY used outside a credential") !=
+             std::string::npos);
+  BOOST_TEST(validate("${ANTHROPIC_API_KEY}").find("secret variable ANTHROPIC_API_KEY used outside a credential") !=
+             std::string::npos);
+  BOOST_TEST(validate("${SLUICE_IT_UNRELATED_SECRET:-x}").find("variable SLUICE_IT_UNRELATED_SECRET is not used by the catalog files on disk") !=
+             std::string::npos);
+  // A variable the catalog on disk reads (a provider's URL) may be read, but is shown as ${NAME}.
+  const std::string shown = validate("${ANTHROPIC_BASE_URL}");
+  BOOST_TEST(shown.find("${ANTHROPIC_BASE_URL}") != std::string::npos, shown);
+
+  // Saving a secret into a label is refused, so it never reaches GET /v1/models.
+  const auto saved = post(gateway, console, "/admin/api/routes/save",
+                          {{"base_tag", tag},
+                           {"text", replaced(text, "label: DeepSeek V4 Pro on your own Go key", "label: \"${ANTHROPIC_API_KEY}\"")}});
+  BOOST_TEST(saved.status == 422, saved.body);
+  BOOST_TEST(saved.body.find("mock-anthropic-key") == std::string::npos, saved.body);
+  const auto models = gateway.call("GET", "/v1/models", {{"Authorization", "Bearer " + admin_key}});
+  BOOST_REQUIRE_MESSAGE(models.status == 200, models.body);
+  BOOST_TEST(models.body.find("mock-anthropic-key") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
