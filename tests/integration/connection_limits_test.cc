@@ -101,6 +101,26 @@ BOOST_AUTO_TEST_CASE(row6_a_head_trickled_byte_by_byte_is_cut_at_the_deadline) {
   BOOST_TEST(metric(gateway, "gateway_requests_timed_out_total{phase=\"head\"}") == 1);
 }
 
+BOOST_AUTO_TEST_CASE(row6_a_body_below_the_minimum_rate_is_cut_with_408) {
+  GatewayOptions options;
+  options.extra_args = {"--min-body-bytes-per-second", "1000", "--body-grace-ms", "200"};
+  Gateway gateway(options);
+  Tcp client(gateway.baseUrl());
+  BOOST_REQUIRE(client.send("POST /v1/messages HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+                            "Content-Length: 100000\r\n\r\n{"));
+  // 50 bytes per second, never the 1000 asked for.
+  sluice::test::waitUntil(
+      [&] {
+        if (client.drain()) return true;
+        client.send(" ");
+        std::this_thread::sleep_for(20ms);
+        return false;
+      },
+      5000ms, "the gateway to close the slow body's connection");
+  BOOST_TEST(client.received().starts_with("HTTP/1.1 408 Request Timeout\r\n"), client.received());
+  BOOST_TEST(metric(gateway, "gateway_requests_timed_out_total{phase=\"body\"}") == 1);
+}
+
 BOOST_AUTO_TEST_CASE(row6_connections_over_the_per_peer_cap_are_refused) {
   Gateway gateway(tight());
   std::vector<std::unique_ptr<Tcp>> clients;

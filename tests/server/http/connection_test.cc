@@ -32,6 +32,8 @@ class Server {
     params_ = new Poco::Net::HTTPServerParams;
     params_->setTimeout(Poco::Timespan(60, 0));
     params_->setKeepAliveTimeout(Poco::Timespan(60, 0));
+    params_->setKeepAlive(true);
+    params_->setMaxKeepAliveRequests(100);
   }
   ~Server() {
     for (const int fd : clients_) ::close(fd);
@@ -142,6 +144,22 @@ BOOST_AUTO_TEST_CASE(row6_a_head_trickled_byte_by_byte_is_cut_at_the_deadline) {
   BOOST_TEST(in_time);
   test::waitUntil([&] { return server.finished() == 1; }, 5000ms, "the connection to close");
   BOOST_TEST(server.counter(server.gateway().metrics().requests_timed_out, "head") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_keep_alive_wait_longer_than_the_head_deadline_is_not_cut) {
+  ServerOptions options;
+  options.head_timeout_ms = 200;
+  Server server(options);
+  const int client = server.connect();
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n";
+  BOOST_REQUIRE(::send(client, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  BOOST_TEST(answerOn(client, 5000ms).starts_with("HTTP/1.1 200"));
+  // Idle between requests for longer than the head deadline: the next head's clock starts with
+  // its first byte.
+  std::this_thread::sleep_for(500ms);
+  BOOST_REQUIRE(::send(client, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  BOOST_TEST(answerOn(client, 5000ms).starts_with("HTTP/1.1 200"));
+  BOOST_TEST(server.counter(server.gateway().metrics().requests_timed_out, "head") == 0);
 }
 
 BOOST_AUTO_TEST_CASE(row6_a_connection_that_never_sends_is_closed_at_the_head_deadline_without_an_answer) {
