@@ -23,6 +23,12 @@ bool isAuthHeader(std::string_view lower) {
          lower == "x-goog-api-key" || lower == "api-key";
 }
 
+// The caller's session with the gateway: its cookie, its console CSRF token and the gateway's own
+// x-sluice-* headers (scope, request id) are the gateway's business, never a provider's.
+bool isGatewayHeader(std::string_view lower) {
+  return lower == "cookie" || lower == "x-csrf-token" || lower.starts_with("x-sluice-");
+}
+
 // Framing headers belong to the HTTP client.
 bool isFramingHeader(std::string_view lower) {
   return lower == "host" || lower == "content-length" || lower == "transfer-encoding" ||
@@ -191,9 +197,10 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
       if (lower.empty() || !std::ranges::all_of(lower, isHeaderNameChar)) {
         reader.error(name.where, "header name '" + name.value + "' in forward_headers of " + owner +
                                      " is not valid");
-      } else if (isAuthHeader(lower) || isFramingHeader(lower)) {
+      } else if (isAuthHeader(lower) || isGatewayHeader(lower) || isFramingHeader(lower)) {
         reader.error(name.where, "forward_headers of " + owner + " may not name '" + name.value +
-                                     "': the caller's credentials and framing never reach a provider");
+                                     "': the caller's credentials, its session with the gateway and framing never reach a "
+                                     "provider");
       } else if (std::ranges::find(provider.forward_headers, lower) == provider.forward_headers.end()) {
         provider.forward_headers.push_back(lower);
       }

@@ -3,6 +3,7 @@
 // signed-in admin (or, for connect, any member); none throws for bad input (4xx replies), and
 // database failures throw pqxx errors that the handler maps to 503.
 
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -23,8 +24,9 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange& exchange);
 // requests_api.cc: /admin/api/requests, /admin/api/requests/<id>, /admin/api/requests/live (SSE)
 Reply requestList(ConsoleContext& context, const Exchange& exchange);
 Reply requestDetail(ConsoleContext& context, const std::string& id);
-// Writes server-sent events to `out` until the client leaves or the gateway stops.
-void streamLiveRequests(ConsoleContext& context, std::ostream& out);
+// Writes server-sent events to `out` until the client leaves, the gateway stops or `signed_in`
+// (asked once a second) returns false.
+void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::function<bool()>& signed_in);
 
 // analytics_api.cc: /admin/api/analytics, /admin/api/analytics.csv
 Reply analytics(ConsoleContext& context, const Exchange& exchange);

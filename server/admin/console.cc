@@ -18,7 +18,7 @@
 #include "server/http/handlers.h"
 #include "server/http/request.h"
 #include "server/identity/api_keys.h"
-#include "server/identity/member_store.h"
+#include "server/identity/key_store.h"
 #include "server/log/json_log.h"
 
 namespace sluice::admin {
@@ -29,8 +29,10 @@ using Clock = std::chrono::system_clock;
 
 constexpr const char* kCookie = "sluice_console";
 constexpr size_t kMaxBody = 1 << 20;
-// A session's member is checked again (still an admin, not disabled) at most this often.
-constexpr std::chrono::seconds kReverify{30};
+// A session's key is checked again (not revoked or expired, its member enabled and an admin) at
+// most this often: the Authenticator's cache TTL, so a console session ends as soon as an API
+// call with the same key would be refused.
+constexpr std::chrono::seconds kReverify{2};
 
 // NOTE: 'unsafe-inline' is absent from every directive: the pages carry no inline script or
 // style, and charts are SVG built with DOM calls.
@@ -134,20 +136,33 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
     response.sendBuffer(reply.body.data(), reply.body.size());
   }
 
-  // The live session of the request's cookie, re-checking its member now and then.
+  // The live session of the request's cookie, re-checking its key now and then.
   std::optional<Session> session(const Poco::Net::HTTPServerRequest& request) {
     Poco::Net::NameValueCollection cookies;
     request.getCookies(cookies);
     const std::string id = cookies.get(kCookie, "");
     if (id.empty()) return std::nullopt;
+    return liveSession(id);
+  }
+
+  // The session `id` while the key it was opened with still admits an admin: the key not revoked
+  // or expired, its member not disabled, deleted or demoted. Checked against PostgreSQL every
+  // kReverify (through the console's pool, off the event loop); a refused session is ended.
+  std::optional<Session> liveSession(const std::string& id) {
     const auto now = Clock::now();
     auto found = context_->sessions.find(id, now);
     if (!found) return std::nullopt;
-    if (now - found->verified_at >= kReverify && context_->pool) {
-      const auto member = context_->pool->run(
-          [&](pqxx::connection& connection) { return identity::findMember(connection, found->user); });
-      if (!member || member->disabled() || member->role != identity::Role::Admin) {
+    // Either direction: a clock stepped back must not stretch the interval.
+    const auto since = now > found->verified_at ? now - found->verified_at : found->verified_at - now;
+    if (since >= kReverify && context_->pool) {
+      const auto record = context_->pool->run(
+          [&](pqxx::connection& connection) { return identity::findKeyById(connection, found->api_key_id); });
+      const auto admitted = identity::keyAdmits(record, now);
+      if (!admitted || admitted->user != found->user || admitted->role != identity::Role::Admin) {
         context_->sessions.erase(id);
+        log::info("console session ended", {{"user", found->user},
+                                             {"api_key_id", found->api_key_id},
+                                             {"reason", !admitted ? "key no longer admits the member" : "not an admin"}});
         return std::nullopt;
       }
       context_->sessions.markVerified(id, now);
@@ -172,9 +187,20 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
     } else {
       key = parseQuery(exchange.body)["key"];
     }
+    const std::string peer = request.clientAddress().host().toString();
+    if (const auto wait = context_->sign_ins.retryAfter(peer, Clock::now()); wait.count() > 0) {
+      log::warn("console sign-in throttled", {{"peer", peer}, {"retry_after_s", wait.count()},
+                                              {"refused_total", context_->sign_ins.refused()}});
+      Reply reply = Reply::error(429, "too_many_sign_ins",
+                                 "too many failed sign-ins from this address: try again in " +
+                                     std::to_string(wait.count()) + " s");
+      reply.headers.emplace_back("Retry-After", std::to_string(wait.count()));
+      return reply;
+    }
     auto& authenticator = *context_->gateway.identity().authenticator;
     auto caller = authenticator.authenticate(identity::presentedKey("", key), Clock::now());
     if (!caller) {
+      context_->sign_ins.recordFailure(peer, Clock::now());
       return Reply::error(401, std::string(identity::toString(caller.error().reason)), caller.error().message);
     }
     if (caller->role != identity::Role::Admin) {
@@ -313,7 +339,8 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
         response.set("X-Accel-Buffering", "no");
         streamed_ = true;
         std::ostream& out = response.send();
-        streamLiveRequests(*context_, out);
+        // A stream lasts minutes: it ends with its session, as the next call would.
+        streamLiveRequests(*context_, out, [this, id = signed_in->id] { return liveSession(id).has_value(); });
         return {};
       }
       if (path.starts_with("/admin/api/requests/")) return requestDetail(*context_, path.substr(20));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "server/admin/session_table.h"
+#include "server/admin/sign_in_throttle.h"
 #include "server/http/gateway.h"
 #include "server/identity/connection_pool.h"
 
@@ -17,6 +18,7 @@ struct ConsoleContext {
   http::Gateway& gateway;
   std::shared_ptr<identity::ConnectionPool> pool;  // null without a database
   SessionTable sessions;
+  SignInThrottle sign_ins;  // failed sign-ins per peer address
   std::mutex editor_mutex;  // one route-editor save at a time
 };
 

@@ -91,7 +91,7 @@ Reply requestDetail(ConsoleContext& context, const std::string& id) {
   return Reply::json(row);
 }
 
-void streamLiveRequests(ConsoleContext& context, std::ostream& out) {
+void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::function<bool()>& signed_in) {
   using namespace std::chrono_literals;
   std::set<std::string> seen;
   std::deque<std::string> seen_order;
@@ -101,7 +101,8 @@ void streamLiveRequests(ConsoleContext& context, std::ostream& out) {
   out << "retry: 2000\n\n" << std::flush;
   // NOTE: a poll, once a second, of the newest rows: simple, works across replicas, and costs one
   // index range scan on created_at. Reconnecting clients get the last 20 again.
-  while (out && !context.gateway.stopping().load() && std::chrono::steady_clock::now() - started < 10min) {
+  while (out && !context.gateway.stopping().load() && std::chrono::steady_clock::now() - started < 10min &&
+         signed_in()) {
     std::vector<json> fresh;
     if (context.pool) {
       context.pool->run([&](pqxx::connection& connection) {

@@ -27,10 +27,10 @@ struct Session {
   std::string id;    // 64 hex digits: 256 bits from OpenSSL's RAND_bytes
   std::string csrf;  // 64 hex digits, independent of the id
   std::string user;  // the member who signed in
-  std::string api_key_id;
+  std::string api_key_id;  // the key signed in with: the session lasts no longer than it admits its member
   TimePoint created_at{};
   TimePoint last_seen{};
-  TimePoint verified_at{};  // when the member was last checked to be an enabled admin
+  TimePoint verified_at{};  // when the key was last checked to still admit an enabled admin
 };
 
 struct SessionPolicy {

@@ -2,10 +2,23 @@
 
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include <Poco/Exception.h>
 
 namespace sluice::http {
+
+namespace {
+
+// The reason phrase of `status` itself. Poco's response starts with the reason "OK" and
+// setStatus() leaves it as it was, so the stored reason would put "405 OK" on the wire.
+std::string_view reasonPhrase(Poco::Net::HTTPResponse::HTTPStatus status) {
+  if (static_cast<int>(status) == 529) return "Overloaded";  // Anthropic's, unknown to Poco
+  const std::string& known = Poco::Net::HTTPResponse::getReasonForStatus(status);
+  return known == Poco::Net::HTTPResponse::HTTP_REASON_UNKNOWN ? std::string_view("Unknown") : known;
+}
+
+}  // namespace
 
 ServerResponse::~ServerResponse() = default;
 
@@ -16,7 +29,7 @@ std::string ServerResponse::renderHead() const {
   head += ' ';
   head += std::to_string(static_cast<int>(getStatus()));
   head += ' ';
-  head += getReason().empty() ? getReasonForStatus(getStatus()) : getReason();
+  head += reasonPhrase(getStatus());
   head += "\r\n";
   for (const auto& [name, value] : *this) {
     head += name;

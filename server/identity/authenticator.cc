@@ -152,17 +152,18 @@ std::expected<Caller, AuthFailure> Authenticator::authenticate(std::string_view 
                                    "the API key is not a Sluice key (expected sk-sluice- followed by 51 letters and digits)"));
   }
   const std::optional<KeyRecord> record = lookupKey(hashApiKey(presented_key), now);
-  if (!record) return std::unexpected(failure(AuthFailureReason::Unknown, "invalid API key"));
-  if (record->key.revoked_at) {
-    return std::unexpected(failure(AuthFailureReason::Revoked, "API key " + record->key.prefix + " was revoked"));
+  auto admitted = keyAdmits(record, now);
+  if (admitted) return std::move(*admitted);
+  switch (admitted.error()) {
+    case KeyRefusal::Unknown: return std::unexpected(failure(AuthFailureReason::Unknown, "invalid API key"));
+    case KeyRefusal::Revoked:
+      return std::unexpected(failure(AuthFailureReason::Revoked, "API key " + record->key.prefix + " was revoked"));
+    case KeyRefusal::Expired:
+      return std::unexpected(failure(AuthFailureReason::Expired, "API key " + record->key.prefix + " has expired"));
+    case KeyRefusal::MemberDisabled:
+      return std::unexpected(failure(AuthFailureReason::MemberDisabled, "member " + record->caller.user + " is disabled"));
   }
-  if (record->key.expires_at && *record->key.expires_at <= now) {
-    return std::unexpected(failure(AuthFailureReason::Expired, "API key " + record->key.prefix + " has expired"));
-  }
-  if (record->member_disabled_at) {
-    return std::unexpected(failure(AuthFailureReason::MemberDisabled, "member " + record->caller.user + " is disabled"));
-  }
-  return record->caller;
+  return std::unexpected(failure(AuthFailureReason::Unknown, "invalid API key"));
 }
 
 std::vector<StoredCredential> Authenticator::lookupCredentials(const std::string& user, TimePoint now) {

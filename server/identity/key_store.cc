@@ -112,20 +112,14 @@ RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, Tim
   return changed.empty() ? RevokeResult::AlreadyRevoked : RevokeResult::Revoked;
 }
 
-std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash) {
-  pqxx::nontransaction query(connection);
-  const auto rows = query.exec_params(
-      "SELECT " + keyColumns() + ", k.hash, m.role, array_to_json(m.groups), array_to_json(m.projects), "
-          "m.primary_project, " + sql::microsOf("m.disabled_at") +
-          " FROM api_keys k JOIN members m ON m.name = k.user_name WHERE k.hash = $1",
-      pqxx::binarystring(hash.data(), hash.size()));
-  if (rows.empty()) return std::nullopt;
-  const pqxx::row& row = rows[0];
-  const std::string stored = sql::bytes(row[kKeyColumns]);
-  if (stored.size() != hash.size()) return std::nullopt;
+namespace {
+
+// The key and its member, as KeyRecord. `row`: keyColumns() then hash, role, groups, projects,
+// primary project and the member's disabled_at, as keyAndMemberQuery() selects them.
+KeyRecord keyRecordOf(const pqxx::row& row) {
   KeyRecord record;
-  std::copy(stored.begin(), stored.end(), record.hash.begin());
-  if (!sameHash(record.hash, hash)) return std::nullopt;
+  const std::string stored = sql::bytes(row[kKeyColumns]);
+  if (stored.size() == record.hash.size()) std::copy(stored.begin(), stored.end(), record.hash.begin());
   record.key = keyOf(row);
   record.caller.user = record.key.user;
   record.caller.role = parseRole(row[kKeyColumns + 1].as<std::string>()).value_or(Role::Member);
@@ -136,6 +130,40 @@ std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHa
   record.caller.key_project = record.key.project;
   record.member_disabled_at = sql::optionalTime(row[kKeyColumns + 5]);
   return record;
+}
+
+std::string keyAndMemberQuery(std::string_view where) {
+  return "SELECT " + keyColumns() + ", k.hash, m.role, array_to_json(m.groups), array_to_json(m.projects), "
+         "m.primary_project, " + sql::microsOf("m.disabled_at") +
+         " FROM api_keys k JOIN members m ON m.name = k.user_name WHERE " + std::string(where);
+}
+
+}  // namespace
+
+std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash) {
+  pqxx::nontransaction query(connection);
+  const auto rows = query.exec_params(keyAndMemberQuery("k.hash = $1"), pqxx::binarystring(hash.data(), hash.size()));
+  if (rows.empty()) return std::nullopt;
+  const pqxx::row& row = rows[0];
+  if (sql::bytes(row[kKeyColumns]).size() != hash.size()) return std::nullopt;
+  KeyRecord record = keyRecordOf(row);
+  if (!sameHash(record.hash, hash)) return std::nullopt;
+  return record;
+}
+
+std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id) {
+  pqxx::nontransaction query(connection);
+  const auto rows = query.exec_params(keyAndMemberQuery("k.id = $1"), std::string(id));
+  if (rows.empty()) return std::nullopt;
+  return keyRecordOf(rows[0]);
+}
+
+std::expected<Caller, KeyRefusal> keyAdmits(const std::optional<KeyRecord>& record, TimePoint now) {
+  if (!record) return std::unexpected(KeyRefusal::Unknown);
+  if (record->key.revoked_at) return std::unexpected(KeyRefusal::Revoked);
+  if (record->key.expires_at && *record->key.expires_at <= now) return std::unexpected(KeyRefusal::Expired);
+  if (record->member_disabled_at) return std::unexpected(KeyRefusal::MemberDisabled);
+  return record->caller;
 }
 
 void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval) {

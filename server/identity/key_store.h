@@ -77,6 +77,15 @@ struct KeyRecord {
 
 // The key whose stored hash equals `hash` (compared again in constant time), with its member.
 std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash);
+// The key with this id (8 base62 characters) with its member, whatever its state; nullopt when
+// there is no such key (or its member was deleted).
+std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id);
+
+// Whether a key found by findKeyByHash or findKeyById admits its caller at `now`: its member as a
+// Caller, or why not (checked in this order). The one rule for API calls and console sessions.
+enum class KeyRefusal { Unknown, Revoked, Expired, MemberDisabled };
+std::expected<Caller, KeyRefusal> keyAdmits(const std::optional<KeyRecord>& record, TimePoint now);
+
 // Sets last_used_at = now unless it was set within `interval`.
 void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval);
 

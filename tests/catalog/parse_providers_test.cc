@@ -8,6 +8,7 @@ namespace {
 
 using testing::append;
 using testing::at;
+using testing::atIn;
 using testing::baselineSources;
 using testing::compileClean;
 using testing::edit;
@@ -98,6 +99,24 @@ BOOST_AUTO_TEST_CASE(forward_headers_may_not_name_auth_framing_or_invalid_header
   expectError(result, at(sources.providers, "Host"), "forward_headers of provider 'anthropic' may not name 'Host'");
   expectError(result, at(sources.providers, "\"bad header\""),
               "header name 'bad header' in forward_headers of provider 'anthropic' is not valid");
+}
+
+BOOST_AUTO_TEST_CASE(row11_forward_headers_cannot_name_credentials) {
+  // Each name the gateway reads from its caller (credentials, the console's cookie and CSRF token,
+  // its own x-sluice-* headers) or that frames the message: refused where it is written.
+  const char* names[] = {"Cookie",         "authorization", "x-api-key",      "X-CSRF-Token",
+                         "x-sluice-scope-project", "X-Sluice-Anything", "host", "content-length",
+                         "transfer-encoding", "connection"};
+  std::string list;
+  for (const char* name : names) list += std::string(list.empty() ? "" : ", ") + name;
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "    user_agent: sluice/1\n",
+       "    user_agent: sluice/1\n    forward_headers: [traceparent, " + list + "]\n");
+  const auto result = compileCatalog(sources);
+  for (const char* name : names) {
+    expectError(result, atIn(sources.providers, "forward_headers: [traceparent", name),
+                "forward_headers of provider 'anthropic' may not name '" + std::string(name) + "'");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(header_values_must_be_strings) {

@@ -13,6 +13,7 @@
 #include "server/admin/exchange.h"
 #include "server/admin/line_diff.h"
 #include "server/admin/session_table.h"
+#include "server/admin/sign_in_throttle.h"
 #include "tests/support/test_env.h"
 
 using namespace sluice::admin;
@@ -82,6 +83,43 @@ BOOST_AUTO_TEST_CASE(constant_time_equals_compares_whole_strings) {
   BOOST_TEST(!constantTimeEquals("abc", "abd"));
   BOOST_TEST(!constantTimeEquals("abc", "ab"));
   BOOST_TEST(!constantTimeEquals("", "a"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(sign_in_throttle)
+
+BOOST_AUTO_TEST_CASE(row11_sign_in_is_throttled_per_peer) {
+  using namespace std::chrono_literals;
+  sluice::admin::SignInThrottle throttle;  // 5 failures a minute
+  const auto t0 = std::chrono::system_clock::time_point{} + 1000h;
+  for (int i = 0; i < 5; ++i) {
+    BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + i * 1s).count() == 0);
+    throttle.recordFailure("10.0.0.1", t0 + i * 1s);
+  }
+  // The sixth try within the minute waits until the first failure is a minute old.
+  BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + 10s).count() == 50);
+  BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + 59500ms).count() == 1);
+  BOOST_TEST(throttle.refused() == 2u);
+  // Another address is not held back by the first one's failures.
+  BOOST_TEST(throttle.retryAfter("10.0.0.2", t0 + 10s).count() == 0);
+  // Once the oldest failure leaves the window, one more try is allowed; failing it waits again.
+  BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + 60s).count() == 0);
+  throttle.recordFailure("10.0.0.1", t0 + 60s);
+  BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + 60s).count() == 1);
+  BOOST_TEST(throttle.retryAfter("10.0.0.1", t0 + 125s).count() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_table_of_peers_is_bounded) {
+  using namespace std::chrono_literals;
+  sluice::admin::SignInThrottle throttle({.failures = 1, .window = 60s, .max_peers = 3});
+  const auto t0 = std::chrono::system_clock::time_point{} + 1000h;
+  for (int i = 0; i < 3; ++i) throttle.recordFailure("p" + std::to_string(i), t0);
+  BOOST_TEST(throttle.retryAfter("p0", t0).count() == 60);
+  // Past the bound, the stale entries go first (none here), then all.
+  throttle.recordFailure("p3", t0 + 1s);
+  BOOST_TEST(throttle.retryAfter("p0", t0 + 1s).count() == 0);
+  BOOST_TEST(throttle.retryAfter("p3", t0 + 1s).count() == 60);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

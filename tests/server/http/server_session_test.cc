@@ -183,6 +183,27 @@ BOOST_AUTO_TEST_CASE(a_whole_answer_is_head_and_body_in_one) {
              "Content-Length: 2\r\n\r\n{}");
 }
 
+BOOST_AUTO_TEST_CASE(row11_status_lines_carry_their_own_reason) {
+  const std::pair<Poco::Net::HTTPResponse::HTTPStatus, std::string> cases[] = {
+      {Poco::Net::HTTPResponse::HTTP_METHOD_NOT_ALLOWED, "HTTP/1.1 405 Method Not Allowed\r\n"},
+      {Poco::Net::HTTPResponse::HTTP_TOO_MANY_REQUESTS, "HTTP/1.1 429 Too Many Requests\r\n"},
+      {Poco::Net::HTTPResponse::HTTP_UNAUTHORIZED, "HTTP/1.1 401 Unauthorized\r\n"},
+      {static_cast<Poco::Net::HTTPResponse::HTTPStatus>(529), "HTTP/1.1 529 Overloaded\r\n"},
+      {static_cast<Poco::Net::HTTPResponse::HTTPStatus>(599), "HTTP/1.1 599 Unknown\r\n"},
+  };
+  for (const auto& [status, line] : cases) {
+    Pair pair;
+    pair.send("GET /x HTTP/1.1\r\n\r\n");
+    {
+      Exchange exchange(pair.server);
+      exchange.response->setStatus(status);  // as the handlers do: the reason is not set with it
+      exchange.response->sendBuffer("", 0);
+    }
+    const std::string received = pair.received();
+    BOOST_TEST(received.substr(0, received.find("\r\n") + 2) == line);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_stream_is_chunked_one_chunk_per_flush_and_ended) {
   Pair pair;
   pair.send("POST /v1/messages HTTP/1.1\r\n\r\n");
