@@ -73,6 +73,32 @@ BOOST_AUTO_TEST_CASE(missing_malformed_and_unknown_keys_fail_without_echoing_the
   BOOST_TEST(toString(missing.error().reason) == "unknown_key");
 }
 
+BOOST_AUTO_TEST_CASE(row4_a_key_found_by_id_admits_its_member_until_revoked_expired_or_disabled) {
+  test::addTestMember("au-row4", {}, {}, Role::Admin);
+  const std::string key = newKey("au-row4", std::nullopt, kTestNow + hours(1));
+  const std::string id(parseApiKey(key)->id);
+  const auto state = [&](system_clock::time_point now) {
+    auto connection = identityDatabase().connect();
+    return keyAdmits(findKeyById(*connection, id), now);
+  };
+  const auto admitted = state(kTestNow);
+  BOOST_REQUIRE(admitted.has_value());
+  BOOST_TEST(admitted->user == "au-row4");
+  BOOST_TEST((admitted->role == Role::Admin));
+  BOOST_TEST(admitted->api_key_id == id);
+  BOOST_TEST((state(kTestNow + hours(1)).error() == KeyRefusal::Expired));
+  exec("UPDATE members SET disabled_at = now() WHERE name = 'au-row4'");
+  BOOST_TEST((state(kTestNow).error() == KeyRefusal::MemberDisabled));
+  {
+    auto connection = identityDatabase().connect();
+    BOOST_REQUIRE((revokeApiKey(*connection, id, kTestNow) == RevokeResult::Revoked));
+  }
+  BOOST_TEST((state(kTestNow).error() == KeyRefusal::Revoked));
+  auto connection = identityDatabase().connect();
+  BOOST_TEST(!findKeyById(*connection, "00000000").has_value());
+  BOOST_TEST((keyAdmits(std::nullopt, kTestNow).error() == KeyRefusal::Unknown));
+}
+
 BOOST_AUTO_TEST_CASE(revocation_takes_effect_after_the_cache_ttl) {
   test::addTestMember("au-bob");
   const std::string key = newKey("au-bob");
