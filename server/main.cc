@@ -15,6 +15,7 @@
 #include "server/boot/identity.h"
 #include "server/boot/listener.h"
 #include "server/boot/memory_keeper.h"
+#include "server/boot/readiness.h"
 #include "server/boot/shutdown.h"
 #include "server/boot/tunables.h"
 #include "server/http/gateway.h"
@@ -44,6 +45,8 @@ int serve(const boot::Settings& settings) {
   // Live reload: SIGHUP, and any change to the catalog's files once it has settled.
   boot::CatalogReloader reloader(options.services_dir, gateway, std::chrono::milliseconds(settings.reload.watch_ms));
   const auto housekeeping = boot::startQuotaHousekeeping(gateway);
+  // GET /readyz answers from this check's last verdict, never from a connection of its own.
+  const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));
 
   boot::Listener listener(options, gateway);

@@ -33,6 +33,15 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
     if (!full_->is_object()) {
       return std::unexpected(wire::ApiError::invalidRequest("request body must be a JSON object"));
     }
+    // The parse kept the last of a repeated key; the provider may keep the first.
+    head_.repeated = wire::repeatedTopLevelKey(raw_, kHeadKeys);
+  }
+  // A member read here but forwarded twice would be authorised, priced and clamped as one value
+  // and served as the other by a provider that keeps the first duplicate.
+  if (head_.repeated) {
+    const std::string key(kHeadKeys[*head_.repeated]);
+    return std::unexpected(
+        wire::ApiError::invalidRequest("request body names '" + key + "' more than once", key));
   }
   if (const auto model = member(kModel)) {
     if (!model->is_string()) return std::unexpected(wire::ApiError::invalidRequest("'model' must be a string", "model"));

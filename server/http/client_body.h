@@ -24,7 +24,8 @@ class ClientBody {
   ClientBody(catalog::Wire client_wire, std::string raw);
 
   // Reads the members the pipeline needs; the refusal (400) when the body is not a JSON object,
-  // nests too deep, or names the model with something other than a string.
+  // nests too deep, names the model with something other than a string, or names one of the
+  // members read here (model, stream, stream_options, the max-token members) more than once.
   std::expected<void, wire::ApiError> inspect();
 
   size_t size() const { return raw_.size(); }

@@ -16,12 +16,21 @@
 #include "server/wire/client.h"
 #include "server/wire/codec.h"
 #include "server/wire/json_parse.h"
+#include "server/wire/json_scan.h"
 
 namespace sluice::http {
 
 namespace {
 
 using catalog::Wire;
+
+// The body (already parsed as an object) names `model` more than once: found by the scan, or by a
+// SAX parse when the scan cannot walk the text (a key written with escapes among others).
+bool repeatsModel(std::string_view body) {
+  static constexpr std::string_view kModel[] = {"model"};
+  const wire::MembersScan scan = wire::scanTopLevelMembers(body, kModel);
+  return scan.walked ? scan.repeated.has_value() : wire::repeatedTopLevelKey(body, kModel).has_value();
+}
 
 class CountTokens {
  public:
@@ -40,6 +49,10 @@ class CountTokens {
     auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
     if (!parsed.is_object()) {
       return refuse(wire::ApiError::make(400, wire::error_keys::kInvalidJson, "request body is not a JSON object"));
+    }
+    // The parse kept the last `model`; the deployment asked may keep the first.
+    if (repeatsModel(*body)) {
+      return refuse(wire::ApiError::invalidRequest("request body names 'model' more than once", "model"));
     }
     const std::string requested =
         parsed.contains("model") && parsed["model"].is_string() ? parsed["model"].get<std::string>() : "";

@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "server/http/client_watch.h"
+#include "server/http/database_readiness.h"
 #include "server/http/connection_limits.h"
 #include "server/http/endpoint_states.h"
 #include "server/identity/authenticator.h"
@@ -100,6 +101,8 @@ class Gateway {
   EndpointStates& endpoints() { return endpoints_; }
   // Notices callers that hang up while their request waits on a provider.
   ClientWatch& clientWatch() { return client_watch_; }
+  // What the background database check last saw (GET /readyz answers from it).
+  DatabaseReadiness& databaseReadiness() { return database_readiness_; }
 
   // Prometheus: the registry /metrics renders and the gateway's families.
   metrics::Registry& registry() { return registry_; }
@@ -144,6 +147,7 @@ class Gateway {
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
   ClientWatch client_watch_;
+  DatabaseReadiness database_readiness_;
   ConnectionLimits connection_limits_{options_.max_connections, options_.max_connections_per_peer};
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;

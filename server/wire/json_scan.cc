@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 namespace sluice::wire {
 
 namespace {
@@ -108,7 +110,9 @@ class Walker {
       ++scan.members;
       if (!escaped) {
         for (size_t k = 0; k < keys.size(); ++k) {
-          if (name == keys[k]) scan.values[k] = s_.substr(start, i_ - start);
+          if (name != keys[k]) continue;
+          if (scan.values[k] && !scan.repeated) scan.repeated = k;
+          scan.values[k] = s_.substr(start, i_ - start);
         }
       }
       space();
@@ -248,6 +252,65 @@ MemberScan scanTopLevelMember(std::string_view json, std::string_view key) {
   result.walked = scan.walked;
   if (scan.walked) result.value = scan.values[0];
   return result;
+}
+
+namespace {
+
+// Notes the keys of the top-level object only; values are skipped, nothing is kept.
+class TopLevelKeys : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit TopLevelKeys(std::span<const std::string_view> keys) : keys_(keys), seen_(keys.size(), false) {}
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool key(string_t& name) override {
+    if (depth_ != 1) return true;
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      if (name != keys_[k]) continue;
+      if (seen_[k]) {
+        repeated_ = k;
+        return false;  // the answer is known: stop parsing
+      }
+      seen_[k] = true;
+    }
+    return true;
+  }
+
+  std::optional<size_t> repeated() const { return repeated_; }
+
+ private:
+  bool open() {
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  std::span<const std::string_view> keys_;
+  std::vector<bool> seen_;
+  int depth_ = 0;
+  std::optional<size_t> repeated_;
+};
+
+}  // namespace
+
+std::optional<size_t> repeatedTopLevelKey(std::string_view json, std::span<const std::string_view> keys) {
+  TopLevelKeys sax(keys);
+  // Not strict: what follows the value (after a NUL, say) is the parse's business, not this one's.
+  nlohmann::json::sax_parse(json.begin(), json.end(), &sax, nlohmann::json::input_format_t::json, false);
+  return sax.repeated();
 }
 
 std::optional<std::string> editTopLevelMembers(std::string_view json, std::span<const MemberEdit> edits) {

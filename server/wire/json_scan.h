@@ -33,8 +33,17 @@ struct MembersScan {
   std::vector<std::optional<std::string_view>> values;
   size_t members = 0;       // how many members the object has (duplicates counted)
   size_t closing_brace = 0; // offset of the object's closing brace in the text
+  // The first of `keys` (by its index) that the object names more than once. Parsers disagree on
+  // which duplicate they keep, so a gateway that reads one and forwards both must refuse these.
+  std::optional<size_t> repeated;
 };
 MembersScan scanTopLevelMembers(std::string_view json, std::span<const std::string_view> keys);
+
+// For text the scan could not walk (escaped keys among others): the index of the first of `keys`
+// that the top-level object names more than once, keys compared after their escapes are decoded
+// ("mod\u0065l" is "model"). Found by a SAX parse (no document built); nullopt when no key of
+// `keys` repeats, and when the text is not a JSON object (its parse says so).
+std::optional<size_t> repeatedTopLevelKey(std::string_view json, std::span<const std::string_view> keys);
 
 // Rewrites top-level members of a JSON object's text instead of parsing and re-serialising it:
 // each edit replaces the value of its member (the last, where a key repeats: the one parsers

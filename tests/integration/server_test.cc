@@ -1,15 +1,19 @@
 // The server skeleton end to end: real `sluice` and the mock provider on port 0.
 
 #include <csignal>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include <boost/test/unit_test.hpp>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 
+#include "tests/integration/counting_proxy.h"
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
 
@@ -49,6 +53,62 @@ BOOST_AUTO_TEST_CASE(readiness_reports_the_configured_database) {
   auto ready = gateway.call("GET", "/readyz");
   BOOST_TEST(ready.status == 200);
   BOOST_TEST(ready.json()["database"]["reachable"] == true);
+}
+
+// /readyz opened a PostgreSQL session per call on the event loop's thread (50 calls, 50 sessions;
+// a slow database stalled the loop up to the connect timeout). It now answers from a background
+// check's verdict: the gateway reaches PostgreSQL through a relay that counts connections, and
+// 50 probes (10 at once) open none.
+BOOST_AUTO_TEST_CASE(row7_readiness_never_touches_the_database_on_the_request_path) {
+  const char* url = std::getenv("SLUICE_TEST_DATABASE_URL");
+  if (url == nullptr) {
+    BOOST_TEST_MESSAGE("SLUICE_TEST_DATABASE_URL is not set; scripts/test.sh sets it");
+    return;
+  }
+  std::smatch at;
+  const std::string database_url = url;
+  BOOST_REQUIRE(std::regex_search(database_url, at, std::regex(R"(@([0-9.]+):([0-9]+)/)")));
+  sluice::test::CountingProxy proxy(at[1].str(), std::stoi(at[2].str()));
+  const std::string relayed = at.prefix().str() + "@127.0.0.1:" + std::to_string(proxy.port()) + "/" + at.suffix().str();
+  {
+    GatewayOptions options;
+    options.extra_args = {"--database-url", relayed};
+    options.auth = true;
+    Gateway gateway(options);
+    auto first = gateway.call("GET", "/readyz");
+    BOOST_TEST(first.status == 200, first.body);
+    BOOST_TEST(first.json()["database"]["reachable"] == true);
+    const int before = proxy.accepted();
+    std::vector<std::thread> clients;
+    std::atomic<int> ready{0};
+    for (int c = 0; c < 10; ++c) {
+      clients.emplace_back([&] {
+        for (int k = 0; k < 5; ++k) ready += gateway.call("GET", "/readyz").status == 200 ? 1 : 0;
+      });
+    }
+    for (auto& client : clients) client.join();
+    BOOST_TEST(ready.load() == 50);
+    BOOST_TEST(proxy.accepted() - before == 0, "sessions opened by 50 /readyz calls: " << proxy.accepted() - before);
+
+    // The database goes away: within a few checks /readyz says so, at once, without libpq's text.
+    proxy.cut();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    sluice::test::HttpResponse down;
+    for (;;) {
+      const auto asked = std::chrono::steady_clock::now();
+      down = gateway.call("GET", "/readyz");
+      const auto took_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - asked).count();
+      BOOST_TEST(took_ms < 500);  // from the verdict, never a connect on the request's thread
+      if (down.status == 503 || std::chrono::steady_clock::now() > deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    BOOST_TEST(down.status == 503, down.body);
+    BOOST_TEST(down.json()["database"]["error"] == "database unreachable", down.body);
+    const std::string database = down.json()["database"].dump();
+    BOOST_TEST(database.find("127.0.0.1") == std::string::npos, database);  // no host or user
+    BOOST_TEST(database.find("sluice") == std::string::npos, database);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(models_are_listed_per_client_family) {

@@ -234,6 +234,48 @@ BOOST_AUTO_TEST_CASE(count_tokens_is_audited_and_asks_an_anthropic_deployment) {
   BOOST_TEST(row.usage.input_tokens == 0);  // counting is not spending
 }
 
+// {"model":"big",…,"model":"small"} was authorised, priced and clamped as `small` and forwarded
+// with both pairs: a provider that keeps the first served `big`. Refused before anything is sent,
+// whether the scan reads the body or (an escaped key) the parse does.
+BOOST_AUTO_TEST_CASE(row8_a_duplicated_model_is_refused) {
+  RequestPath path;
+  path.transport.script("primary.example", FakeTransport::json(200, anthropicAnswer("hello")));
+  const std::string bodies[] = {
+      R"({"model":"big","max_tokens":999999,"model":"chain-model","max_tokens":5,"messages":[{"role":"user","content":"hi"}]})",
+      R"({"model":"chain-model","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"mod\u0065l":"chain-model"})",
+      R"({"model":"chain-model","max_tokens":999999,"max_tokens":5,"messages":[{"role":"user","content":"hi"}]})",
+  };
+  const std::string named[] = {"model", "model", "max_tokens"};
+  for (size_t k = 0; k < std::size(bodies); ++k) {
+    const Reply reply = path.send("POST", "/v1/messages", bodies[k], {{"x-api-key", "sk-caller"}});
+    BOOST_TEST(reply.status == 400, reply.body);
+    BOOST_TEST(reply.json()["type"] == "error");  // the caller's (Anthropic) format
+    BOOST_TEST(reply.json()["error"]["error_key"] == "invalid_request", reply.body);
+    BOOST_TEST(reply.body.find("'" + named[k] + "'") != std::string::npos, reply.body);
+  }
+  // In the OpenAI caller's format too.
+  const Reply chat = path.send("POST", "/v1/chat/completions",
+                               R"({"model":"chain-model","stream":false,"stream":true,"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_TEST(chat.status == 400, chat.body);
+  BOOST_TEST(chat.json()["error"]["code"] == "invalid_request", chat.body);
+  BOOST_TEST(chat.body.find("'stream'") != std::string::npos, chat.body);
+  BOOST_TEST(path.transport.sent().empty());
+
+  // count_tokens reads `model` by a parse: refused there too.
+  path.transport.script("primary.example/v1/messages/count_tokens", FakeTransport::json(200, R"({"input_tokens":42})"));
+  const std::string counted[] = {
+      R"({"model":"big","model":"chain-model","messages":[{"role":"user","content":"hi"}]})",
+      R"({"model":"big","mod\u0065l":"chain-model","messages":[{"role":"user","content":"hi"}]})",
+  };
+  for (const std::string& body : counted) {
+    const Reply reply = path.send("POST", "/v1/messages/count_tokens", body);
+    BOOST_TEST(reply.status == 400, reply.body);
+    BOOST_TEST(reply.json()["error"]["error_key"] == "invalid_request", reply.body);
+    BOOST_TEST(reply.body.find("'model'") != std::string::npos, reply.body);
+  }
+  BOOST_TEST(path.transport.sent().empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace sluice::testing

@@ -113,6 +113,31 @@ BOOST_AUTO_TEST_CASE(gemini_usage_is_left_to_the_decode) {
   BOOST_TEST(!scanResponseUsage(catalog::Wire::Gemini, R"({"usageMetadata":{"promptTokenCount":1}})").has_value());
 }
 
+// A key the gateway reads, written twice: parsers disagree on which they keep, so both paths
+// (the walk, and the SAX parse for text the walk refuses) report it.
+BOOST_AUTO_TEST_CASE(row8_a_duplicated_key_asked_for_is_reported_by_the_scan_and_by_the_parse) {
+  const std::string_view keys[] = {"model", "stream", "max_tokens"};
+  const std::string twice = R"({"model":"big","max_tokens":999999,"model":"small","max_tokens":5})";
+  const MembersScan scan = scanTopLevelMembers(twice, keys);
+  BOOST_TEST_REQUIRE(scan.walked);
+  BOOST_TEST_REQUIRE(scan.repeated.has_value());
+  BOOST_TEST(*scan.repeated == 0u);  // model repeats first
+  BOOST_TEST(repeatedTopLevelKey(twice, keys).value_or(9) == 0u);
+
+  // Repeats of keys not asked for, or of nested keys, are nobody's business here.
+  const std::string fine = R"({"model":"m","x":1,"x":2,"messages":[{"model":"a","model":"b"}],"meta":{"stream":1,"stream":2}})";
+  BOOST_TEST(!scanTopLevelMembers(fine, keys).repeated.has_value());
+  BOOST_TEST(!repeatedTopLevelKey(fine, keys).has_value());
+
+  // An escaped spelling does not walk; the parse decodes it and sees the repeat.
+  const std::string escaped = R"({"max_tokens":5,"model":"small","mod\u0065l":"big"})";
+  BOOST_TEST(!scanTopLevelMembers(escaped, keys).walked);
+  BOOST_TEST(repeatedTopLevelKey(escaped, keys).value_or(9) == 0u);
+  BOOST_TEST(repeatedTopLevelKey(R"({"stream":true,"str\u0065am":false})", keys).value_or(9) == 1u);
+  BOOST_TEST(!repeatedTopLevelKey(R"({"mod\u0065l":"m"})", keys).has_value());
+  BOOST_TEST(!repeatedTopLevelKey("not json", keys).has_value());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

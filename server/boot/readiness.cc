@@ -1,0 +1,74 @@
+#include "server/boot/readiness.h"
+
+#include <chrono>
+#include <exception>
+#include <string>
+
+#include <pqxx/pqxx>
+
+#include "server/identity/connection_pool.h"
+#include "server/log/json_log.h"
+
+namespace sluice::boot {
+
+namespace {
+
+constexpr std::chrono::seconds kPeriod{1};
+
+// One check; the reason when the database did not answer, "" when it did. Never throws.
+std::string check(identity::ConnectionPool& pool) {
+  try {
+    pool.run([](pqxx::connection& connection) {
+      pqxx::nontransaction query(connection);
+      query.exec1("SELECT 1");
+    });
+    return "";
+  } catch (const std::exception& error) {
+    const std::string reason = error.what();
+    return reason.empty() ? "unknown error" : reason;
+  }
+}
+
+// Checks and records; logs only when the verdict changes (not once a second while it holds).
+class ReadinessCheck {
+ public:
+  ReadinessCheck(std::shared_ptr<identity::ConnectionPool> pool, http::DatabaseReadiness& readiness)
+      : pool_(std::move(pool)), readiness_(readiness) {}
+
+  void run() {
+    const std::string reason = check(*pool_);
+    const bool reachable = reason.empty();
+    readiness_.record(reachable, http::DatabaseReadiness::Clock::now());
+    if (reachable && last_ != Last::Reachable) {
+      if (last_ == Last::Unreachable) log::info("database reachable again");
+    } else if (!reachable && last_ != Last::Unreachable) {
+      log::warn("database unreachable", {{"check", "readiness"}, {"error", reason}});
+    }
+    last_ = reachable ? Last::Reachable : Last::Unreachable;
+  }
+
+ private:
+  enum class Last { None, Reachable, Unreachable };
+  std::shared_ptr<identity::ConnectionPool> pool_;
+  http::DatabaseReadiness& readiness_;
+  Last last_ = Last::None;
+};
+
+}  // namespace
+
+std::unique_ptr<util::BackgroundTask> startReadinessCheck(http::Gateway& gateway) {
+  const auto& url = gateway.options().database_url;
+  if (!url) return nullptr;
+  // NOTE: sharing identity's pool, the check leases one of its connections for a SELECT 1 a
+  // second; without identity the pool holds the one connection the check reuses.
+  auto pool = gateway.identity().pool;
+  if (!pool) pool = std::make_shared<identity::ConnectionPool>(*url, identity::PoolOptions{.max_connections = 1});
+  auto readiness = std::make_shared<ReadinessCheck>(std::move(pool), gateway.databaseReadiness());
+  readiness->run();
+  auto task = std::make_unique<util::BackgroundTask>(util::BackgroundTask::every(kPeriod, [readiness] { readiness->run(); }),
+                                                     util::BackgroundTask::FirstRun::AfterWait, kPeriod);
+  task->start();
+  return task;
+}
+
+}  // namespace sluice::boot
