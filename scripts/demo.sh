@@ -26,7 +26,7 @@ done
 pids=()
 # shellcheck disable=SC2317  # called by the trap
 stop_children() {
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM HUP
   local pid deadline=$((SECONDS + 35))
   for pid in "${pids[@]}"; do kill -TERM "${pid}" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do
@@ -42,6 +42,7 @@ stop_children() {
 trap stop_children EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP  # a closed terminal or a supervisor's hang-up stops what the demo started too
 
 # Prints HOST:PORT once the program behind PID has written "listening on HOST:PORT" to FILE.
 wait_listening() {

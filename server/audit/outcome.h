@@ -26,6 +26,7 @@ enum class Outcome {
   GovernanceDenied,
   QuotaExceeded,
   ShuttingDown,
+  Overloaded,
   InternalError,
 };
 
@@ -49,6 +50,7 @@ constexpr std::string_view toString(Outcome value) {
     case Outcome::GovernanceDenied: return outcome::kGovernanceDenied;
     case Outcome::QuotaExceeded: return outcome::kQuotaExceeded;
     case Outcome::ShuttingDown: return outcome::kShuttingDown;
+    case Outcome::Overloaded: return outcome::kOverloaded;
     case Outcome::InternalError: return outcome::kInternalError;
   }
   return outcome::kInternalError;

@@ -50,6 +50,7 @@ inline constexpr std::string_view kAccessDenied = "access_denied";
 inline constexpr std::string_view kGovernanceDenied = "governance_denied";
 inline constexpr std::string_view kQuotaExceeded = "quota_exceeded";
 inline constexpr std::string_view kShuttingDown = "shutting_down";
+inline constexpr std::string_view kOverloaded = "overloaded";  // 503: no room left for request bodies
 inline constexpr std::string_view kInternalError = "internal_error";
 }  // namespace outcome
 

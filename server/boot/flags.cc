@@ -57,6 +57,11 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   app.add_option("--max-body-bytes", max_body, "largest request body accepted (413 beyond)")
       ->envname("SLUICE_MAX_BODY_BYTES")
       ->capture_default_str();
+  app.add_option("--max-buffered-bytes", options.max_buffered_bytes,
+                 "request bodies held in memory across all connections (503 overloaded beyond); 0: an eighth "
+                 "of the machine's memory, at least 64 MiB")
+      ->envname("SLUICE_MAX_BUFFERED_BYTES")
+      ->capture_default_str();
   app.add_option("--max-header-bytes", max_header, "largest request head accepted (431 beyond)")
       ->envname("SLUICE_MAX_HEADER_BYTES")
       ->capture_default_str();

@@ -39,13 +39,26 @@ class CountTokens {
         ledger_(gateway, request.id(), request.target(), Wire::Anthropic), admission_(gateway, request.id()) {}
 
   void run() {
-    auto body = request_.readBody(gateway_.options().max_body_bytes);
+    // The caller first, from the head alone: no body is read or held for a caller without a key.
+    if (auto identified = admission_.identify(request_); !identified) {
+      response_.setKeepAlive(false);
+      return refuse(identified.error());
+    }
+    if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
+    body_lease_ = gateway_.bodyBudget().lease();
+    auto body = request_.readBody(gateway_.options().max_body_bytes, &body_lease_);
     if (!body) {
       response_.setKeepAlive(false);
+      if (body.error().why == BodyTooLarge::Why::Incomplete) {
+        return refuse(wire::ApiError::make(408, wire::error_keys::kRequestTimeout,
+                                           "the request body stopped before its Content-Length"));
+      }
+      if (body.error().why == BodyTooLarge::Why::Overloaded) {
+        return refuse(wire::ApiError::make(503, wire::error_keys::kOverloaded,
+                                           "the gateway holds too many request bodies right now; retry shortly"));
+      }
       return refuse(wire::ApiError::make(413, wire::error_keys::kRequestTooLarge, "request body is too large"));
     }
-    if (auto identified = admission_.identify(request_); !identified) return refuse(identified.error());
-    if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
     auto parsed = wire::parseBounded(*body);  // discarded past the nesting bound, like malformed text
     if (!parsed.is_object()) {
       return refuse(wire::ApiError::make(400, wire::error_keys::kInvalidJson, "request body is not a JSON object"));
@@ -143,6 +156,7 @@ class CountTokens {
   ServerResponse& response_;
   RequestLedger ledger_;
   Admission admission_;
+  BodyBudget::Lease body_lease_;
 };
 
 }  // namespace

@@ -21,6 +21,11 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+wire::ApiError withRetry(wire::ApiError error, int seconds) {
+  error.retry_after_seconds = seconds;
+  return error;
+}
+
 double uniformDraw() {
   thread_local std::mt19937_64 engine{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
@@ -33,24 +38,38 @@ Exchange::Exchange(Gateway& gateway, catalog::Wire client_wire, Request& request
       ledger_(gateway, request.id(), request.target(), client_wire), admission_(gateway, request.id()) {}
 
 void Exchange::run() {
+  phase_ = Phase::Identify;
+  ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
+                                                                request_.header("User-Agent"), client_wire_)),
+                     "", false);
+  if (auto identified = admission_.identify(request_); !identified) {
+    response_.setKeepAlive(false);  // the body is never read: the connection closes after the answer
+    return refuse(identified.error());
+  }
+  if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
+
   phase_ = Phase::Read;
-  auto raw = request_.readBody(gateway_.options().max_body_bytes);
+  body_lease_ = gateway_.bodyBudget().lease();
+  auto raw = request_.readBody(gateway_.options().max_body_bytes, &body_lease_);
   if (!raw) {
     response_.setKeepAlive(false);
+    if (raw.error().why == BodyTooLarge::Why::Incomplete) {
+      return refuse(wire::ApiError::make(408, wire::error_keys::kRequestTimeout,
+                                         "the request body stopped before its Content-Length"));
+    }
+    if (raw.error().why == BodyTooLarge::Why::Overloaded) {
+      return refuse(withRetry(wire::ApiError::make(503, wire::error_keys::kOverloaded,
+                                                   "the gateway holds too many request bodies right now; retry shortly"),
+                              1));
+    }
     return refuse(wire::ApiError::make(413, wire::error_keys::kRequestTooLarge,
                                        "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) +
                                            " bytes"));
   }
   body_.emplace(client_wire_, std::move(*raw));
   const auto inspected = body_->inspect();
-  ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
-                                                                request_.header("User-Agent"), client_wire_)),
-                     body_->requestedModel(), body_->stream());
+  ledger_.noteClient(ledger_.row().client_family, body_->requestedModel(), body_->stream());
   if (!inspected) return refuse(inspected.error());
-
-  phase_ = Phase::Identify;
-  if (auto identified = admission_.identify(request_); !identified) return refuse(identified.error());
-  if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);
 
   phase_ = Phase::Plan;
   auto planned = plan();

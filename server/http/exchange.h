@@ -2,8 +2,10 @@
 // Exchange: one inference request (/v1/messages, /v1/chat/completions, /v1/responses) taken
 // through the pipeline, one phase after another:
 //
-//   Read      the body, bounded; the top-level members scanned            (client_body.h)
-//   Identify  the API key and the project scope                           (admission.h)
+//   Identify  the API key and the project scope, from the head alone: a caller without a valid
+//             key is refused before a byte of the body is read or held    (admission.h)
+//   Read      the body, bounded per request and by the process-wide body budget; the top-level
+//             members scanned                                             (client_body.h)
 //   Plan      the pure plan: route, model, ordered attempts, route_match  (dispatch/planner.h)
 //   Admit     access rules for the route and model, the quota reservation (admission.h)
 //   Execute   attempt after attempt until one answers: bind, breaker, send, retry, fail over
@@ -20,6 +22,7 @@
 
 #include "catalog/catalog.h"
 #include "server/http/admission.h"
+#include "server/http/body_budget.h"
 #include "server/http/client_body.h"
 #include "server/http/request_ledger.h"
 
@@ -31,7 +34,7 @@ class ServerResponse;
 
 class Exchange {
  public:
-  enum class Phase { Read, Identify, Plan, Admit, Execute, Account, Done };
+  enum class Phase { Identify, Read, Plan, Admit, Execute, Account, Done };
 
   Exchange(Gateway& gateway, catalog::Wire client_wire, Request& request, ServerResponse& response);
 
@@ -55,6 +58,7 @@ class Exchange {
   RequestLedger ledger_;
   Admission admission_;
   std::shared_ptr<const catalog::Catalog> catalog_;
+  BodyBudget::Lease body_lease_;  // before body_: the body goes first, then its room
   std::optional<ClientBody> body_;
   Phase phase_ = Phase::Read;
 };

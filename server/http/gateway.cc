@@ -1,7 +1,10 @@
 #include "server/http/gateway.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
+
+#include <unistd.h>
 
 #include "server/audit/writer.h"
 #include "server/log/json_log.h"
@@ -32,6 +35,15 @@ void declareEndpoints(metrics::GatewayMetrics& metrics, const catalog::Catalog& 
   }
 }
 
+// An eighth of the machine's memory, at least 64 MiB: room for thousands of ordinary bodies at
+// once, never for the process to be pushed out of memory by bodies alone.
+size_t defaultBodyBudget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const size_t memory = pages > 0 && page_size > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page_size) : 0;
+  return std::max<size_t>(64u << 20, memory / 8);
+}
+
 }  // namespace
 
 void Gateway::setAudit(audit::Writer* writer) {
@@ -41,6 +53,7 @@ void Gateway::setAudit(audit::Writer* writer) {
 
 Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)
     : options_(std::move(options)), catalog_(catalog) {
+  body_budget_.setLimit(options_.max_buffered_bytes != 0 ? options_.max_buffered_bytes : defaultBodyBudget());
   endpoints_.onTransition([this](const std::string& key, const dispatch::Transition& transition) {
     const size_t slash = key.find('/');
     metrics_.setBreakerState(key.substr(0, slash), slash == std::string::npos ? "" : key.substr(slash + 1),

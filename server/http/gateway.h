@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/http/body_budget.h"
 #include "server/http/client_watch.h"
-#include "server/http/database_readiness.h"
 #include "server/http/connection_limits.h"
+#include "server/http/database_readiness.h"
 #include "server/http/endpoint_states.h"
 #include "server/identity/authenticator.h"
 #include "server/identity/quota_store.h"
@@ -45,6 +46,9 @@ struct ServerOptions {
   int threads = 1024;   // with workers == 0: a thread per connection, up to this many
   size_t max_body_bytes = 32u << 20;
   size_t max_header_bytes = 64u << 10;
+  // Request bodies held in memory across every connection (BodyBudget); 0: an eighth of the
+  // machine's memory, at least 64 MiB.
+  size_t max_buffered_bytes = 0;
   int drain_seconds = 30;
   // Deadlines, not idle timers (server/http/connection.cc): a request head must arrive whole
   // within head_timeout_ms (a connection's first head: from its accept); a body must keep up
@@ -103,6 +107,8 @@ class Gateway {
   ClientWatch& clientWatch() { return client_watch_; }
   // What the background database check last saw (GET /readyz answers from it).
   DatabaseReadiness& databaseReadiness() { return database_readiness_; }
+  // The bytes of request bodies every connection holds, bounded by --max-buffered-bytes.
+  BodyBudget& bodyBudget() { return body_budget_; }
 
   // Prometheus: the registry /metrics renders and the gateway's families.
   metrics::Registry& registry() { return registry_; }
@@ -148,6 +154,7 @@ class Gateway {
   EndpointStates endpoints_;
   ClientWatch client_watch_;
   DatabaseReadiness database_readiness_;
+  BodyBudget body_budget_;
   ConnectionLimits connection_limits_{options_.max_connections, options_.max_connections_per_peer};
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;

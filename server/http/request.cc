@@ -33,29 +33,34 @@ std::string Request::header(const std::string& name) const { return head_.get(na
 
 bool Request::has(const std::string& name) const { return head_.has(name); }
 
-std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit) {
+std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit,
+                                                  BodyBudget::Lease* lease) {
   const bool declared = request.hasContentLength();
   const uint64_t length = declared ? static_cast<uint64_t>(std::max<Poco::Int64>(0, request.getContentLength64())) : 0;
-  if (declared && length > limit) return std::unexpected(BodyTooLarge{});
+  if (declared && length > limit) return std::unexpected(BodyTooLarge{BodyTooLarge::Why::TooLarge});
   std::istream& in = request.stream();
   std::string body;
   size_t used = 0;
   const size_t want = declared ? static_cast<size_t>(length) : limit + 1;
   while (used < want && in) {
     if (body.size() == used) {
-      const size_t grown = std::max(kFirstBodyChunk, 2 * body.size());
-      body.resize(std::min(grown, declared ? want : limit + 1));
+      const size_t grown = std::min(std::max(kFirstBodyChunk, 2 * body.size()), declared ? want : limit + 1);
+      if (lease && !lease->grow(grown - body.size())) return std::unexpected(BodyTooLarge{BodyTooLarge::Why::Overloaded});
+      body.resize(grown);
     }
     in.read(body.data() + used, static_cast<std::streamsize>(std::min(body.size(), want) - used));
     used += static_cast<size_t>(in.gcount());
     if (in.gcount() == 0) break;
   }
-  if (used > limit) return std::unexpected(BodyTooLarge{});
+  if (used > limit) return std::unexpected(BodyTooLarge{BodyTooLarge::Why::TooLarge});
+  if (declared && used < want) return std::unexpected(BodyTooLarge{BodyTooLarge::Why::Incomplete});
   body.resize(used);
   return body;
 }
 
-std::expected<std::string, BodyTooLarge> Request::readBody(size_t limit) { return http::readBody(head_, limit); }
+std::expected<std::string, BodyTooLarge> Request::readBody(size_t limit, BodyBudget::Lease* lease) {
+  return http::readBody(head_, limit, lease);
+}
 
 HangUpGuard Request::watchHangUp(upstream::Cancel& cancel) {
   HangUpGuard guard;

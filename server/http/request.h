@@ -13,6 +13,7 @@
 
 #include <Poco/Net/HTTPServerRequest.h>
 
+#include "server/http/body_budget.h"
 #include "server/http/client_watch.h"
 #include "server/net/fiber.h"
 #include "server/upstream/client.h"
@@ -21,11 +22,20 @@ namespace sluice::http {
 
 class ServerRequest;
 
-struct BodyTooLarge {};
+// Why a body was not read whole.
+struct BodyTooLarge {
+  enum class Why { TooLarge, Overloaded, Incomplete };
+  // Overloaded: the process-wide body budget had no room. Incomplete: the body stopped before its
+  // Content-Length (the client left, or fell below the minimum body rate: the connection answers 408).
+  Why why = Why::TooLarge;
+};
 
-// Reads the whole body, at most `limit` bytes; a larger one (declared or actual) is BodyTooLarge.
-// Memory grows with the bytes that arrived, never with what Content-Length promised.
-std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit);
+// Reads the whole body, at most `limit` bytes; a larger one (declared or actual) is
+// BodyTooLarge{TooLarge}. Memory grows with the bytes that arrived, never with what Content-Length
+// promised; with a `lease`, every growth is taken from its budget first, and a budget without room
+// is BodyTooLarge{Overloaded}.
+std::expected<std::string, BodyTooLarge> readBody(Poco::Net::HTTPServerRequest& request, size_t limit,
+                                                  BodyBudget::Lease* lease = nullptr);
 
 // Until destroyed, the client hanging up cancels the upstream exchange it was armed for: on a
 // fiber the connection's own socket tells at once (edge-triggered); with a thread per connection
@@ -62,8 +72,8 @@ class Request {
   std::string header(const std::string& name) const;
   bool has(const std::string& name) const;
 
-  // readBody() above, of this request.
-  std::expected<std::string, BodyTooLarge> readBody(size_t limit);
+  // readBody() above, of this request, its growth taken from `lease` when given.
+  std::expected<std::string, BodyTooLarge> readBody(size_t limit, BodyBudget::Lease* lease = nullptr);
 
   // Arms cancellation of `cancel` for when the client hangs up, until the guard is destroyed.
   // `cancel` must outlive the guard.

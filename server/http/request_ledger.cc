@@ -10,10 +10,12 @@ namespace {
 // Client strings are kept on the row before the caller is known: a bound keeps a keyless caller
 // from writing megabytes into the audit trail.
 constexpr size_t kMaxClientString = 256;
+// Error messages may quote what the client sent (an unknown model's name): bounded too.
+constexpr size_t kMaxErrorMessage = 1024;
 
-std::string bounded(std::string_view text) {
-  if (text.size() <= kMaxClientString) return std::string(text);
-  size_t cut = kMaxClientString;
+std::string bounded(std::string_view text, size_t limit = kMaxClientString) {
+  if (text.size() <= limit) return std::string(text);
+  size_t cut = limit;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole characters
   return std::string(text.substr(0, cut)) + "…";
 }
@@ -123,6 +125,7 @@ audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   if (key == wire::error_keys::kInvalidApiKey) return Outcome::Unauthenticated;
   if (key == wire::error_keys::kAccessDenied || key == wire::error_keys::kScopeDenied) return Outcome::AccessDenied;
   if (key == wire::error_keys::kQuotaExceeded) return Outcome::QuotaExceeded;
+  if (key == wire::error_keys::kOverloaded) return Outcome::Overloaded;
   return Outcome::InvalidRequest;
 }
 
@@ -139,8 +142,8 @@ void RequestLedger::refused(const wire::ApiError& error) {
 void RequestLedger::refused(const wire::ApiError& error, audit::Outcome outcome) {
   auto& row = audit_.record();
   row.status = wire::clientStatusFor(client_wire_, error.status);
-  row.error_key = error.key;
-  row.error_message = error.message;
+  row.error_key = bounded(error.key);
+  row.error_message = bounded(error.message, kMaxErrorMessage);
   row.outcome = std::string(audit::toString(outcome));
   if (upstream_ms_ > 0) row.upstream_ms = upstream_ms_;
   row.ttfb_ms = millisSince(started_);
@@ -162,8 +165,8 @@ void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& 
   if (result.first_byte_at) {
     row.ttfb_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*result.first_byte_at - started_).count();
   }
-  row.error_key = result.error_key;
-  row.error_message = result.error_message;
+  row.error_key = bounded(result.error_key);
+  row.error_message = bounded(result.error_message, kMaxErrorMessage);
   if (row.error_key.empty() && !quota_warning_.empty()) {
     row.error_key = wire::error_keys::kQuotaWarning;
     row.error_message = quota_warning_;

@@ -48,6 +48,9 @@ inline constexpr std::string_view kTransport = "transport";                     
 
 // The gateway itself.
 inline constexpr std::string_view kClientGone = "client_gone";            // 499: the client hung up before the answer
+inline constexpr std::string_view kRequestTimeout = "request_timeout";    // 408: the head or body did not arrive in time (or whole)
+inline constexpr std::string_view kUnauthorized = "unauthorized";        // 401: an operations endpoint without the ops token or an admin session
+inline constexpr std::string_view kOverloaded = "overloaded";            // 503: the process-wide body budget is full (Retry-After 1)
 inline constexpr std::string_view kInternalError = "internal_error";      // 500: a bug or an unexpected failure (logged)
 inline constexpr std::string_view kNotFound = "not_found";                // 404: no such path (health, console)
 inline constexpr std::string_view kMethodNotAllowed = "method_not_allowed";  // 405: the path exists, the method does not

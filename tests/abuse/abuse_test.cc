@@ -1,0 +1,219 @@
+// Hostile callers against the real gateway: each case reproduces a finding of docs/security.md and
+// shows it refused or bounded. Raw sockets, so the test can lie about lengths and trickle bytes.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/audit_rows.h"
+#include "tests/integration/gateway_fixture.h"
+#include "tests/support/test_env.h"
+#include "tests/support/wait_until.h"
+
+using sluice::test::Gateway;
+using sluice::test::GatewayOptions;
+using sluice::test::testDatabaseUrl;
+using namespace std::chrono_literals;
+
+namespace {
+
+int portOf(const std::string& base_url) { return std::stoi(base_url.substr(base_url.rfind(':') + 1)); }
+
+// A raw connection to the gateway.
+class Raw {
+ public:
+  // From `source` (another loopback address stands for another peer).
+  explicit Raw(int port, const char* source = nullptr) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (source) {
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      BOOST_REQUIRE(::inet_pton(AF_INET, source, &local.sin_addr) == 1);
+      BOOST_REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0);
+    }
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    BOOST_REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  }
+  ~Raw() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Raw(const Raw&) = delete;
+  Raw& operator=(const Raw&) = delete;
+  Raw(Raw&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+  bool send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  }
+  // What arrives within `deadline`, until the gateway closes the connection.
+  std::string readUntilClosed(std::chrono::milliseconds deadline, bool* closed = nullptr) {
+    std::string out;
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      pollfd waiting{fd_, POLLIN, 0};
+      if (::poll(&waiting, 1, static_cast<int>(left.count())) <= 0) break;
+      char buffer[4096];
+      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
+      if (n <= 0) {
+        if (closed) *closed = true;
+        break;
+      }
+      out.append(buffer, static_cast<size_t>(n));
+    }
+    return out;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+long rssKiB(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+double inflight(Gateway& gateway) {
+  const std::string text = gateway.call("GET", "/metrics").body;
+  const std::string name = "\ngateway_inflight_requests ";
+  const size_t at = text.find(name);
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size()));
+}
+
+const std::string kMessages = R"({"model":"claude-haiku-5-5","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
+
+std::string head(const std::string& path, size_t content_length, const std::string& extra = "") {
+  return "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra +
+         "Content-Length: " + std::to_string(content_length) + "\r\n\r\n";
+}
+
+GatewayOptions withDatabase(bool auth, std::vector<std::string> extra = {}) {
+  GatewayOptions options;
+  options.auth = auth;
+  options.extra_args = {"--database-url", testDatabaseUrl(), "--audit-spool",
+                        "/tmp/sluice-abuse-" + std::to_string(::getpid())};
+  for (auto& arg : extra) options.extra_args.push_back(std::move(arg));
+  return options;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(abuse)
+
+// Row 1: the key is checked from the head; a caller without one gets 401 and the connection is
+// closed, without the gateway reading (or holding) the 32 MiB the head promised.
+BOOST_AUTO_TEST_CASE(row1_a_caller_without_a_key_is_refused_before_the_body) {
+  Gateway gateway(withDatabase(true));
+  Raw raw(portOf(gateway.baseUrl()));
+  BOOST_REQUIRE(raw.send(head("/v1/messages", 32u << 20) + "{"));
+  bool closed = false;
+  const std::string answer = raw.readUntilClosed(5s, &closed);
+  BOOST_TEST(answer.rfind("HTTP/1.1 401", 0) == 0, answer.substr(0, 200));
+  BOOST_TEST(closed);
+}
+
+// Row 1: memory grows with the bytes that arrived, never with what Content-Length promised.
+BOOST_AUTO_TEST_CASE(row1_memory_follows_the_bytes_that_arrived_not_the_declared_length) {
+  Gateway gateway;  // no keys: every caller reaches the body
+  const long before = rssKiB(gateway.process().pid());
+  std::vector<Raw> liars;
+  for (int i = 0; i < 20; ++i) {
+    liars.emplace_back(portOf(gateway.baseUrl()));
+    BOOST_REQUIRE(liars.back().send(head("/v1/messages", 32u << 20) + "{"));
+  }
+  sluice::test::waitUntil([&] { return inflight(gateway) >= 20; }, 5s, "20 requests reading their bodies");
+  const long after = rssKiB(gateway.process().pid());
+  BOOST_TEST_MESSAGE("RSS with 20 bodies promising 32 MiB each: " << before / 1024 << " -> " << after / 1024 << " MiB");
+  BOOST_TEST(after - before < 40 * 1024, "RSS grew by " << (after - before) / 1024 << " MiB");  // not 640 MiB
+}
+
+// Row 1: bodies held across all connections are one budget; beyond it a body is refused with 503
+// overloaded instead of growing, and the room comes back when those requests end.
+BOOST_AUTO_TEST_CASE(row1_the_body_budget_answers_503_overloaded_beyond_its_bound) {
+  Gateway gateway(GatewayOptions{{"--max-buffered-bytes", "1048576"}, {}, "", false});
+  std::vector<Raw> holders;
+  std::string refused;
+  for (int i = 0; i < 24 && refused.empty(); ++i) {
+    holders.emplace_back(portOf(gateway.baseUrl()));
+    BOOST_REQUIRE(holders.back().send(head("/v1/messages", 4u << 20) + std::string(70000, ' ')));
+    const std::string answer = holders.back().readUntilClosed(300ms);
+    // 503, which the Anthropic wire spells 529 (overloaded_error), as its SDKs expect.
+    if (answer.rfind("HTTP/1.1 503", 0) == 0 || answer.rfind("HTTP/1.1 529", 0) == 0) refused = answer;
+  }
+  BOOST_REQUIRE_MESSAGE(!refused.empty(), "no body was refused within 24 connections of 4 MiB each");
+  BOOST_TEST(refused.find("overloaded") != std::string::npos, refused);
+  holders.clear();
+  sluice::test::waitUntil([&] { return inflight(gateway) == 0; }, 5s, "the holders' requests to end");
+  BOOST_TEST(gateway.call("POST", "/v1/messages", {}, kMessages).status == 200);
+}
+
+// Row 2: client strings are bounded on the audit row: a 2 MB model name writes a small row.
+BOOST_AUTO_TEST_CASE(row2_a_huge_model_name_writes_a_bounded_audit_row) {
+  Gateway gateway(withDatabase(false));
+  const std::string model(2u << 20, 'm');
+  const auto answer = gateway.call("POST", "/v1/messages", {},
+                                   R"({"model":")" + model + R"(","max_tokens":5,"messages":[]})");
+  BOOST_TEST(answer.status == 404);
+  const nlohmann::json row = sluice::test::auditRow(testDatabaseUrl(), answer.header("x-sluice-request-id"));
+  BOOST_REQUIRE(row.is_object());
+  BOOST_TEST(row["requested_model"].get<std::string>().size() < 300u);
+  BOOST_TEST(row.dump().size() < 8192u);
+}
+
+// The flood: hostile connections of every kind at once from one address, while a legitimate
+// client on another address keeps being served and the gateway's memory stays bounded.
+BOOST_AUTO_TEST_CASE(a_hostile_flood_leaves_a_legitimate_client_served_and_memory_bounded) {
+  Gateway gateway;
+  const int port = portOf(gateway.baseUrl());
+  const long before = rssKiB(gateway.process().pid());
+  std::vector<Raw> hostile;
+  for (int i = 0; i < 1000; ++i) {
+    hostile.emplace_back(port);
+    switch (i % 4) {
+      case 0: hostile.back().send(head("/v1/messages", 32u << 20) + "{\"model\":"); break;  // a lying length
+      case 1: hostile.back().send("POST /v1/messages HTTP/1.1\r\nHost: x\r\nX-Slow: "); break;  // a head that never ends
+      case 2: hostile.back().send(std::string(2000, '\x07') + "\r\n\r\n"); break;              // junk
+      case 3:  // a huge model name, all but its end
+        hostile.back().send(head("/v1/messages", 200000) + R"({"model":")" + std::string(199980, 'x'));
+        break;
+    }
+  }
+  const std::string request = head("/v1/messages", kMessages.size(), "Connection: close\r\n") + kMessages;
+  std::vector<double> latencies_ms;
+  int served = 0;
+  for (int i = 0; i < 50; ++i) {
+    const auto started = std::chrono::steady_clock::now();
+    Raw legitimate(port, "127.0.0.2");
+    BOOST_REQUIRE(legitimate.send(request));
+    if (legitimate.readUntilClosed(10s).rfind("HTTP/1.1 200", 0) == 0) ++served;
+    latencies_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  }
+  std::sort(latencies_ms.begin(), latencies_ms.end());
+  const long during = rssKiB(gateway.process().pid());
+  BOOST_TEST_MESSAGE("flood of 1000 hostile connections: legitimate client served "
+                     << served << "/50, p50 " << latencies_ms[25] << " ms, p99 " << latencies_ms[49] << " ms; RSS "
+                     << before / 1024 << " -> " << during / 1024 << " MiB");
+  BOOST_TEST(served == 50);
+  BOOST_TEST(during < 200 * 1024, "RSS " << during / 1024 << " MiB");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
