@@ -68,6 +68,10 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   app.add_flag("--insecure-no-auth", options.insecure_no_auth,
                "serve without checking API keys (local development only; every request is anonymous)")
       ->envname("SLUICE_INSECURE_NO_AUTH");
+  app.add_option("--allowed-hosts", options.allowed_hosts,
+                 "with --insecure-no-auth: Host names answered besides loopback ones and the --listen host "
+                 "(comma-separated; * for any)")
+      ->envname("SLUICE_ALLOWED_HOSTS");
   app.add_option("--ops-token", ops_token,
                  "bearer token for the operations endpoints: /metrics then requires it, and "
                  "/admin/api/catalog/status accepts it besides a signed-in admin")

@@ -1,5 +1,8 @@
 #include "server/http/admission.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "server/http/gateway.h"
 #include "server/http/request.h"
 #include "server/identity/access.h"
@@ -7,6 +10,51 @@
 #include "server/log/json_log.h"
 
 namespace sluice::http {
+
+namespace {
+
+// The Host header's name: without its port, and without the brackets of an IPv6 literal.
+std::string_view hostName(std::string_view host) {
+  if (host.starts_with('[')) {
+    const size_t close = host.find(']');
+    return close == std::string_view::npos ? host : host.substr(1, close - 1);
+  }
+  const size_t colon = host.find(':');
+  if (colon != std::string_view::npos && host.find(':', colon + 1) == std::string_view::npos) return host.substr(0, colon);
+  return host;
+}
+
+bool equalsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+bool hostAllowed(std::string_view host, const ServerOptions& options) {
+  const std::string_view name = hostName(host);
+  if (equalsNoCase(name, "localhost") || name == "::1" || name.starts_with("127.")) return true;
+  const std::string_view listen = hostName(options.listen);
+  if (!listen.empty() && listen != "0.0.0.0" && listen != "::" && equalsNoCase(name, listen)) return true;
+  std::string_view allowed = options.allowed_hosts;
+  while (!allowed.empty()) {
+    const size_t comma = allowed.find(',');
+    std::string_view entry = allowed.substr(0, comma);
+    while (!entry.empty() && entry.front() == ' ') entry.remove_prefix(1);
+    while (!entry.empty() && entry.back() == ' ') entry.remove_suffix(1);
+    if (entry == "*" || (!entry.empty() && equalsNoCase(name, entry))) return true;
+    allowed = comma == std::string_view::npos ? std::string_view() : allowed.substr(comma + 1);
+  }
+  return false;
+}
+
+bool jsonMediaType(std::string_view content_type) {
+  const std::string_view type = content_type.substr(0, content_type.find(';'));
+  std::string_view trimmed = type;
+  while (!trimmed.empty() && trimmed.back() == ' ') trimmed.remove_suffix(1);
+  return equalsNoCase(trimmed, "application/json");
+}
 
 namespace {
 
@@ -91,6 +139,21 @@ Admission::Admission(Gateway& gateway, std::string request_id)
     : gateway_(gateway), request_id_(std::move(request_id)) {}
 
 std::expected<void, wire::ApiError> Admission::identify(const Request& request) {
+  if (!gateway_.identity().authenticator) {
+    // Without keys the gateway trusts whoever reaches it, so it must be reached on purpose: not
+    // by a web page in a developer's browser posting a form, nor through a DNS name rebound to it.
+    if (!hostAllowed(request.header("Host"), gateway_.options())) {
+      return std::unexpected(wire::ApiError::make(
+          403, wire::error_keys::kForbiddenHost,
+          "without API keys (--insecure-no-auth) the gateway answers only requests addressed to a loopback name or "
+          "to a host listed in --allowed-hosts"));
+    }
+    if (!jsonMediaType(request.header("Content-Type"))) {
+      return std::unexpected(wire::ApiError::make(415, wire::error_keys::kUnsupportedMediaType,
+                                                  "send the request body as Content-Type: application/json"));
+    }
+    return {};
+  }
   const std::string scope_header(identity::kScopeProjectHeader);
   std::optional<std::string> scope;
   if (request.has(scope_header)) scope = request.header(scope_header);

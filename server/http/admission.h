@@ -31,6 +31,7 @@ namespace sluice::http {
 
 class Gateway;
 class Request;
+struct ServerOptions;
 
 struct Identified {
   identity::Caller caller;
@@ -104,6 +105,12 @@ class Admission {
   std::string request_id_;
   std::optional<Identified> who_;
 };
+
+// Without keys (--insecure-no-auth), whom the gateway answers: a request whose Host names a loopback
+// address or `localhost`, the --listen host, or one of --allowed-hosts (comma-separated, `*` any).
+bool hostAllowed(std::string_view host, const ServerOptions& options);
+// `Content-Type: application/json`, with or without parameters.
+bool jsonMediaType(std::string_view content_type);
 
 // The personal keys `user` stored (sluicectl credentials set), for AttemptRunner; empty (every
 // personal credential unbound) when `user` is empty or the gateway runs without identity.

@@ -59,10 +59,13 @@ struct ServerOptions {
   // Open client connections, overall and per peer address; one over a cap is answered 503 and
   // closed at once. 0: no cap.
   size_t max_connections = 10000;
-  size_t max_connections_per_peer = 256;
+  size_t max_connections_per_peer = 1024;
   // Serve without API keys (local development only; every request is anonymous). Without a
   // database there is nothing to check keys against, so the server then requires this flag.
   bool insecure_no_auth = false;
+  // With insecure_no_auth: Host names answered besides loopback ones and the --listen host
+  // (comma-separated; `*`: any). A browser's page or a rebound DNS name reaches nothing else.
+  std::string allowed_hosts;
   // --ops-token: a bearer token for the operations endpoints. When set, /metrics requires it and
   // /admin/api/catalog/status accepts it (besides a signed-in admin). Unset: /metrics is open and
   // catalog/status answers only to a signed-in admin.

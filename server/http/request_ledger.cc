@@ -123,7 +123,10 @@ audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
   if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;
   if (key == wire::error_keys::kInvalidApiKey) return Outcome::Unauthenticated;
-  if (key == wire::error_keys::kAccessDenied || key == wire::error_keys::kScopeDenied) return Outcome::AccessDenied;
+  if (key == wire::error_keys::kAccessDenied || key == wire::error_keys::kScopeDenied ||
+      key == wire::error_keys::kForbiddenHost) {
+    return Outcome::AccessDenied;
+  }
   if (key == wire::error_keys::kQuotaExceeded) return Outcome::QuotaExceeded;
   if (key == wire::error_keys::kOverloaded) return Outcome::Overloaded;
   return Outcome::InvalidRequest;

@@ -49,6 +49,8 @@ inline constexpr std::string_view kTransport = "transport";                     
 // The gateway itself.
 inline constexpr std::string_view kClientGone = "client_gone";            // 499: the client hung up before the answer
 inline constexpr std::string_view kRequestTimeout = "request_timeout";    // 408: the head or body did not arrive in time (or whole)
+inline constexpr std::string_view kForbiddenHost = "forbidden_host";     // 403: without keys, a Host that is not loopback or allowed
+inline constexpr std::string_view kUnsupportedMediaType = "unsupported_media_type";  // 415: without keys, a body not sent as application/json
 inline constexpr std::string_view kUnauthorized = "unauthorized";        // 401: an operations endpoint without the ops token or an admin session
 inline constexpr std::string_view kOverloaded = "overloaded";            // 503: the process-wide body budget is full (Retry-After 1)
 inline constexpr std::string_view kInternalError = "internal_error";      // 500: a bug or an unexpected failure (logged)

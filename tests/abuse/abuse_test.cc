@@ -102,7 +102,7 @@ double inflight(Gateway& gateway) {
 const std::string kMessages = R"({"model":"claude-haiku-5-5","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})";
 
 std::string head(const std::string& path, size_t content_length, const std::string& extra = "") {
-  return "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra +
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + extra +
          "Content-Length: " + std::to_string(content_length) + "\r\n\r\n";
 }
 
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(a_hostile_flood_leaves_a_legitimate_client_served_and_memor
     hostile.emplace_back(port);
     switch (i % 4) {
       case 0: hostile.back().send(head("/v1/messages", 32u << 20) + "{\"model\":"); break;  // a lying length
-      case 1: hostile.back().send("POST /v1/messages HTTP/1.1\r\nHost: x\r\nX-Slow: "); break;  // a head that never ends
+      case 1: hostile.back().send("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "); break;  // a head that never ends
       case 2: hostile.back().send(std::string(2000, '\x07') + "\r\n\r\n"); break;              // junk
       case 3:  // a huge model name, all but its end
         hostile.back().send(head("/v1/messages", 200000) + R"({"model":")" + std::string(199980, 'x'));

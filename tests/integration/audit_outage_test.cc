@@ -100,13 +100,17 @@ BOOST_AUTO_TEST_CASE(postgres_stopped_under_load_loses_no_row_and_duplicates_non
   std::vector<std::string> ids;
   std::atomic<bool> stop{false};
   std::atomic<int> failures{0};
+  std::string first_failure;  // what the first failed call got, for the message
   std::vector<std::thread> callers;
   for (int i = 0; i < 4; ++i) {
     callers.emplace_back([&] {
       while (!stop.load()) {
         const auto answer = gateway.call("POST", "/v1/messages", {}, kBody);
         if (answer.status != 200) {
-          ++failures;
+          if (++failures == 1) {
+            std::lock_guard lock(mutex);
+            first_failure = std::to_string(answer.status) + " " + answer.body.substr(0, 300);
+          }
           continue;
         }
         std::lock_guard lock(mutex);
@@ -140,7 +144,7 @@ BOOST_AUTO_TEST_CASE(postgres_stopped_under_load_loses_no_row_and_duplicates_non
   // The replay need not finish under this load (the spool grows while it runs): rowsFor() waits.
   stop = true;
   for (auto& caller : callers) caller.join();
-  BOOST_TEST(failures.load() == 0);  // the database being away never fails a request
+  BOOST_TEST(failures.load() == 0, "the first failure: " << first_failure);  // the database being away never fails a request
   BOOST_TEST_MESSAGE(ids.size() << " requests answered across the outage");
   BOOST_REQUIRE(ids.size() > 20u);
   const auto [rows, distinct] = rowsFor(ids, std::chrono::seconds(30));

@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_SUITE(connection_limits)
 BOOST_AUTO_TEST_CASE(row6_a_head_trickled_byte_by_byte_is_cut_at_the_deadline) {
   Gateway gateway(tight());
   Tcp client(gateway.baseUrl());
-  const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: gw\r\nX-Pad: " + std::string(2000, 'a');
+  const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + std::string(2000, 'a');
   const auto started = std::chrono::steady_clock::now();
   size_t sent = 0;
   // A byte every 20 ms, far inside any idle timer: only a deadline ends it.
@@ -106,7 +106,7 @@ BOOST_AUTO_TEST_CASE(row6_a_body_below_the_minimum_rate_is_cut_with_408) {
   options.extra_args = {"--min-body-bytes-per-second", "1000", "--body-grace-ms", "200"};
   Gateway gateway(options);
   Tcp client(gateway.baseUrl());
-  BOOST_REQUIRE(client.send("POST /v1/messages HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+  BOOST_REQUIRE(client.send("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                             "Content-Length: 100000\r\n\r\n{"));
   // 50 bytes per second, never the 1000 asked for.
   sluice::test::waitUntil(

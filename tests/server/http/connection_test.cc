@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(a_keep_alive_wait_longer_than_the_head_deadline_is_not_cut)
   options.head_timeout_ms = 200;
   Server server(options);
   const int client = server.connect();
-  const std::string request = "GET /healthz HTTP/1.1\r\nHost: gw\r\n\r\n";
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
   BOOST_REQUIRE(::send(client, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
   BOOST_TEST(answerOn(client, 5000ms).starts_with("HTTP/1.1 200"));
   // Idle between requests for longer than the head deadline: the next head's clock starts with
@@ -181,7 +181,7 @@ BOOST_AUTO_TEST_CASE(row6_a_body_below_the_minimum_rate_is_cut_with_408) {
   Server server(options);
   const int client = server.connect();
   const std::string head =
-      "POST /v1/messages HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{";
+      "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{";
   BOOST_REQUIRE(::send(client, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
   Trickle trickle(client, std::string(100, ' '), 20ms);  // 50 bytes per second
   const std::string answer = answerOn(client, 5000ms);
@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(a_body_at_a_steady_rate_above_the_minimum_is_read_whole) {
   Server server(options);
   const int client = server.connect();
   const std::string body = testing::messagesBody("no-such-model");
-  const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\n"
+  const std::string head = "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   BOOST_REQUIRE(::send(client, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
   // 20 bytes every 50 ms: 400 bytes per second, for longer than the head deadline and the grace.

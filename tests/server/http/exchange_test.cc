@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "server/http/admission.h"
 #include "server/http/request_ledger.h"
 #include "tests/server/http/request_path_harness.h"
 
@@ -274,6 +275,49 @@ BOOST_AUTO_TEST_CASE(row8_a_duplicated_model_is_refused) {
     BOOST_TEST(reply.body.find("'model'") != std::string::npos, reply.body);
   }
   BOOST_TEST(path.transport.sent().empty());
+}
+
+// Without keys the gateway trusts whoever reaches it: a page in a developer's browser (a form post)
+// or a DNS name rebound to 127.0.0.1 must not be able to use it.
+BOOST_AUTO_TEST_CASE(row11_without_keys_a_foreign_host_or_a_form_post_is_refused) {
+  RequestPath path;  // no identity: the --insecure-no-auth shape
+  path.transport.script("primary.example", FakeTransport::json(200, anthropicAnswer()).repeating());
+  const Reply rebound = path.send("POST", "/v1/messages", messagesBody("chain-model"), {{"Host", "attacker.example:8080"}});
+  BOOST_TEST(rebound.status == 403);
+  BOOST_TEST(rebound.json()["error"]["error_key"] == "forbidden_host");
+  const Reply form = path.send("POST", "/v1/messages", messagesBody("chain-model"),
+                               {{"Content-Type", "application/x-www-form-urlencoded"}});
+  BOOST_TEST(form.status == 415);
+  BOOST_TEST(path.transport.sentCount() == 0u);
+  BOOST_TEST(path.send("POST", "/v1/messages", messagesBody("chain-model"), {{"Host", "localhost:9"}}).status == 200);
+  BOOST_TEST(path.send("POST", "/v1/messages", messagesBody("chain-model"), {{"Host", "[::1]:9"}}).status == 200);
+  BOOST_TEST(path.send("POST", "/v1/messages", messagesBody("chain-model"),
+                       {{"Content-Type", "application/json; charset=utf-8"}})
+                 .status == 200);
+  const auto rows = path.sink.rows();
+  BOOST_REQUIRE_EQUAL(rows.size(), 5u);
+  BOOST_TEST(rows[0].outcome == "access_denied");
+  BOOST_TEST(rows[0].error_key == "forbidden_host");
+}
+
+BOOST_AUTO_TEST_CASE(allowed_hosts_are_a_comma_list_and_a_star_allows_any) {
+  http::ServerOptions options;
+  options.listen = "0.0.0.0:8080";
+  BOOST_TEST(http::hostAllowed("127.0.0.1:8080", options));
+  BOOST_TEST(!http::hostAllowed("0.0.0.0:8080", options));
+  BOOST_TEST(!http::hostAllowed("sluice:8080", options));
+  options.allowed_hosts = "gateway.internal, sluice";
+  BOOST_TEST(http::hostAllowed("sluice:8080", options));
+  BOOST_TEST(http::hostAllowed("GATEWAY.internal", options));
+  BOOST_TEST(!http::hostAllowed("evil.example", options));
+  options.allowed_hosts = "*";
+  BOOST_TEST(http::hostAllowed("evil.example", options));
+  options.allowed_hosts.clear();
+  options.listen = "gw.example:8080";
+  BOOST_TEST(http::hostAllowed("gw.example", options));
+  BOOST_TEST(http::jsonMediaType("Application/JSON ; charset=utf-8"));
+  BOOST_TEST(!http::jsonMediaType("text/plain"));
+  BOOST_TEST(!http::jsonMediaType(""));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <poll.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -155,7 +156,16 @@ class RequestPath {
              std::function<void(int client_fd)> on_client = {}) {
     int fds[2];
     BOOST_REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
-    std::string text = method + " " + path + " HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n";
+    // Host and Content-Type as a local client sends them, unless the test gives its own.
+    const auto given = [&](const char* name) {
+      for (const auto& header : headers) {
+        if (strcasecmp(header.first.c_str(), name) == 0) return true;
+      }
+      return false;
+    };
+    std::string text = method + " " + path + " HTTP/1.1\r\n";
+    if (!given("Host")) text += "Host: 127.0.0.1\r\n";
+    if (!given("Content-Type")) text += "Content-Type: application/json\r\n";
     for (const auto& [name, value] : headers) text += name + ": " + value + "\r\n";
     text += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     std::thread writer([&] {
