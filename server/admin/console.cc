@@ -189,6 +189,7 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
     }
     const std::string peer = request.clientAddress().host().toString();
     if (const auto wait = context_->sign_ins.retryAfter(peer, Clock::now()); wait.count() > 0) {
+      context_->gateway.metrics().console_sign_ins_refused.inc();
       log::warn("console sign-in throttled", {{"peer", peer}, {"retry_after_s", wait.count()},
                                               {"refused_total", context_->sign_ins.refused()}});
       Reply reply = Reply::error(429, "too_many_sign_ins",

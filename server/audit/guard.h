@@ -34,6 +34,9 @@ class RequestAudit {
   Record& record() { return record_; }
   const Record& record() const { return record_; }
 
+  // The row is not submitted: it is accounted for elsewhere (a RefusalThrottle summary).
+  void discard() { sink_ = nullptr; }
+
   // Milliseconds since construction (steady clock): use for ttfb_ms, upstream_ms.
   int64_t elapsedMs() const;
 

@@ -13,6 +13,7 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   ReloadSettings& reload_settings = settings.reload;
   std::string database_url;
   std::string ops_token;
+  std::string admin_listen;
   bool& no_migrate = audit_settings.no_migrate;
   size_t max_body = options.max_body_bytes;
   size_t max_header = options.max_header_bytes;
@@ -72,6 +73,15 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "with --insecure-no-auth: Host names answered besides loopback ones and the --listen host "
                  "(comma-separated; * for any)")
       ->envname("SLUICE_ALLOWED_HOSTS");
+  app.add_option("--unauthenticated-rows-per-peer", options.unauthenticated_rows_per_peer,
+                 "audit rows written for refusals without a valid key, per peer address and 10 s; the rest "
+                 "are counted into one summary row per window (0: a row for every refusal)")
+      ->envname("SLUICE_UNAUTHENTICATED_ROWS_PER_PEER")
+      ->capture_default_str();
+  app.add_option("--admin-listen", admin_listen,
+                 "serve /healthz, /readyz, /metrics and /admin/api/catalog/status on this HOST:PORT instead "
+                 "of the main address (which keeps /healthz and the console)")
+      ->envname("SLUICE_ADMIN_LISTEN");
   app.add_option("--ops-token", ops_token,
                  "bearer token for the operations endpoints: /metrics then requires it, and "
                  "/admin/api/catalog/status accepts it besides a signed-in admin")
@@ -117,6 +127,7 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   options.max_header_bytes = max_header;
   if (!database_url.empty()) options.database_url = database_url;
   if (!ops_token.empty()) options.ops_token = ops_token;
+  if (!admin_listen.empty()) options.admin_listen = admin_listen;
   if (!options.database_url && !options.insecure_no_auth) {
     std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
                  "       --insecure-no-auth to serve anonymously for local development\n";

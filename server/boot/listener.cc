@@ -35,7 +35,21 @@ int Listener::open() {
   params_->setMaxKeepAliveRequests(100000);
   params_->setKeepAliveTimeout(Poco::Timespan(75, 0));
   params_->setTimeout(Poco::Timespan(120, 0));
-  router_ = new http::Router(gateway_);
+  if (options_.admin_listen) {
+    try {
+      ops_socket_.bind(Poco::Net::SocketAddress(*options_.admin_listen), true, false);
+      ops_socket_.listen(64);
+    } catch (const Poco::Exception& error) {
+      std::cerr << "sluice: cannot listen on " << *options_.admin_listen << " (--admin-listen): "
+                << error.displayText() << "\n";
+      return 1;
+    }
+    ops_router_ = new http::Router(gateway_, http::Surface::Operations);
+    ops_pool_.emplace(2, 16, 10, 256 * 1024);
+    ops_server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *ops_router_, gateway_),
+                                                         *ops_pool_, ops_socket_, params_);
+  }
+  router_ = new http::Router(gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All);
   if (workers_ > 0) {
     loop_ = std::make_unique<net::fiber::Loop>(
         net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});
@@ -50,7 +64,12 @@ int Listener::open() {
                                                      socket_, params_);
     server_->start();
   }
+  if (ops_server_) ops_server_->start();
   return 0;
+}
+
+Listener::~Listener() {
+  if (ops_server_) ops_server_->stop();
 }
 
 void Listener::announce(const std::string& catalog_version) const {
@@ -61,6 +80,11 @@ void Listener::announce(const std::string& catalog_version) const {
                           {"spin_us", workers_ > 0 ? options_.spin_us : 0},
                           {"threads", workers_ > 0 ? 0 : options_.threads}});
   std::cout << "listening on " << address << std::endl;
+  if (ops_server_) {
+    const std::string operations = ops_socket_.address().toString();
+    log::info("operations listening", {{"address", operations}});
+    std::cout << "operations listening on " << operations << std::endl;
+  }
 }
 
 size_t Listener::openConnections() const {

@@ -26,12 +26,15 @@ class Listener {
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
-  // Binds options.listen (SO_REUSEADDR, not SO_REUSEPORT) and starts serving. Returns 1 when the
-  // address cannot be bound (printed to stderr), 0 when serving.
+  // Binds options.listen (SO_REUSEADDR, not SO_REUSEPORT) and starts serving; with
+  // options.admin_listen, binds that too and serves the operations endpoints there (a few threads
+  // of their own, so a flood on the main address cannot starve /readyz and /metrics). Returns 1
+  // when an address cannot be bound (printed to stderr), 0 when serving.
   int open();
+  ~Listener();
 
   // Logs "listening" (address, catalog version, workers, spin, threads) and prints
-  // "listening on ADDRESS" to stdout.
+  // "listening on ADDRESS" to stdout; with --admin-listen, then "operations listening on ADDRESS".
   void announce(const std::string& catalog_version) const;
 
   // Connections accepted and not yet closed.
@@ -51,6 +54,11 @@ class Listener {
   std::unique_ptr<net::fiber::Loop> loop_;
   std::optional<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::TCPServer> server_;
+  // --admin-listen: the operations address, thread per connection.
+  Poco::Net::ServerSocket ops_socket_;
+  Poco::SharedPtr<http::Router> ops_router_;
+  std::optional<Poco::ThreadPool> ops_pool_;
+  std::unique_ptr<Poco::Net::TCPServer> ops_server_;
 };
 
 }  // namespace sluice::boot

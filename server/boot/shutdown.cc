@@ -45,6 +45,7 @@ int drain(const Serving& serving) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   const size_t left = serving.listener.openConnections();
+  serving.gateway.flushRefusalSummaries();  // the counted keyless refusals, before the trail stops
   serving.audit.stop();
   log::flush();  // the lines the connections logged, before the last one
   log::info("stopped", {{"abandoned_connections", left}});

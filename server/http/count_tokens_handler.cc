@@ -42,6 +42,9 @@ class CountTokens {
     // The caller first, from the head alone: no body is read or held for a caller without a key.
     if (auto identified = admission_.identify(request_); !identified) {
       response_.setKeepAlive(false);
+      if (identified.error().status == 401) {
+        ledger_.throttleUnauthenticated(request_.head().clientAddress().host().toString());
+      }
       return refuse(identified.error());
     }
     if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);

@@ -44,6 +44,9 @@ void Exchange::run() {
                      "", false);
   if (auto identified = admission_.identify(request_); !identified) {
     response_.setKeepAlive(false);  // the body is never read: the connection closes after the answer
+    if (identified.error().status == 401) {
+      ledger_.throttleUnauthenticated(request_.head().clientAddress().host().toString());
+    }
     return refuse(identified.error());
   }
   if (const auto& who = admission_.who()) ledger_.noteCaller(who->caller, who->scope);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "server/audit/writer.h"
+#include "server/http/request_id.h"
 #include "server/log/json_log.h"
 
 namespace sluice::http {
@@ -48,7 +49,36 @@ size_t defaultBodyBudget() {
 
 void Gateway::setAudit(audit::Writer* writer) {
   audit_ = writer;
-  audit_sink_ = writer;
+  setAuditSink(writer);
+}
+
+void Gateway::setAuditSink(audit::Sink* sink) {
+  if (refusal_flush_) refusal_flush_->stop();
+  audit_sink_ = sink;
+  if (sink == nullptr || options_.unauthenticated_rows_per_peer == 0) return;
+  refusal_flush_ = std::make_unique<util::BackgroundTask>(
+      util::BackgroundTask::every(std::chrono::seconds(1), [this] {
+        writeRefusalSummaries(refusal_throttle_.due(std::chrono::steady_clock::now()));
+      }),
+      util::BackgroundTask::FirstRun::AfterWait, std::chrono::seconds(1));
+  refusal_flush_->start();
+}
+
+void Gateway::flushRefusalSummaries() {
+  if (refusal_flush_) refusal_flush_->stop();
+  writeRefusalSummaries(refusal_throttle_.drainAll());
+}
+
+void Gateway::writeRefusalSummaries(const std::vector<audit::RefusalThrottle::Summary>& summaries) {
+  if (audit_sink_ == nullptr) return;
+  for (const auto& summary : summaries) {
+    audit_sink_->submit(audit::RefusalThrottle::summaryRow(summary, newRequestId(), std::chrono::system_clock::now(),
+                                                           std::chrono::steady_clock::now()));
+  }
+}
+
+Gateway::~Gateway() {
+  if (refusal_flush_) refusal_flush_->stop();
 }
 
 Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)

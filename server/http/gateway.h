@@ -24,6 +24,8 @@
 #include "server/metrics/gateway_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/upstream/client.h"
+#include "server/audit/refusal_throttle.h"
+#include "server/util/background_task.h"
 
 namespace Poco::Net {
 class HTTPRequestHandler;
@@ -70,6 +72,12 @@ struct ServerOptions {
   // /admin/api/catalog/status accepts it (besides a signed-in admin). Unset: /metrics is open and
   // catalog/status answers only to a signed-in admin.
   std::optional<std::string> ops_token;
+  // A second address for /healthz, /readyz, /metrics and the catalog status; the main address
+  // then answers 404 for /readyz, /metrics and the token-read status (http::Surface).
+  std::optional<std::string> admin_listen;
+  // Audit rows for refusals without a valid key, per peer address and 10 s window; the rest are
+  // counted into one summary row per window (audit::RefusalThrottle). 0: no limit.
+  uint32_t unauthenticated_rows_per_peer = 10;
 };
 
 // Who may call, backed by PostgreSQL; absent with --insecure-no-auth.
@@ -145,7 +153,14 @@ class Gateway {
   void setAudit(audit::Writer* writer);
   // Where the request path's rows go: the writer, or what a test installed; null = nowhere.
   audit::Sink* auditSink() const { return audit_sink_; }
-  void setAuditSink(audit::Sink* sink) { audit_sink_ = sink; }
+  void setAuditSink(audit::Sink* sink);
+
+  // Keyless refusals' rows, rate-limited per peer; a background task writes the summaries of
+  // ended windows to the audit sink every second. flushRefusalSummaries() writes all of them now
+  // (before the audit trail stops).
+  audit::RefusalThrottle& refusalThrottle() { return refusal_throttle_; }
+  void flushRefusalSummaries();
+  ~Gateway();
 
  private:
   ServerOptions options_;
@@ -162,6 +177,10 @@ class Gateway {
   std::atomic<bool> stopping_{false};
   audit::Writer* audit_ = nullptr;
   audit::Sink* audit_sink_ = nullptr;
+  void writeRefusalSummaries(const std::vector<audit::RefusalThrottle::Summary>& summaries);
+
+  audit::RefusalThrottle refusal_throttle_{{.rows_per_window = options_.unauthenticated_rows_per_peer}};
+  std::unique_ptr<util::BackgroundTask> refusal_flush_;
   Identity identity_;
   HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;

@@ -90,11 +90,15 @@ class MetricsHandler : public Poco::Net::HTTPRequestHandler {
 // requests presenting the token here.
 class CatalogStatusHandler : public Poco::Net::HTTPRequestHandler {
  public:
-  explicit CatalogStatusHandler(Gateway& gateway) : gateway_(gateway) {}
+  // `operations_address`: served on --admin-listen, where without an --ops-token the address
+  // itself is the protection and the status is answered to anyone reaching it.
+  explicit CatalogStatusHandler(Gateway& gateway, bool operations_address = false)
+      : gateway_(gateway), operations_address_(operations_address) {}
   void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
 
  private:
   Gateway& gateway_;
+  bool operations_address_;
 };
 
 // Anything else: 404 (or 405 for a known path with the wrong method) as JSON.

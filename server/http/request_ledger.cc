@@ -209,6 +209,15 @@ void RequestLedger::answeredLocally(int status) {
   end(status, "");
 }
 
+bool RequestLedger::throttleUnauthenticated(std::string_view peer) {
+  if (kind_ == Kind::Probe) return false;
+  if (gateway_.refusalThrottle().admit(peer, SteadyClock::now())) return false;
+  row_suppressed_ = true;
+  audit_.discard();
+  gateway_.metrics().audit_rows_suppressed.inc();
+  return true;
+}
+
 void RequestLedger::noteQuotaBreachAfter(const std::string& message) {
   auto& row = audit_.record();
   if (!row.error_key.empty()) return;
@@ -237,7 +246,7 @@ void RequestLedger::end(int status, std::string_view error_key) {
       .field("upstream_ms", upstream_ms_)
       .field("duration_ms", static_cast<double>(elapsed.count()) / 1000.0);
   if (!error_key.empty()) line.field("error_key", error_key);
-  line.write();
+  if (!row_suppressed_) line.write();
   if (kind_ == Kind::Probe) return;
 
   metrics::RequestFigures figures;

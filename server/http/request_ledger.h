@@ -87,6 +87,12 @@ class RequestLedger {
   // Answered by the gateway itself with `status` (a local estimate), no provider's bytes relayed.
   void answeredLocally(int status);
 
+  // Before the end of a refusal without a valid key: when the gateway's RefusalThrottle says this
+  // peer has used its rows for the window, the row is counted into the peer's summary instead of
+  // written, and no log line is written (the metrics still count the request). Returns true when
+  // suppressed.
+  bool throttleUnauthenticated(std::string_view peer);
+
   // After an end: the quota settle found the window exceeded in warn mode.
   void noteQuotaBreachAfter(const std::string& message);
   const wire::Usage& usage() const { return usage_; }
@@ -116,6 +122,7 @@ class RequestLedger {
   int attempts_sent_ = 0;
   bool timed_out_ = false;
   bool ended_ = false;
+  bool row_suppressed_ = false;
 };
 
 }  // namespace sluice::http

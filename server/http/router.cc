@@ -8,7 +8,9 @@ namespace sluice::http {
 
 std::unique_ptr<Handler> Router::route(const Request& request) {
   const std::string path = Poco::URI(request.target()).getPath();
-  if (path == "/v1/messages/count_tokens") {
+  if (surface_ == Surface::Operations) {
+    // Nothing of the request path here: a caller reaching this address gets 404 for it.
+  } else if (path == "/v1/messages/count_tokens") {
     if (request.method() == "POST") return std::make_unique<CountTokensHandler>(gateway_);
   } else if (auto wire = wire::clientWireForPath(path)) {
     if (request.method() == "POST") return std::make_unique<InferenceHandler>(gateway_, *wire);
@@ -20,6 +22,15 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
   const std::string path = Poco::URI(request.getURI()).getPath();
   const std::string& method = request.getMethod();
   const bool get = method == "GET" || method == "HEAD";
+  const auto notGet = [] { return static_cast<Poco::Net::HTTPRequestHandler*>(new NotFoundHandler(true)); };
+  if (surface_ == Surface::Operations) {
+    if (path == "/healthz") return get ? new HealthHandler(gateway_, false) : notGet();
+    if (path == "/readyz") return get ? new HealthHandler(gateway_, true) : notGet();
+    if (path == "/metrics") return get ? new MetricsHandler(gateway_) : notGet();
+    if (path == "/admin/api/catalog/status") return get ? new CatalogStatusHandler(gateway_, true) : notGet();
+    return new NotFoundHandler(false);
+  }
+  if (surface_ == Surface::Public && (path == "/readyz" || path == "/metrics")) return new NotFoundHandler(false);
   if (path == "/v1/messages/count_tokens" || wire::clientWireForPath(path)) return new NotFoundHandler(true);
   if (path == "/healthz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, false))
                                      : new NotFoundHandler(true);
@@ -32,6 +43,9 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
     if (auto* handler = gateway_.adminFactory()(request)) return handler;
   }
   if (path == "/admin/api/catalog/status") {
+    // With --admin-listen, the token read is the operations address's; the console's own (a
+    // signed-in admin, through the admin factory above) stays here.
+    if (surface_ == Surface::Public) return new NotFoundHandler(false);
     return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new CatalogStatusHandler(gateway_))
                : new NotFoundHandler(true);
   }

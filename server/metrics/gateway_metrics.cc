@@ -150,6 +150,14 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                           "Requests cut with 408: head (not whole by the head deadline) or body "
                                           "(below the minimum body rate).",
                                           {"phase"})),
+      audit_rows_suppressed(registry.counter("gateway_audit_rows_suppressed_total",
+                                             "Refusals without a valid key counted into a per-address summary "
+                                             "row instead of one audit row each (--unauthenticated-rows-per-peer).")
+                                .with({})),
+      console_sign_ins_refused(registry.counter("gateway_console_sign_ins_refused_total",
+                                                "Console sign-ins answered 429 because their address failed too "
+                                                "often (the sign-in throttle).")
+                                   .with({})),
       audit_(std::make_shared<AuditSource>()) {
   // Every series that is a closed set is created now so that it renders 0 before the first event
   // (rate() and absent() behave, alerts have a baseline).

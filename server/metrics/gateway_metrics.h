@@ -158,6 +158,11 @@ struct GatewayMetrics {
   // gateway_requests_timed_out_total{phase}: "head" (not whole by --head-timeout-ms) or "body"
   // (slower than --min-body-bytes-per-second)
   CounterFamily& requests_timed_out;
+  // gateway_audit_rows_suppressed_total: keyless refusals counted into a summary row instead of
+  // one row each (audit::RefusalThrottle)
+  Counter& audit_rows_suppressed;
+  // gateway_console_sign_ins_refused_total: console sign-ins answered 429 by the sign-in throttle
+  Counter& console_sign_ins_refused;
 
  private:
   struct AuditSource;

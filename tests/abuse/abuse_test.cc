@@ -179,6 +179,55 @@ BOOST_AUTO_TEST_CASE(row2_a_huge_model_name_writes_a_bounded_audit_row) {
   BOOST_TEST(row.dump().size() < 8192u);
 }
 
+// Row 2: rows for refusals without a key are rate-limited per peer address, and the refusals
+// beyond the bound are counted into one summary row per window: none is silently lost.
+BOOST_AUTO_TEST_CASE(row2_keyless_refusals_are_rate_limited_per_peer_and_counted_in_a_summary_row) {
+  Gateway gateway(withDatabase(true, {"--unauthenticated-rows-per-peer", "5"}));
+  const int port = portOf(gateway.baseUrl());
+  constexpr int kRefusals = 200;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kRefusals; ++i) {
+    Raw raw(port, "127.0.0.77");
+    BOOST_REQUIRE(raw.send(head("/v1/messages", kMessages.size()) + kMessages));
+    const std::string answer = raw.readUntilClosed(5s);
+    BOOST_REQUIRE(answer.rfind("HTTP/1.1 401", 0) == 0);
+    const size_t at = answer.find("x-sluice-request-id: ");
+    BOOST_REQUIRE(at != std::string::npos);
+    ids.push_back(answer.substr(at + 21, answer.find("\r\n", at) - at - 21));
+  }
+  // A caller from another address keeps its own rows.
+  Raw other(port, "127.0.0.78");
+  BOOST_REQUIRE(other.send(head("/v1/messages", kMessages.size()) + kMessages));
+  const std::string other_answer = other.readUntilClosed(5s);
+  const size_t other_at = other_answer.find("x-sluice-request-id: ");
+  BOOST_REQUIRE(other_at != std::string::npos);
+  const std::string other_id = other_answer.substr(other_at + 21, other_answer.find("\r\n", other_at) - other_at - 21);
+  BOOST_TEST(sluice::test::auditRow(testDatabaseUrl(), other_id).is_object());
+
+  const std::string metrics = gateway.call("GET", "/metrics").body;
+  BOOST_TEST(metrics.find("\ngateway_audit_rows_suppressed_total " + std::to_string(kRefusals - 5)) != std::string::npos);
+
+  // The individual rows (5) and the summary row's count (195) add up to every refusal; the
+  // summary is written when the address's 10 s window ends.
+  std::string id_list;
+  for (const auto& id : ids) id_list += (id_list.empty() ? "'" : ",'") + id + "'";
+  const std::string sql = "select (select count(*) from ai_requests where id in (" + id_list + ")) || ' ' || "
+                          "coalesce((select sum(substr(route_match, 12)::int) from ai_requests where "
+                          "error_key = 'unauthenticated_rows_suppressed' and error_message like '% 127.0.0.77 %' "
+                          "and created_at > now() - interval '5 minutes'), 0)";
+  const std::string file = "/tmp/sluice-abuse-rows-" + std::to_string(::getpid()) + ".sql";
+  std::ofstream(file) << sql << ";\n";
+  std::string counted;
+  const bool summed = sluice::test::pollUntil([&] {
+    int code = 0;
+    counted = sluice::test::capture("psql '" + testDatabaseUrl() + "' -At -f " + file + " 2>&1", &code);
+    return code == 0 && counted.find(" " + std::to_string(kRefusals - 5)) != std::string::npos;
+  }, 30s, 250ms);
+  std::remove(file.c_str());
+  BOOST_TEST(summed, "rows and summary: " << counted);
+  BOOST_TEST(counted.rfind("5 ", 0) == 0, counted);
+}
+
 // The flood: hostile connections of every kind at once from one address, while a legitimate
 // client on another address keeps being served and the gateway's memory stays bounded.
 BOOST_AUTO_TEST_CASE(a_hostile_flood_leaves_a_legitimate_client_served_and_memory_bounded) {

@@ -143,6 +143,9 @@ BOOST_AUTO_TEST_CASE(row11_sign_in_is_throttled_per_peer) {
   BOOST_REQUIRE(!retry_after.empty());
   BOOST_TEST(std::stoi(retry_after) >= 1);
   BOOST_TEST(std::stoi(retry_after) <= 60);
+  // Counted where an SRE looks.
+  const std::string metrics = gateway.call("GET", "/metrics").body;
+  BOOST_TEST(metrics.find("\ngateway_console_sign_ins_refused_total 1\n") != std::string::npos);
   // API calls with a key are not the console's sign-in: untouched.
   BOOST_TEST(gateway.call("GET", "/v1/models", {{"x-api-key", key}}).status == 200);
 }

@@ -127,6 +127,41 @@ BOOST_AUTO_TEST_CASE(row10_catalog_status_needs_an_admin_or_the_ops_token) {
   BOOST_TEST(insecure.call("GET", status_path, {{"Authorization", std::string("Bearer ") + kOpsToken}}).status == 401);
 }
 
+// With --admin-listen the operations endpoints answer on their own address, and the main address
+// (the one callers and the internet reach) answers 404 for them; /healthz and the API stay there.
+BOOST_AUTO_TEST_CASE(row10_operations_endpoints_on_their_own_address) {
+  GatewayOptions options = authOptions();
+  options.extra_args.push_back("--admin-listen");
+  options.extra_args.push_back("127.0.0.1:0");
+  Gateway gateway(options);
+  const std::string text = gateway.process().stdoutText();
+  const std::string marker = "operations listening on ";
+  const size_t at = text.find(marker);
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, text);
+  const std::string ops = "http://" + text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+  const sluice::test::Headers token{{"Authorization", std::string("Bearer ") + kOpsToken}};
+
+  // The main address: no metrics, no readiness, no token-read status; health and the API stay.
+  BOOST_TEST(gateway.call("GET", "/metrics").status == 404);
+  BOOST_TEST(gateway.call("GET", "/readyz").status == 404);
+  BOOST_TEST(gateway.call("GET", "/admin/api/catalog/status").status == 404);
+  BOOST_TEST(gateway.call("GET", "/healthz").status == 200);
+  BOOST_TEST(gateway.call("GET", "/v1/models", {{"Authorization", "Bearer " + memberKey("member")}}).status == 200);
+
+  // The operations address: those endpoints, and nothing of the request path.
+  const auto metrics = sluice::test::request("GET", ops + "/metrics", token);
+  BOOST_TEST(metrics.status == 200);
+  BOOST_TEST(metrics.body.find("gateway_requests_total") != std::string::npos);
+  BOOST_TEST(sluice::test::request("GET", ops + "/metrics").status == 401);  // the token still counts
+  BOOST_TEST(sluice::test::request("GET", ops + "/readyz").status == 200);
+  BOOST_TEST(sluice::test::request("GET", ops + "/healthz").status == 200);
+  const auto status = sluice::test::request("GET", ops + "/admin/api/catalog/status", token);
+  BOOST_TEST(status.status == 200);
+  BOOST_TEST(status.body.find("\"version\"") != std::string::npos);
+  BOOST_TEST(sluice::test::request("POST", ops + "/v1/messages", {}, R"({"model":"x"})").status == 404);
+  BOOST_TEST(sluice::test::request("GET", ops + "/admin/login").status == 404);
+}
+
 BOOST_AUTO_TEST_CASE(row3_the_editor_never_echoes_an_interpolated_secret) {
   Gateway gateway(authOptions());
   const std::string admin_key = memberKey("admin");
