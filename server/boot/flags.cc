@@ -82,6 +82,16 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "serve /healthz, /readyz, /metrics and /admin/api/catalog/status on this HOST:PORT instead "
                  "of the main address (which keeps /healthz and the console)")
       ->envname("SLUICE_ADMIN_LISTEN");
+  app.add_option("--responses-retention-days", options.responses_retention_days,
+                 "with a database: days the gateway keeps Responses-API responses created with store not false "
+                 "(previous_response_id, item_reference, GET /v1/responses/{id}); 0: keep none")
+      ->envname("SLUICE_RESPONSES_RETENTION_DAYS")
+      ->check(CLI::Range(0, 3650))
+      ->capture_default_str();
+  app.add_option("--responses-max-bytes", options.responses_max_bytes,
+                 "largest stored form of one response (its input and output); a larger one is not kept")
+      ->envname("SLUICE_RESPONSES_MAX_BYTES")
+      ->capture_default_str();
   app.add_option("--ops-token", ops_token,
                  "bearer token for the operations endpoints: /metrics then requires it, and "
                  "/admin/api/catalog/status accepts it besides a signed-in admin")

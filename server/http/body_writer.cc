@@ -34,6 +34,10 @@ bool BodyWriter::emit(std::string_view first, std::string_view second, bool last
   }
   written_ += first.size() + second.size();
   if (head_only_) first = second = {};
+  if (tap_ != nullptr) {
+    tap_->bytes(first);
+    tap_->bytes(second);
+  }
   const size_t size = first.size() + second.size();
   char size_line[24];
   std::string_view chunk_head;

@@ -13,6 +13,7 @@
 #include "server/http/respond.h"
 #include "server/http/server_session.h"
 #include "server/log/json_log.h"
+#include "server/responses/store.h"
 #include "server/wire/client.h"
 
 namespace sluice::http {
@@ -69,6 +70,12 @@ void Exchange::run() {
                                        "request body exceeds " + std::to_string(gateway_.options().max_body_bytes) +
                                            " bytes"));
   }
+  if (client_wire_ == catalog::Wire::OpenAIResponses && gateway_.responseStore() != nullptr &&
+      responses::mayUseStore(*raw)) {
+    auto expanded = expandStored(std::move(*raw));
+    if (!expanded) return refuse(expanded.error());
+    raw.emplace(std::move(*expanded));
+  }
   body_.emplace(client_wire_, std::move(*raw));
   const auto inspected = body_->inspect();
   ledger_.noteClient(ledger_.row().client_family, body_->requestedModel(), body_->stream());
@@ -95,7 +102,15 @@ void Exchange::run() {
   }
 
   phase_ = Phase::Execute;
+  if (stored_turn_ && stored_turn_->store) {
+    capture_.emplace(body_->stream(), gateway_.responseStore()->options().max_bytes);
+    response_.setBodyTap(&*capture_);
+  }
   const int sent = execute(*planned);
+  if (capture_) {
+    response_.setBodyTap(nullptr);
+    keepStored();
+  }
 
   phase_ = Phase::Account;
   if (sent == 0) {
@@ -208,6 +223,59 @@ int Exchange::execute(const dispatch::Plan& plan) {
                                 "no deployment of '" + plan.model_id + "' can serve this request: " + unbound));
   }
   return runner.sent();
+}
+
+std::expected<std::string, wire::ApiError> Exchange::expandStored(std::string raw) {
+  responses::Store& store = *gateway_.responseStore();
+  const std::string owner = admission_.who() ? admission_.who()->caller.user : "";
+  const auto lookup = store.lookupFor(owner);
+  std::expected<responses::Expansion, wire::ApiError> expanded = std::unexpected(wire::ApiError::invalidJson());
+  // The turn before may still be being kept: a client that goes on at once (on another
+  // connection, or another replica) can arrive before that commit, so a missing id is looked
+  // for again a few times before it is refused.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      expanded = responses::expand(raw, *lookup);
+    } catch (const std::exception& error) {
+      log::warn("response store unreadable", {{"request_id", request_.id()}, {"error", error.what()}});
+      return std::unexpected(withRetry(wire::ApiError::make(503, wire::error_keys::kIdentityUnavailable,
+                                                            "the response store could not be read; retry shortly"),
+                                       1));
+    }
+    const bool missing = !expanded && (expanded.error().key == wire::error_keys::kPreviousResponseNotFound ||
+                                       expanded.error().key == wire::error_keys::kNotFound);
+    if (!missing || attempt == 3) break;
+    net::fiber::sleepFor(std::chrono::milliseconds(150));
+  }
+  if (!expanded) return std::unexpected(expanded.error());
+  if (expanded->body.size() > gateway_.options().max_body_bytes) {
+    return std::unexpected(wire::ApiError::make(413, wire::error_keys::kRequestTooLarge,
+                                                "the conversation with its stored items exceeds " +
+                                                    std::to_string(gateway_.options().max_body_bytes) + " bytes"));
+  }
+  std::string body = std::move(expanded->body);
+  expanded->body.clear();
+  stored_turn_ = std::move(*expanded);
+  return body;
+}
+
+void Exchange::keepStored() {
+  const auto& row = ledger_.row();
+  if (row.outcome != audit::outcome::kOk) return;
+  auto kept = capture_->response();
+  if (!kept) {
+    if (capture_->tooLarge()) log::warn("response not stored: too large", {{"request_id", request_.id()}});
+    return;
+  }
+  const std::string owner = admission_.who() ? admission_.who()->caller.user : "";
+  try {
+    const auto saved = gateway_.responseStore()->save(owner, *kept, stored_turn_->previous_response_id, stored_turn_->input);
+    if (saved == responses::Store::Saved::TooLarge) {
+      log::warn("response not stored: too large", {{"request_id", request_.id()}});
+    }
+  } catch (const std::exception& error) {
+    log::warn("response not stored", {{"request_id", request_.id()}, {"error", error.what()}});
+  }
 }
 
 void Exchange::refuse(const wire::ApiError& error) {

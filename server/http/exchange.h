@@ -24,6 +24,7 @@
 #include "server/http/admission.h"
 #include "server/http/body_budget.h"
 #include "server/http/client_body.h"
+#include "server/responses/conversation.h"
 #include "server/http/request_ledger.h"
 
 namespace sluice::http {
@@ -50,6 +51,11 @@ class Exchange {
   // Walks the plan's attempts until one answers; returns how many calls were sent.
   int execute(const dispatch::Plan& plan);
   void refuse(const wire::ApiError& error);
+  // Responses clients with the gateway's store: the raw body with the stored items inlined
+  // (previous_response_id, item_reference); the refusal when one is missing.
+  std::expected<std::string, wire::ApiError> expandStored(std::string raw);
+  // After a served Responses answer that asked to be stored: keeps it (never fails the request).
+  void keepStored();
 
   Gateway& gateway_;
   catalog::Wire client_wire_;
@@ -60,6 +66,8 @@ class Exchange {
   std::shared_ptr<const catalog::Catalog> catalog_;
   BodyBudget::Lease body_lease_;  // before body_: the body goes first, then its room
   std::optional<ClientBody> body_;
+  std::optional<responses::Expansion> stored_turn_;  // its body moved on; input and previous id kept
+  std::optional<responses::ResponseCapture> capture_;
   Phase phase_ = Phase::Read;
 };
 

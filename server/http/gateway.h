@@ -32,6 +32,10 @@ class HTTPRequestHandler;
 class HTTPServerRequest;
 }  // namespace Poco::Net
 
+namespace sluice::responses {
+class Store;
+}  // namespace sluice::responses
+
 namespace sluice::audit {
 class Sink;
 class Writer;
@@ -78,6 +82,10 @@ struct ServerOptions {
   // Audit rows for refusals without a valid key, per peer address and 10 s window; the rest are
   // counted into one summary row per window (audit::RefusalThrottle). 0: no limit.
   uint32_t unauthenticated_rows_per_peer = 10;
+  // The Responses store (with a database): how long responses are kept, 0 = not kept at all
+  // (then previous_response_id and item_reference are refused as before); one response's bound.
+  int responses_retention_days = 30;
+  size_t responses_max_bytes = 16u << 20;
 };
 
 // Who may call, backed by PostgreSQL; absent with --insecure-no-auth.
@@ -159,6 +167,10 @@ class Gateway {
   // ended windows to the audit sink every second. flushRefusalSummaries() writes all of them now
   // (before the audit trail stops).
   audit::RefusalThrottle& refusalThrottle() { return refusal_throttle_; }
+
+  // The Responses store; nullptr without a database (or with retention 0).
+  responses::Store* responseStore() const { return response_store_.get(); }
+  void setResponseStore(std::shared_ptr<responses::Store> store) { response_store_ = std::move(store); }
   void flushRefusalSummaries();
   ~Gateway();
 
@@ -182,6 +194,7 @@ class Gateway {
   audit::RefusalThrottle refusal_throttle_{{.rows_per_window = options_.unauthenticated_rows_per_peer}};
   std::unique_ptr<util::BackgroundTask> refusal_flush_;
   Identity identity_;
+  std::shared_ptr<responses::Store> response_store_;
   HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;
   CatalogStatus status_;

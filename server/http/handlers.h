@@ -118,6 +118,16 @@ namespace sluice::http {
 // POST /v1/messages/count_tokens: admitted like /v1/messages (the same 401/403/429) and audited;
 // asked of the first Anthropic-wire deployment that can be called, else estimated locally
 // ({"input_tokens": N}).
+// GET/DELETE /v1/responses/{id} and GET /v1/responses/{id}/input_items (stored_responses_handler.cc).
+class StoredResponsesHandler : public Handler {
+ public:
+  explicit StoredResponsesHandler(Gateway& gateway) : gateway_(gateway) {}
+  void handle(Request& request, ServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+};
+
 class CountTokensHandler : public Handler {
  public:
   explicit CountTokensHandler(Gateway& gateway) : gateway_(gateway) {}

@@ -10,6 +10,8 @@ std::unique_ptr<Handler> Router::route(const Request& request) {
   const std::string path = Poco::URI(request.target()).getPath();
   if (surface_ == Surface::Operations) {
     // Nothing of the request path here: a caller reaching this address gets 404 for it.
+  } else if (path.starts_with("/v1/responses/") || path.starts_with("/responses/")) {
+    return std::make_unique<StoredResponsesHandler>(gateway_);
   } else if (path == "/v1/messages/count_tokens") {
     if (request.method() == "POST") return std::make_unique<CountTokensHandler>(gateway_);
   } else if (auto wire = wire::clientWireForPath(path)) {

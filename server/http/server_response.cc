@@ -63,6 +63,7 @@ std::ostream& ServerResponse::send() {
     setKeepAlive(false);
   }
   writer_ = std::make_unique<BodyWriter>(socket_, renderHead(), framing, length, head_only_);
+  writer_->setTap(tap_);
   stream_ = std::make_unique<std::ostream>(writer_.get());
   return *stream_;
 }
@@ -75,6 +76,7 @@ void ServerResponse::sendBuffer(const void* buffer, std::size_t length) {
   const std::string head = renderHead();
   const std::string_view body = head_only_ || length == 0 ? std::string_view{}
                                                           : std::string_view(static_cast<const char*>(buffer), length);
+  if (tap_ != nullptr) tap_->bytes(body);
   ok_ = socket_.write({head, body});
 }
 

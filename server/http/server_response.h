@@ -31,6 +31,9 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
   bool sent() const override { return sent_; }
 
   void setHeadOnly(bool head_only) { head_only_ = head_only; }
+  // Shown the body bytes sent from now on (a whole answer, or each run of a streamed one); may
+  // be null. Must outlive the response's sending.
+  void setBodyTap(BodyTap* tap) { tap_ = tap; }
   // Ends the body. False when the connection cannot carry another request.
   bool finish();
 
@@ -43,6 +46,7 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
   bool ok_ = true;
   std::unique_ptr<BodyWriter> writer_;
   std::unique_ptr<std::ostream> stream_;
+  BodyTap* tap_ = nullptr;
 };
 
 }  // namespace sluice::http

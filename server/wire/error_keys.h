@@ -55,6 +55,7 @@ inline constexpr std::string_view kUnsupportedMediaType = "unsupported_media_typ
 inline constexpr std::string_view kUnauthorized = "unauthorized";        // 401: an operations endpoint without the ops token or an admin session
 inline constexpr std::string_view kOverloaded = "overloaded";            // 503: the process-wide body budget is full (Retry-After 1)
 inline constexpr std::string_view kInternalError = "internal_error";      // 500: a bug or an unexpected failure (logged)
+inline constexpr std::string_view kPreviousResponseNotFound = "previous_response_not_found";  // 400: previous_response_id names no stored response of the caller
 inline constexpr std::string_view kNotFound = "not_found";                // 404: no such path (health, console)
 inline constexpr std::string_view kMethodNotAllowed = "method_not_allowed";  // 405: the path exists, the method does not
 

@@ -12,6 +12,7 @@
 #include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
+#include "tests/support/wait_until.h"
 
 using nlohmann::json;
 using sluice::test::capture;
@@ -134,8 +135,12 @@ BOOST_AUTO_TEST_CASE(row10_operations_endpoints_on_their_own_address) {
   options.extra_args.push_back("--admin-listen");
   options.extra_args.push_back("127.0.0.1:0");
   Gateway gateway(options);
-  const std::string text = gateway.process().stdoutText();
   const std::string marker = "operations listening on ";
+  std::string text;
+  sluice::test::pollUntil([&] {  // printed just after "listening on", which the fixture waited for
+    text = gateway.process().stdoutText();
+    return text.find('\n', text.find(marker)) != std::string::npos && text.find(marker) != std::string::npos;
+  }, std::chrono::seconds(10));
   const size_t at = text.find(marker);
   BOOST_REQUIRE_MESSAGE(at != std::string::npos, text);
   const std::string ops = "http://" + text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());

@@ -1,7 +1,9 @@
 // Responses request body (what Codex and Responses-API clients send) -> neutral Request.
-// The gateway is stateless: every field that points at state kept by the provider
-// (previous_response_id, conversation, item_reference, stored prompts, background runs) is
-// refused with 400 unsupported_field, since a translated or failed-over request could not honour it.
+// State: with a database the gateway is the store and inlines `previous_response_id` and
+// `item_reference` before this decoder sees the body (server/responses/conversation.h); what still
+// reaches it (no database, or --responses-retention-days 0), and what points at state no gateway
+// keeps (conversation, stored prompts, background runs), is refused with 400 unsupported_field,
+// since a translated or failed-over request could not honour it.
 
 #include <string>
 
@@ -171,8 +173,8 @@ Failure decodeItem(const Json& item, const std::string& path, Request& request) 
     return std::nullopt;
   }
   if (type == "item_reference") {
-    return ApiError::unsupportedField("item_reference points at items stored by the provider; the gateway is stateless, so "
-                       "send the items themselves", path);
+    return ApiError::unsupportedField("item_reference points at stored items, and this gateway keeps no responses (it "
+                       "runs without a database or with --responses-retention-days 0), so send the items themselves", path);
   }
   if (type.empty()) return ApiError::invalidRequest("an input item needs a type or a role", path);
   // Hosted-tool calls and their outputs (web_search_call, custom_tool_call_output, ...): kept for
@@ -342,8 +344,9 @@ Failure refuseState(const Json& body) {
   for (const char* key : {"previous_response_id", "conversation", "prompt"}) {
     if (member(body, key) != nullptr) {
       return ApiError::unsupportedField(std::string(key) +
-                             " refers to state stored by the provider; the gateway is stateless, so send the "
-                             "whole conversation in input", key);
+                             " refers to stored state this gateway does not keep (previous_response_id needs a "
+                             "database and --responses-retention-days above 0), so send the whole conversation in "
+                             "input", key);
     }
   }
   if (const Json* background = member(body, "background"); background != nullptr && background->is_boolean() &&
