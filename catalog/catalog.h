@@ -185,6 +185,11 @@ struct Route {
   std::optional<std::string> scope_project;   // when: {scope: {project: ...}}
   std::vector<RouteDeployment> deployments;   // empty: each model's own deployments, in order
   Strategy strategy = Strategy::Ordered;
+  // Conversation affinity: later turns of one conversation go to the deployment that served the
+  // first (server/dispatch/affinity.h). Default: on for weighted and least_busy, off for ordered
+  // (which always leads with the same deployment anyway).
+  bool affinity = false;
+  int64_t affinity_ttl_seconds = 0;  // 0: a pin lasts while the route's deployments stay
   std::vector<std::string> context_fallbacks;
   Requirements requirements;
   Location where;

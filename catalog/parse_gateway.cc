@@ -86,7 +86,7 @@ RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location&
   std::string owner = ownerName(node, "route", index);
   Fields fields = reader.fields(node, at, owner,
                                 {"id", "label", "alias", "models", "when", "deployments",
-                                 "strategy", "context_fallbacks", "requires"});
+                                 "strategy", "affinity", "affinity_ttl_s", "context_fallbacks", "requires"});
   if (!fields.ok()) return draft;
   if (const Entry* id = fields.find("id")) {
     if (auto text = reader.string(*id, "id of " + owner)) {
@@ -117,6 +117,14 @@ RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location&
                                               {"weighted", Strategy::Weighted},
                                               {"least_busy", Strategy::LeastBusy}})
                          .value_or(Strategy::Ordered);
+  }
+  route.affinity = route.strategy != Strategy::Ordered;
+  if (const Entry* e = fields.find("affinity")) {
+    route.affinity = reader.choice<bool>(*e, "affinity of " + owner, {{"conversation", true}, {"none", false}})
+                         .value_or(route.affinity);
+  }
+  if (const Entry* e = fields.find("affinity_ttl_s")) {
+    route.affinity_ttl_seconds = reader.integer(*e, "affinity_ttl_s of " + owner, 0, 30 * 86400).value_or(0);
   }
   if (const Entry* e = fields.find("context_fallbacks")) {
     draft.context_fallbacks =

@@ -105,7 +105,9 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
                              {"model", plan->model_id},
                              {"route", {{"id", route.id},
                                         {"kind", std::string(catalog::toString(route.kind))},
-                                        {"strategy", std::string(catalog::toString(route.strategy))}}},
+                                        {"strategy", std::string(catalog::toString(route.strategy))},
+                                        {"affinity", route.affinity ? "conversation" : "none"},
+                                        {"affinity_ttl_s", route.affinity_ttl_seconds}}},
                              {"route_match", dispatch::joinRouteMatch(plan->route_match)},
                              {"deployments", nlohmann::json::array()}};
     if (project) report["project"] = *project;
@@ -128,7 +130,9 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   out << "requested    " << plan->requested_model << "\n";
   out << "model        " << plan->model_id << " (" << plan->model->display_name << ")\n";
   out << "route        " << route.id << " (" << catalog::toString(route.kind) << ", strategy "
-      << catalog::toString(route.strategy) << ")\n";
+      << catalog::toString(route.strategy) << (route.affinity ? ", conversation affinity" : "")
+      << (route.affinity && route.affinity_ttl_seconds > 0 ? " for " + std::to_string(route.affinity_ttl_seconds) + " s" : "")
+      << ")\n";
   if (project) out << "project      " << *project << "\n";
   out << "route_match  " << dispatch::joinRouteMatch(plan->route_match) << "\n";
   if (!route.context_fallbacks.empty()) {

@@ -87,6 +87,14 @@ ordered_json& ClientBody::parsed() {
   return *full_;
 }
 
+std::optional<std::string> ClientBody::stringMember(std::string_view name) {
+  const ordered_json& body = parsed();
+  if (!body.is_object()) return std::nullopt;
+  const auto it = body.find(name);
+  if (it == body.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
 std::expected<const wire::Request*, wire::ApiError> ClientBody::ir() {
   if (ir_) return &*ir_;
   if (decode_error_) return std::unexpected(*decode_error_);

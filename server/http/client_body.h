@@ -36,6 +36,9 @@ class ClientBody {
   // The request's own output ceiling, by its wire's field name; nullopt when absent.
   std::optional<int64_t> maxTokens() const;
 
+  // A top-level string member (parses the body whole on first use); nullopt when absent or not a string.
+  std::optional<std::string> stringMember(std::string_view name);
+
   // The IR, decoded on first use; the decoder's refusal when the body does not decode.
   std::expected<const wire::Request*, wire::ApiError> ir();
 

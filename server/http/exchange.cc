@@ -3,6 +3,7 @@
 #include <random>
 #include <variant>
 
+#include "server/dispatch/affinity.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/pricing.h"
 #include "server/dispatch/token_estimate.h"
@@ -86,6 +87,13 @@ void Exchange::run() {
   if (!planned) {
     ledger_.row().route_match = dispatch::joinRouteMatch(planned.error().route_match);
     return refuse(planned.error());
+  }
+  if (planned->route != nullptr && planned->route->affinity) {
+    const auto pinned = dispatch::pinConversation(
+        planned->attempts, conversationKey(), planned->route->affinity_ttl_seconds,
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    planned->route_match.push_back("affinity:" + std::string(dispatch::toString(pinned)));
+    gateway_.metrics().affinity.with({planned->route->id, std::string(dispatch::toString(pinned))}).inc();
   }
   ledger_.notePlan(*planned);
 
@@ -223,6 +231,41 @@ int Exchange::execute(const dispatch::Plan& plan) {
                                 "no deployment of '" + plan.model_id + "' can serve this request: " + unbound));
   }
   return runner.sent();
+}
+
+std::optional<std::string> Exchange::conversationKey() {
+  // What the client says the conversation is, first: Claude Code's session, Codex's, the
+  // Responses prompt_cache_key; then Claude Code's metadata.user_id, which names the session.
+  for (const char* header : {"x-claude-code-session-id", "session_id", "x-session-id"}) {
+    if (std::string value = request_.header(header); !value.empty() && value.size() <= 256) {
+      return std::string(header) + ":" + value;
+    }
+  }
+  auto ir = body_->ir();
+  if (!ir) return std::nullopt;
+  const wire::Request& request = **ir;
+  if (client_wire_ == catalog::Wire::OpenAIResponses) {
+    if (auto key = body_->stringMember("prompt_cache_key"); key && !key->empty()) return "prompt_cache_key:" + *key;
+  }
+  if (request.user && request.user->find("session") != std::string::npos) return "user:" + *request.user;
+  // Else what every turn of one conversation resends unchanged: the model asked for, the system
+  // prompt and the first user message (a Responses chain is inlined by now, so it counts too).
+  std::string key = "prefix:" + body_->requestedModel() + "\n";
+  const size_t bare = key.size();
+  for (const auto& block : request.system) key += block.text;
+  for (const auto& message : request.messages) {
+    if (message.role != wire::Role::User) continue;
+    for (const auto& block : message.content) {
+      if (block.type == wire::ContentBlock::Type::Text) {
+        key += "\n" + block.text;
+        break;
+      }
+      if (block.type == wire::ContentBlock::Type::ToolResult) break;
+    }
+    break;
+  }
+  if (key.size() == bare) return std::nullopt;  // nothing but the model
+  return key;
 }
 
 std::expected<std::string, wire::ApiError> Exchange::expandStored(std::string raw) {

@@ -54,6 +54,8 @@ class Exchange {
   // Responses clients with the gateway's store: the raw body with the stored items inlined
   // (previous_response_id, item_reference); the refusal when one is missing.
   std::expected<std::string, wire::ApiError> expandStored(std::string raw);
+  // The conversation this request belongs to, for affinity; nullopt when nothing names one.
+  std::optional<std::string> conversationKey();
   // After a served Responses answer that asked to be stored: keeps it (never fails the request).
   void keepStored();
 

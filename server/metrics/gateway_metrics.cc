@@ -150,6 +150,11 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                           "Requests cut with 408: head (not whole by the head deadline) or body "
                                           "(below the minimum body rate).",
                                           {"phase"})),
+      affinity(registry.counter("gateway_affinity_total",
+                                "Requests on routes with conversation affinity, by route and result: hit (the "
+                                "conversation's deployment led), repinned (its breaker was open, the next in its "
+                                "ranking led), miss (no conversation key).",
+                                {"route", "result"})),
       audit_rows_suppressed(registry.counter("gateway_audit_rows_suppressed_total",
                                              "Refusals without a valid key counted into a per-address summary "
                                              "row instead of one audit row each (--unauthenticated-rows-per-peer).")

@@ -158,6 +158,9 @@ struct GatewayMetrics {
   // gateway_requests_timed_out_total{phase}: "head" (not whole by --head-timeout-ms) or "body"
   // (slower than --min-body-bytes-per-second)
   CounterFamily& requests_timed_out;
+  // gateway_affinity_total{route, result}: hit | repinned | miss, per request on a route with
+  // conversation affinity (dispatch/affinity.h)
+  CounterFamily& affinity;
   // gateway_audit_rows_suppressed_total: keyless refusals counted into a summary row instead of
   // one row each (audit::RefusalThrottle)
   Counter& audit_rows_suppressed;

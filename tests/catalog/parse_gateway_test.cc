@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(unknown_route_key_names_the_route) {
   edit(sources.gateway, "      strategy: weighted", "      stratgy: weighted");
   expectError(compileCatalog(sources), at(sources.gateway, "stratgy"),
               "unknown key 'stratgy' in route 'fast-pool'; expected one of: id, label, alias, models, when, "
-              "deployments, strategy, context_fallbacks, requires (did you mean 'strategy'?)");
+              "deployments, strategy, affinity, affinity_ttl_s, context_fallbacks, requires (did you mean 'strategy'?)");
 }
 
 BOOST_AUTO_TEST_CASE(strategy_must_be_known) {
@@ -112,6 +112,27 @@ BOOST_AUTO_TEST_CASE(strategy_must_be_known) {
   edit(sources.gateway, "strategy: weighted", "strategy: random");
   expectError(compileCatalog(sources), at(sources.gateway, "random"),
               "strategy of route 'fast-pool' must be one of: ordered, weighted, least_busy; got 'random'");
+}
+
+BOOST_AUTO_TEST_CASE(affinity_defaults_on_for_pools_and_can_be_declared) {
+  CatalogSources sources = baselineSources();
+  auto catalog = compileClean(sources);
+  const auto* pool = catalog->route("fast-pool");
+  BOOST_REQUIRE(pool != nullptr);
+  BOOST_TEST(pool->affinity);  // weighted: on unless declared
+  BOOST_TEST(pool->affinity_ttl_seconds == 0);
+  BOOST_TEST(!catalog->route("claude-sonnet-5-5")->affinity);  // an implicit, ordered route
+
+  edit(sources.gateway, "      strategy: weighted", "      strategy: weighted\n      affinity: none");
+  BOOST_TEST(!compileClean(sources)->route("fast-pool")->affinity);
+  edit(sources.gateway, "      affinity: none", "      affinity: conversation\n      affinity_ttl_s: 1800");
+  auto declared = compileClean(sources);
+  BOOST_TEST(declared->route("fast-pool")->affinity);
+  BOOST_TEST(declared->route("fast-pool")->affinity_ttl_seconds == 1800);
+
+  edit(sources.gateway, "affinity: conversation", "affinity: sticky");
+  expectError(compileCatalog(sources), at(sources.gateway, "sticky"),
+              "affinity of route 'fast-pool' must be one of: conversation, none; got 'sticky'");
 }
 
 BOOST_AUTO_TEST_CASE(weights_are_positive_integers) {

@@ -40,6 +40,7 @@ void AdminHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Ne
   if (path == "/_mock/requests" && method == "GET") return send(response, 200, stats.historyJson());
   if (path == "/_mock/reset" && method == "POST") {
     stats.reset();
+    context_.prefixCache().clear();
     return send(response, 200, Json{{"reset", true}});
   }
   if (path == "/_mock/health" && method == "GET") return send(response, 200, Json{{"status", "ok"}});

@@ -169,8 +169,13 @@ void answer(Exchange& ex, const RequestInfo& info) {
     return;
   }
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const Answer planned =
-      planAnswer(info, ex.script, ex.seq, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  Answer planned = planAnswer(info, ex.script, ex.seq, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  if (ex.script.prefix_cache && !ex.script.usage.cache_read) {
+    // The path stands for the deployment: two endpoints of one provider differ by their prefix.
+    const std::int64_t cached = ex.context.prefixCache().readAndRemember(ex.received.path, info.prompt_text);
+    planned.usage.cache_read = std::min(cached, planned.usage.input_tokens);
+    planned.usage.input_tokens -= planned.usage.cache_read;
+  }
   RenderOptions options;
   options.stream = info.stream;
   options.gemini_sse = findQueryParam(ex.received.query, "alt").value_or("") == "sse";

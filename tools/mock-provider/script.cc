@@ -81,6 +81,7 @@ std::expected<void, std::string> parseField(const std::string& key, const Json& 
     return assign(toInt(value, key, 0, kMaxEvents), script.in_stream_error);
   }
   if (key == "echo") return assign(toBool(value, key), script.echo);
+  if (key == "prefix_cache") return assign(toBool(value, key), script.prefix_cache);
   if (key == "fixture") return assign(toString(value, key), script.fixture);
   if (key == "interaction") return assign(toInt(value, key, 0, 10'000), script.interaction);
   if (key == "text") return assign(toString(value, key), script.text);

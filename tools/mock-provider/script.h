@@ -39,6 +39,9 @@ struct Script {
   std::optional<int> reset_after_events;     // abort the TCP connection (RST)
   std::optional<int> in_stream_error;        // emit the wire's in-stream error after N events
   bool echo = false;                         // answer with what was received
+  // Usage from the simulated prefix cache of the path it was sent to (prefix_cache.h), unless
+  // usage.cache_read is scripted.
+  bool prefix_cache = false;
   std::optional<std::string> fixture;        // path relative to the fixtures dir to replay
   int interaction = 0;                       // which interaction of a cassette to replay
   std::optional<std::string> text;           // the answer text

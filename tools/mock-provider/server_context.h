@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "tools/mock-provider/prefix_cache.h"
 #include "tools/mock-provider/stats.h"
 
 namespace sluice::mock {
@@ -18,6 +19,7 @@ class ServerContext {
   const std::string& fixturesDir() const { return fixtures_dir_; }
   const std::optional<std::string>& apiKey() const { return api_key_; }
   Stats& stats() { return stats_; }
+  PrefixCache& prefixCache() { return prefix_cache_; }
   // Set once at shutdown; handlers poll it while sleeping or stalled.
   const std::atomic<bool>& stopping() const { return stopping_; }
   void stop() { stopping_.store(true); }
@@ -31,6 +33,7 @@ class ServerContext {
   const std::optional<std::string> api_key_;
   const bool quiet_;
   Stats stats_;
+  PrefixCache prefix_cache_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> seq_{0};
 };
