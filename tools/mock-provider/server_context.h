@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tools/mock-provider/stats.h"
+#include "tools/mock-provider/thought_signatures.h"
 
 namespace sluice::mock {
 
@@ -18,6 +19,8 @@ class ServerContext {
   const std::string& fixturesDir() const { return fixtures_dir_; }
   const std::optional<std::string>& apiKey() const { return api_key_; }
   Stats& stats() { return stats_; }
+  // The Gemini thought signatures handed out so far, checked on every later Gemini request.
+  ThoughtSignatures& thoughtSignatures() { return thought_signatures_; }
   // Set once at shutdown; handlers poll it while sleeping or stalled.
   const std::atomic<bool>& stopping() const { return stopping_; }
   void stop() { stopping_.store(true); }
@@ -31,6 +34,7 @@ class ServerContext {
   const std::optional<std::string> api_key_;
   const bool quiet_;
   Stats stats_;
+  ThoughtSignatures thought_signatures_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> seq_{0};
 };
