@@ -5,6 +5,7 @@
 
 #include "server/wire/codec.h"
 #include "server/wire/json_parse.h"
+#include "server/wire/openai_chat/tool_call_id.h"
 
 namespace sluice::http {
 
@@ -123,14 +124,18 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
   // Without it a Chat stream carries no usage at all, and the request could not be accounted;
   // the relay takes the usage chunk out again before the client sees it.
   const bool add_usage = stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_;
+  // Tool call ids that carry a Gemini signature (openai_chat/tool_call_id.h) go to a Chat
+  // provider as their plain ids; the substring test keeps every other body unparsed.
+  const bool plain_ids = client_wire_ == catalog::Wire::OpenAIChat && raw_.find(wire::openai_chat::kGeminiIdPrefix) != std::string::npos;
   // Nothing to change: the client's bytes go upstream as they came (no re-serialisation).
-  if (!clamp && !add_usage && !requested_model_.empty() && requested_model_ == attempt.deployment->upstream_model) {
+  if (!clamp && !add_usage && !plain_ids && !requested_model_.empty() &&
+      requested_model_ == attempt.deployment->upstream_model) {
     return raw_;
   }
   // Only the changed members are rewritten in the client's text (a 200 KB conversation is not
   // parsed and re-serialised for a model name); stream_options the client wrote itself keeps its
   // other members through the parse below.
-  if (head_.walked && !(add_usage && head_.values[kStreamOptions])) {
+  if (head_.walked && !plain_ids && !(add_usage && head_.values[kStreamOptions])) {
     std::vector<wire::MemberEdit> edits;
     edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
     if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*plan.max_tokens)});
@@ -139,6 +144,9 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
   }
   ordered_json& body = parsed();
   if (!body.is_object()) return std::unexpected(wire::ApiError::invalidJson());
+  if (plain_ids) {
+    if (auto stripped = wire::openai_chat::stripToolCallSignatures(body); !stripped) return std::unexpected(stripped.error());
+  }
   body["model"] = attempt.deployment->upstream_model;
   if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *plan.max_tokens;
   if (add_usage) {

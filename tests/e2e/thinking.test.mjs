@@ -162,8 +162,16 @@ function assertSignatureReturned(wire, upstream, body, { withTool }) {
     assert.equal(model.length, 1);
     const signed = model[0].parts.filter((p) => p.thoughtSignature);
     assert.equal(signed.length, 1, 'one part carries the thought signature');
-    assert.equal(signed[0].thoughtSignature, signature);
-    if (withTool) assert.ok(signed[0].functionCall, 'the signature stays on the function-call part');
+    if (withTool) {
+      // The mock signs a call with a signature of its own, which it checks on this turn.
+      assert.ok(signed[0].functionCall, 'the signature stays on the function-call part');
+      assert.match(
+        Buffer.from(signed[0].thoughtSignature, 'base64').toString(),
+        new RegExp(`^sluice-mock-thought-signature/${upstream}/\\d+/0/${TOOL.name}$`),
+      );
+    } else {
+      assert.equal(signed[0].thoughtSignature, signature);
+    }
     assert.ok(!model[0].parts.some((p) => p.thought), 'thought summaries are not sent back as text');
   }
 }

@@ -2,12 +2,14 @@
 // and not: the SDK accumulates the call (name, parsed arguments, id); the test sends the result
 // back in the SDK's own shape with the id the gateway gave, and gets the final text. The provider
 // must see, on the second turn, its own call and the result joined by its own id (for Gemini,
-// which sends no ids, by name), so ids are stable across turns.
+// which sends no ids, by name), so ids are stable across turns. Gemini signs its calls: the
+// mock refuses a second turn whose call lacks the exact thoughtSignature it handed out, so every
+// Gemini round trip here passes only when the signature came back on the call's part.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { MODELS, mockText, startStack } from './lib/stack.mjs';
+import { MODELS, mockCallSignature, mockText, startStack } from './lib/stack.mjs';
 
 let stack;
 before(async () => {
@@ -50,7 +52,7 @@ async function lastTwoProviderRequests() {
 
 // On the provider's own wire, the second turn must hold the first turn's call and the result,
 // joined by the provider's id (by name for Gemini), with the arguments unchanged.
-function assertProviderSawRoundTrip(wire, first, second) {
+function assertProviderSawRoundTrip(wire, first, second, upstream) {
   const body = second.json;
   const expectedId = providerCallId(wire, first.seq);
   if (wire === 'anthropic') {
@@ -96,6 +98,7 @@ function assertProviderSawRoundTrip(wire, first, second) {
     assert.equal(responses.length, 1);
     assert.equal(calls[0].role, 'model');
     assert.equal(calls[0].functionCall.name, TOOL.name);
+    assert.equal(calls[0].thoughtSignature, mockCallSignature(upstream, first.seq, 0, TOOL.name));
     assert.deepEqual(calls[0].functionCall.args, ARGS);
     assert.equal(responses[0].role, 'user');
     assert.equal(responses[0].functionResponse.name, TOOL.name);
@@ -144,7 +147,7 @@ for (const { model, wire, upstream } of MODELS) {
           [['text', mockText(upstream)]],
         );
         const [providerFirst, providerSecond] = await lastTwoProviderRequests();
-        assertProviderSawRoundTrip(wire, providerFirst, providerSecond);
+        assertProviderSawRoundTrip(wire, providerFirst, providerSecond, upstream);
       });
 
       test(`Chat tool_calls → role:tool round trip, ${how}`, async () => {
@@ -190,7 +193,7 @@ for (const { model, wire, upstream } of MODELS) {
         assert.equal(second.choices[0].finish_reason, 'stop');
         assert.equal(second.choices[0].message.content, mockText(upstream));
         const [providerFirst, providerSecond] = await lastTwoProviderRequests();
-        assertProviderSawRoundTrip(wire, providerFirst, providerSecond);
+        assertProviderSawRoundTrip(wire, providerFirst, providerSecond, upstream);
       });
 
       test(`Responses function_call → function_call_output round trip, ${how}`, async () => {
@@ -218,17 +221,12 @@ for (const { model, wire, upstream } of MODELS) {
         assert.deepEqual(JSON.parse(calls[0].arguments), ARGS);
         assert.ok(calls[0].call_id.length > 0);
 
+        // As Responses clients do: every output item back (reasoning items carry signatures).
         const secondRequest = {
           ...request,
           input: [
             ...request.input,
-            {
-              type: 'function_call',
-              id: calls[0].id,
-              call_id: calls[0].call_id,
-              name: calls[0].name,
-              arguments: calls[0].arguments,
-            },
+            ...first.output,
             { type: 'function_call_output', call_id: calls[0].call_id, output: RESULT },
           ],
         };
@@ -239,7 +237,7 @@ for (const { model, wire, upstream } of MODELS) {
         assert.equal(second.output_text, mockText(upstream));
         assert.equal(second.output.filter((item) => item.type === 'function_call').length, 0);
         const [providerFirst, providerSecond] = await lastTwoProviderRequests();
-        assertProviderSawRoundTrip(wire, providerFirst, providerSecond);
+        assertProviderSawRoundTrip(wire, providerFirst, providerSecond, upstream);
       });
     }
   });

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/mock-provider/thought_signatures.h"
 #include "tools/mock-provider/tokens.h"
 
 namespace sluice::mock {
@@ -32,11 +33,12 @@ Json usageMetadata(const Usage& usage, std::int64_t candidates, std::int64_t tho
   return meta;
 }
 
+// Signed whether or not thoughts were asked for, as Gemini 3 signs the first call of each step.
 Json functionCallPart(const Answer& answer) {
   Json args = Json::parse(answer.tool_call->arguments, nullptr, /*allow_exceptions=*/false);
   if (!args.is_object()) args = Json::object();
   Json part{{"functionCall", Json{{"name", answer.tool_call->name}, {"args", args}}}};
-  if (answer.thinking) part["thoughtSignature"] = answer.signature;
+  part["thoughtSignature"] = mintCallSignature(answer.model, answer.seq, 0, answer.tool_call->name);
   return part;
 }
 

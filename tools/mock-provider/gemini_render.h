@@ -12,7 +12,8 @@
 namespace sluice::mock {
 
 // A GenerateContentResponse with one candidate: parts [thought?, text?, functionCall?]
-// (thoughtSignature on the first non-thought part when thinking), finishReason, usageMetadata.
+// (thoughtSignature on the first non-thought part when thinking; a functionCall always carries
+// mintCallSignature(model, seq, 0, name)), finishReason, usageMetadata.
 std::string renderGenerateContent(const Answer& answer);
 
 // Data-only chunks, each a complete GenerateContentResponse holding only its new parts:

@@ -145,6 +145,17 @@ void sendStream(Exchange& ex, int status, const std::string& content_type, const
             kEndNames[static_cast<int>(end)];
 }
 
+// A Gemini answer's signed calls are remembered before it leaves, so the next turn is checked.
+void rememberSignatures(Exchange& ex, bool stream, const std::string& body, const std::vector<std::string>& frames) {
+  if (!ex.route || ex.route->wire != Wire::Gemini) return;
+  std::string text = body;
+  if (stream) {
+    text.clear();
+    for (const auto& frame : frames) text += frame;
+  }
+  ex.context.thoughtSignatures().remember(signedCalls(text));
+}
+
 void replay(Exchange& ex) {
   auto loaded = loadFixture(ex.context.fixturesDir(), *ex.script.fixture, ex.route->wire, ex.script.interaction);
   if (!loaded) {
@@ -155,6 +166,7 @@ void replay(Exchange& ex) {
   }
   ex.extra_headers = loaded->headers;
   const int status = ex.script.status.value_or(loaded->status);
+  rememberSignatures(ex, loaded->stream, loaded->body, loaded->frames);
   if (loaded->stream) sendStream(ex, status, loaded->content_type, loaded->frames);
   else sendBody(ex, status, loaded->content_type, loaded->body);
   ex.note = "fixture " + *ex.script.fixture + (ex.note.empty() ? "" : ", " + ex.note);
@@ -183,6 +195,7 @@ void answer(Exchange& ex, const RequestInfo& info) {
   options.error_after = ex.script.in_stream_error;
   options.stream_error = inStreamErrorFor(route.wire, ex.script);
   const Rendered rendered = renderAnswer(route, planned, options);
+  rememberSignatures(ex, rendered.stream, rendered.body, rendered.frames);
   if (rendered.stream) sendStream(ex, 200, rendered.content_type, rendered.frames);
   else sendBody(ex, 200, rendered.content_type, rendered.body);
 }
@@ -269,6 +282,12 @@ void serve(Exchange& ex) {
   if (auto rejected = rejectedField(ex, wire)) {
     sendError(ex, *rejected);
     return;
+  }
+  if (wire == Wire::Gemini && ex.route->endpoint != Endpoint::GeminiCountTokens) {
+    if (auto refused = ex.context.thoughtSignatures().check(ex.received.body)) {
+      sendError(ex, *refused);
+      return;
+    }
   }
   if (ex.script.fixture) {
     replay(ex);

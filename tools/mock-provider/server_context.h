@@ -8,6 +8,7 @@
 
 #include "tools/mock-provider/prefix_cache.h"
 #include "tools/mock-provider/stats.h"
+#include "tools/mock-provider/thought_signatures.h"
 
 namespace sluice::mock {
 
@@ -20,6 +21,8 @@ class ServerContext {
   const std::optional<std::string>& apiKey() const { return api_key_; }
   Stats& stats() { return stats_; }
   PrefixCache& prefixCache() { return prefix_cache_; }
+  // The Gemini thought signatures handed out so far, checked on every later Gemini request.
+  ThoughtSignatures& thoughtSignatures() { return thought_signatures_; }
   // Set once at shutdown; handlers poll it while sleeping or stalled.
   const std::atomic<bool>& stopping() const { return stopping_; }
   void stop() { stopping_.store(true); }
@@ -34,6 +37,7 @@ class ServerContext {
   const bool quiet_;
   Stats stats_;
   PrefixCache prefix_cache_;
+  ThoughtSignatures thought_signatures_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> seq_{0};
 };

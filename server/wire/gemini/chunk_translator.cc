@@ -99,8 +99,8 @@ void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::v
   const Json* call = objectMember(part, "functionCall");
   if (open_ == Open::Call) {
     if (call != nullptr && member(*call, "name") == nullptr) {
-      // NOTE: a signature on a continuation piece (never observed) cannot precede the call any
-      // more; it is emitted right after it.
+      // A signature on a continuation piece (never observed, but the piece is the same part)
+      // belongs to the call: a held call gets it in front when it is released.
       if (const std::string signature = signatureOf(part); !signature.empty()) deferred_signature_ = signature;
       continueCall(*call, out);
       return;
@@ -116,7 +116,7 @@ void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::v
   if (!signature.empty() && !thought_text) emitSignature(signature, out);
 
   if (call != nullptr) {
-    takeFunctionCall(*call, candidate_index, out);
+    takeFunctionCall(*call, candidate_index, !signature.empty(), out);
     return;
   }
   if (text != nullptr && text->is_string()) {
@@ -151,7 +151,8 @@ void ChunkTranslator::takePart(const Json& part, int64_t candidate_index, std::v
   stopBlock(out);
 }
 
-void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index, std::vector<StreamEvent>& out) {
+void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index, bool signed_part,
+                                       std::vector<StreamEvent>& out) {
   const std::string name = stringMember(call, "name");
   if (name.empty()) return;  // a stray continuation piece with no call open
   closeOpen(out);
@@ -165,12 +166,19 @@ void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index
 
   const Json* args = objectMember(call, "args");
   if (trueMember(call, "willContinue") && args == nullptr) {
-    startBlock(block, out);
+    // An unsigned first piece: its signature may still come on a continuation piece, and every
+    // client wire must see a call's signature before the call (Chat carries it in the call's id,
+    // which goes out with the call's first delta). Such a call is held whole until it closes.
+    // NOTE: this costs the argument streaming of unsigned calls (Gemini signs only the first
+    // call of a step, so parallel calls after it arrive whole).
+    holding_ = !signed_part;
+    held_.clear();
+    startBlock(block, sink(out));
     open_ = Open::Call;
     call_args_ = PartialArgsWriter();
     if (const Json* partial = arrayMember(call, "partialArgs")) {
       if (std::string text = call_args_.apply(*partial); !text.empty()) {
-        delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+        delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), sink(out));
       }
     }
     return;
@@ -183,7 +191,7 @@ void ChunkTranslator::takeFunctionCall(const Json& call, int64_t candidate_index
 void ChunkTranslator::continueCall(const Json& call, std::vector<StreamEvent>& out) {
   if (const Json* partial = arrayMember(call, "partialArgs")) {
     if (std::string text = call_args_.apply(*partial); !text.empty()) {
-      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), sink(out));
     }
   }
   if (!trueMember(call, "willContinue")) closeOpen(out);
@@ -208,6 +216,24 @@ void ChunkTranslator::emitSignature(const std::string& signature, std::vector<St
   startBlock(block, out);
   delta(StreamEvent::DeltaKind::Signature, signature, out);
   stopBlock(out);
+}
+
+// The held call goes out whole; a signature that came on one of its pieces goes first, as its
+// own signature block, taking the call's index (the call moves one up) so indices still increase
+// in the order blocks start.
+void ChunkTranslator::releaseHeldCall(std::vector<StreamEvent>& out) {
+  holding_ = false;
+  std::vector<StreamEvent> held = std::exchange(held_, {});
+  if (held.empty()) return;
+  const std::string signature = std::exchange(deferred_signature_, std::string());
+  if (!signature.empty()) {
+    const int call_index = held.front().index;
+    next_index_ = call_index;
+    emitSignature(signature, out);
+    for (StreamEvent& event : held) event.index = next_index_;
+    ++next_index_;
+  }
+  for (StreamEvent& event : held) out.push_back(std::move(event));
 }
 
 int ChunkTranslator::startBlock(const ContentBlock& block, std::vector<StreamEvent>& out) {
@@ -242,7 +268,12 @@ void ChunkTranslator::closeOpen(std::vector<StreamEvent>& out) {
   if (open_ == Open::None) return;
   if (open_ == Open::Call) {
     if (std::string text = call_args_.close(); !text.empty()) {
-      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), out);
+      delta(StreamEvent::DeltaKind::ToolInputJson, std::move(text), sink(out));
+    }
+    if (holding_) {
+      stopBlock(held_);
+      releaseHeldCall(out);
+      return;
     }
   }
   stopBlock(out);

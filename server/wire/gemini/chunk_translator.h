@@ -11,7 +11,11 @@
 //   consecutive text chunks of the same kind join one block;
 // - functionCall -> ToolUse: BlockStart, one ToolInputJson delta with the compact args ("{}"
 //   when none), BlockStop; id = functionCall.id or mintToolCallId(); Vertex `partialArgs`
-//   streams are accumulated and emitted as several deltas;
+//   streams are accumulated and emitted as several deltas when the call's first piece is
+//   signed; an unsigned streamed call is held until it closes and then emitted whole, after the
+//   signature block of a signature that came on one of its later pieces. So a call's signature
+//   block always comes right before the call, streamed or not, and no signature block follows
+//   a call it belongs to;
 // - any other part (inlineData, executableCode, ...) -> Opaque (raw part, raw_wire Gemini).
 // Pure; never throws.
 
@@ -44,7 +48,9 @@ class ChunkTranslator {
 
   void takeCandidate(const Json& candidate, std::vector<StreamEvent>& out);
   void takePart(const Json& part, int64_t candidate_index, std::vector<StreamEvent>& out);
-  void takeFunctionCall(const Json& call, int64_t candidate_index, std::vector<StreamEvent>& out);
+  void takeFunctionCall(const Json& call, int64_t candidate_index, bool signed_part, std::vector<StreamEvent>& out);
+  void releaseHeldCall(std::vector<StreamEvent>& out);
+  std::vector<StreamEvent>& sink(std::vector<StreamEvent>& out) { return holding_ ? held_ : out; }
   void continueCall(const Json& call, std::vector<StreamEvent>& out);
   void emitSignature(const std::string& signature, std::vector<StreamEvent>& out);
   int startBlock(const ContentBlock& block, std::vector<StreamEvent>& out);
@@ -67,7 +73,9 @@ class ChunkTranslator {
   int open_index_ = -1;
   int next_index_ = 0;
   PartialArgsWriter call_args_;
-  std::string deferred_signature_;  // a signature met inside a streamed call, emitted after it
+  std::string deferred_signature_;  // a signature met inside a streamed call
+  bool holding_ = false;            // the open streamed call is unsigned: its events wait in held_
+  std::vector<StreamEvent> held_;
 };
 
 }  // namespace sluice::wire::gemini

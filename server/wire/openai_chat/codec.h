@@ -13,8 +13,10 @@
 //   signature; parts and tools this IR does not model are kept as Opaque / raw for this wire.
 //   max_completion_tokens wins over max_tokens; temperature is kept as sent.
 // - encodeResponse / makeStreamEncoder: id "chatcmpl-<request id>", model = ResponseContext::model,
-//   created = ResponseContext::created. Thinking text is shown as reasoning_content; signatures,
-//   redacted thinking and other wires' Opaque blocks are left out. The stream is a role chunk,
+//   created = ResponseContext::created. Thinking text is shown as reasoning_content; a Gemini
+//   signature that belongs to a call rides in that call's id (tool_call_id.h), and decodeRequest
+//   unwraps it again (400 "invalid_request" for an oversized or malformed one); other
+//   signatures, redacted thinking and other wires' Opaque blocks are left out. The stream is a role chunk,
 //   content / reasoning_content / tool_calls deltas (tool_calls[].index counts calls 0, 1, 2...; a
 //   call without arguments gets "{}"), a finish_reason chunk, a usage chunk (choices []) when usage
 //   is known, then [DONE]; an Error event is a {"error":{...}} chunk then [DONE], and nothing after.

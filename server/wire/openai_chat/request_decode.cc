@@ -8,6 +8,9 @@
 // - assistant `reasoning_content` (DeepSeek style) becomes a Thinking block without signature,
 //   placed before the text and the tool calls.
 // - Parts this IR does not model (input_audio, file, ...) are kept as Opaque blocks of this wire.
+// - A tool call id carrying a Gemini signature (tool_call_id.h) is unwrapped, on the call and on
+//   the tool message alike: the plain id goes into the IR, the signature into a Gemini Thinking
+//   block right before its call.
 #include "server/wire/openai_chat/codec.h"
 
 #include <string>
@@ -17,6 +20,7 @@
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/tool_arguments.h"
+#include "server/wire/openai_chat/tool_call_id.h"
 
 namespace sluice::wire::openai_chat {
 
@@ -142,8 +146,10 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
       out.content.push_back(ContentBlock::ofOpaque(call, catalog::Wire::OpenAIChat));
       continue;
     }
-    const auto id = optionalString(call, "id");
-    if (!id) return std::unexpected(ApiError::invalidRequest("a tool call needs a string id", call_param + ".id"));
+    const auto raw_id = optionalString(call, "id");
+    if (!raw_id) return std::unexpected(ApiError::invalidRequest("a tool call needs a string id", call_param + ".id"));
+    auto id = parseToolCallId(*raw_id, call_param + ".id");
+    if (!id) return std::unexpected(id.error());
     const Json* function = member(call, "function");
     const auto name = function ? optionalString(*function, "name") : std::nullopt;
     if (!name) return std::unexpected(ApiError::invalidRequest("a tool call needs a function name", call_param + ".function.name"));
@@ -158,9 +164,16 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
             ApiError::invalidRequest("arguments must hold a JSON object", call_param + ".function.arguments"));
       }
     }
+    if (!id->signature.empty()) {
+      ContentBlock signature;
+      signature.type = ContentBlock::Type::Thinking;
+      signature.signature = std::move(id->signature);
+      signature.signature_wire = catalog::Wire::Gemini;
+      out.content.push_back(std::move(signature));
+    }
     ContentBlock block;
     block.type = ContentBlock::Type::ToolUse;
-    block.tool_id = *id;
+    block.tool_id = std::move(id->id);
     block.tool_name = *name;
     block.tool_input = std::move(*input);
     out.content.push_back(std::move(block));
@@ -169,11 +182,13 @@ Status appendAssistant(const Json& message, const std::string& param, Message& o
 }
 
 std::expected<ContentBlock, ApiError> toolResult(const Json& message, const std::string& param) {
-  const auto id = optionalString(message, "tool_call_id");
-  if (!id) return std::unexpected(ApiError::invalidRequest("a tool message needs a string tool_call_id", param + ".tool_call_id"));
+  const auto raw_id = optionalString(message, "tool_call_id");
+  if (!raw_id) return std::unexpected(ApiError::invalidRequest("a tool message needs a string tool_call_id", param + ".tool_call_id"));
+  auto id = parseToolCallId(*raw_id, param + ".tool_call_id");
+  if (!id) return std::unexpected(id.error());
   ContentBlock block;
   block.type = ContentBlock::Type::ToolResult;
-  block.tool_use_id = *id;
+  block.tool_use_id = std::move(id->id);
   if (const Json* content = member(message, "content")) {
     if (auto status = appendTextContent(*content, param + ".content", true, block.result); !status) {
       return std::unexpected(status.error());

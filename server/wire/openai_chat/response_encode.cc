@@ -1,7 +1,8 @@
 // Neutral Response -> chat.completion body for the client.
 //
 // Text blocks are joined without a separator (they are pieces of one answer); Thinking text goes
-// to `reasoning_content`. NOTE: signatures, redacted thinking and Opaque blocks of other wires
+// to `reasoning_content`. A Gemini signature that belongs to a call rides in the call's id
+// (tool_call_id.h). NOTE: other signatures, redacted thinking and Opaque blocks of other wires
 // cannot be expressed in Chat and are dropped.
 #include "server/wire/openai_chat/codec.h"
 
@@ -10,6 +11,7 @@
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
 #include "server/wire/openai_chat/tool_arguments.h"
+#include "server/wire/openai_chat/tool_call_id.h"
 #include "server/wire/openai_chat/usage_json.h"
 
 namespace sluice::wire::openai_chat {
@@ -18,12 +20,14 @@ std::string encodeResponse(const Response& response, const ResponseContext& cont
   std::string text;
   std::string reasoning;
   Json tool_calls = Json::array();
+  PendingCallSignature pending;
   for (const auto& block : response.content) {
+    pending.see(block);
     switch (block.type) {
       case ContentBlock::Type::Text: text += block.text; break;
       case ContentBlock::Type::Thinking: reasoning += block.text; break;
       case ContentBlock::Type::ToolUse:
-        tool_calls.push_back(Json{{"id", block.tool_id},
+        tool_calls.push_back(Json{{"id", toolCallIdFor(block.tool_id, pending.takeForCall())},
                                   {"type", "function"},
                                   {"function", {{"name", block.tool_name}, {"arguments", dumpToolArguments(block.tool_input)}}}});
         break;

@@ -3,7 +3,9 @@
 // Order written: a first chunk with delta {role:"assistant", content:""}; content,
 // reasoning_content and tool_calls deltas as they come; a finish_reason chunk with delta {};
 // a usage chunk with choices []; `data: [DONE]`. Tool calls are numbered 0, 1, 2... in the order
-// they start (the client's tool_calls[].index), whatever their IR block index. An error becomes a
+// they start (the client's tool_calls[].index), whatever their IR block index. A call's id goes
+// out with its first delta, so the Gemini signature it carries (tool_call_id.h) must be known by
+// then: the Gemini decoder puts a call's signature block before the call's start. An error becomes a
 // `data: {"error":{...}}` chunk and then `data: [DONE]`, so the stream still ends cleanly.
 #include "server/wire/openai_chat/codec.h"
 
@@ -14,6 +16,7 @@
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/stop_reason.h"
+#include "server/wire/openai_chat/tool_call_id.h"
 #include "server/wire/openai_chat/usage_json.h"
 #include "server/wire/sse.h"
 
@@ -94,10 +97,11 @@ class ChatStreamEncoder final : public StreamEncoder {
   void startBlock(const StreamEvent& event, std::string& out) {
     Block block;
     block.type = event.block.type;
+    call_signature_.see(event.block);
     if (block.type == ContentBlock::Type::ToolUse) {
       block.tool_index = next_tool_++;
       Json call = {{"index", block.tool_index},
-                   {"id", event.block.tool_id},
+                   {"id", toolCallIdFor(event.block.tool_id, call_signature_.takeForCall())},
                    {"type", "function"},
                    {"function", {{"name", event.block.tool_name}, {"arguments", ""}}}};
       write(chunk(Json{{"tool_calls", Json::array({std::move(call)})}}, nullptr), out);
@@ -112,7 +116,10 @@ class ChatStreamEncoder final : public StreamEncoder {
       case StreamEvent::DeltaKind::Thinking:
         write(chunk(Json{{"reasoning_content", event.delta}}, nullptr), out);
         break;
-      case StreamEvent::DeltaKind::Signature: break;  // NOTE: Chat cannot carry thinking signatures
+      case StreamEvent::DeltaKind::Signature:
+        // Only a Gemini signature that ends up before a call is shown: in that call's id.
+        call_signature_.appendSignature(event.delta);
+        break;
       case StreamEvent::DeltaKind::ToolInputJson: {
         const auto found = blocks_.find(event.index);
         if (found == blocks_.end() || found->second.tool_index < 0) break;
@@ -173,6 +180,7 @@ class ChatStreamEncoder final : public StreamEncoder {
   bool done_ = false;
   int next_tool_ = 0;
   std::map<int, Block> blocks_;  // by IR block index
+  PendingCallSignature call_signature_;
   StopReason stop_reason_ = StopReason::EndTurn;
   Usage usage_;
   bool usage_reported_ = false;

@@ -265,3 +265,9 @@ export function mockThinking(upstreamModel) {
 export function mockSignature(upstreamModel) {
   return Buffer.from(`sluice-mock-signature/${upstreamModel}`).toString('base64');
 }
+
+// The thoughtSignature the mock's Gemini puts on the call at `position` of its answer to request
+// `seq` (docs/mock-provider.md); the mock refuses a later turn where it does not come back.
+export function mockCallSignature(upstreamModel, seq, position, name) {
+  return Buffer.from(`sluice-mock-thought-signature/${upstreamModel}/${seq}/${position}/${name}`).toString('base64');
+}

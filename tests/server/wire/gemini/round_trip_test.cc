@@ -97,6 +97,24 @@ BOOST_AUTO_TEST_CASE(vertex_streamed_calls_come_back_with_their_arguments_and_si
     {"functionCall":{"name":"getWeather","args":{"location":"San Francisco"}}}])")));
 }
 
+BOOST_AUTO_TEST_CASE(a_signature_on_a_later_piece_of_a_streamed_call_goes_back_on_that_call) {
+  const std::vector<std::string> lines = {
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"lookup","willContinue":true}}]}}],"responseId":"r1"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.q","stringValue":"x"}],"willContinue":true},"thoughtSignature":"TGF0ZXI="}]}}],"responseId":"r1"})",
+      R"({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}},{"functionCall":{"name":"other","args":{}}}]},"finishReason":"STOP"}],"responseId":"r1"})",
+  };
+  const auto folded = test::fold(test::decodeWhole(test::sseBody(lines)));
+  BOOST_TEST_REQUIRE(!folded.error.has_value());
+  // The held call goes out after its signature block, whatever piece the signature came on.
+  BOOST_TEST_REQUIRE(folded.response.content.size() == 3u);
+  BOOST_TEST((folded.response.content[0].type == ContentBlock::Type::Thinking));
+  BOOST_TEST(folded.response.content[1].tool_name == "lookup");
+  const auto parts = resend(folded.response.content)["contents"][1]["parts"];
+  BOOST_TEST(parts == plain(std::string(R"([
+    {"functionCall":{"name":"lookup","args":{"q":"x"}},"thoughtSignature":"TGF0ZXI="},
+    {"functionCall":{"name":"other","args":{}}}])")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace
