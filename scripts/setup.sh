@@ -22,6 +22,7 @@ sluice_packages=(
   libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev
   postgresql postgresql-client curl ca-certificates
   prometheus  # promtool checks the metrics exposition
+  nginx  # the fleet tests put three replicas behind it
   nodejs npm chromium  # the e2e tests drive the gateway with the official SDKs and a browser
 )
 sluice_pg_version=15

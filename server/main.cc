@@ -57,13 +57,15 @@ int serve(const boot::Settings& settings) {
   malloc_trim(0);
   listener.announce(catalog->version);
 
-  boot::waitForStop(signals, reloader);
+  const int stop_signal = boot::waitForStop(signals, reloader);
   return boot::drain({.reloader = reloader,
                       .housekeeping = housekeeping.get(),
                       .listener = listener,
                       .gateway = gateway,
                       .audit = audit,
-                      .drain_seconds = options.drain_seconds});
+                      .drain_seconds = options.drain_seconds,
+                      .drain_delay_ms = options.drain_delay_ms,
+                      .signal = stop_signal});
 }
 
 }  // namespace

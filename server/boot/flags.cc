@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 namespace sluice::boot {
 
 std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
@@ -100,6 +102,15 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
       ->envname("SLUICE_WATCH_MS")
       ->capture_default_str();
+  app.add_option("--replica-name", options.replica_name,
+                 "this replica's name on its audit rows, metrics and the console (default: the host name)")
+      ->envname("SLUICE_REPLICA_NAME");
+  app.add_option("--drain-delay-ms", options.drain_delay_ms,
+                 "on SIGTERM: how long /readyz fails (and answers close their connections) while requests are "
+                 "still accepted, before accepting stops and in-flight requests drain (SIGINT skips it)")
+      ->envname("SLUICE_DRAIN_DELAY_MS")
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
   app.add_option("--drain-seconds", options.drain_seconds, "how long shutdown waits for in-flight requests")
       ->envname("SLUICE_DRAIN_SECONDS")
       ->capture_default_str();
@@ -138,6 +149,11 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   if (!database_url.empty()) options.database_url = database_url;
   if (!ops_token.empty()) options.ops_token = ops_token;
   if (!admin_listen.empty()) options.admin_listen = admin_listen;
+  if (options.replica_name.empty()) {
+    char host[256] = {};
+    options.replica_name = ::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0' ? host : "sluice";
+  }
+  if (options.replica_name.size() > 128) options.replica_name.resize(128);
   if (!options.database_url && !options.insecure_no_auth) {
     std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
                  "       --insecure-no-auth to serve anonymously for local development\n";

@@ -94,7 +94,12 @@ size_t Listener::openConnections() const {
 void Listener::stopAccepting() {
   if (loop_) {
     loop_->stopAccepting();
-    loop_->interrupt();  // connections waiting for their next request close now
+    loop_->interrupt();  // connections waiting for their next request close now (served if one arrived)
+    // Once the workers took what was queued, the socket closes: a new connection is refused at
+    // once (a load balancer then tries another replica) instead of waiting in the backlog for
+    // the process to exit and being reset.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    socket_.close();
   } else {
     server_->stop();
   }

@@ -22,7 +22,7 @@ sigset_t blockSignals() {
   return signals;
 }
 
-void waitForStop(const sigset_t& signals, CatalogReloader& reloader) {
+int waitForStop(const sigset_t& signals, CatalogReloader& reloader) {
   for (;;) {
     int received = 0;
     sigwait(&signals, &received);
@@ -30,11 +30,18 @@ void waitForStop(const sigset_t& signals, CatalogReloader& reloader) {
       reloader.reload("sighup");
       continue;
     }
-    break;
+    return received;
   }
 }
 
 int drain(const Serving& serving) {
+  if (serving.signal == SIGTERM && serving.drain_delay_ms > 0) {
+    serving.gateway.draining().store(true);
+    log::info("draining: readiness fails, still serving", {{"drain_delay_ms", serving.drain_delay_ms},
+                                                           {"in_flight", serving.listener.openConnections()}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(serving.drain_delay_ms));
+  }
+  serving.gateway.draining().store(true);
   serving.reloader.stopWatch();
   if (serving.housekeeping != nullptr) serving.housekeeping->stop();
   log::info("draining", {{"in_flight", serving.listener.openConnections()}, {"drain_seconds", serving.drain_seconds}});

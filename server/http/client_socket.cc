@@ -58,7 +58,7 @@ size_t ClientSocket::receive(char* out, size_t n) {
     drained_ = false;
     const auto waited =
         net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, until, limits_.interruptible);
-    if (waited == net::fiber::Wait::Interrupted) return 0;
+    if (waited == net::fiber::Wait::Interrupted) return lastRead(out, n);
     if (waited == net::fiber::Wait::Timeout) return timedOut();
   }
   for (;;) {
@@ -76,7 +76,7 @@ size_t ClientSocket::receive(char* out, size_t n) {
       // A non-blocking socket on a fiber: park until it is readable.
       const auto waited = net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, until, limits_.interruptible);
       if (waited == net::fiber::Wait::Ready) continue;
-      if (waited == net::fiber::Wait::Interrupted) return 0;
+      if (waited == net::fiber::Wait::Interrupted) return lastRead(out, n);
       if (waited == net::fiber::Wait::Timeout) return timedOut();
     } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
       // A tick of the socket's receive timeout.
@@ -87,6 +87,14 @@ size_t ClientSocket::receive(char* out, size_t n) {
     broken_ = true;  // reset
     return 0;
   }
+}
+
+size_t ClientSocket::lastRead(char* out, size_t n) {
+  // Interrupted (the gateway stops): what already arrived is still read, so a request the client
+  // sent before the stop is served rather than reset by closing over unread bytes.
+  const ssize_t got = ::recv(fd_, out, n, MSG_DONTWAIT);
+  if (got > 0) return static_cast<size_t>(got);
+  return 0;
 }
 
 size_t ClientSocket::fill() {

@@ -88,6 +88,7 @@ class ClientSocket {
 
  private:
   size_t receive(char* out, size_t n);
+  size_t lastRead(char* out, size_t n);
 
   int fd_;
   ReadLimits limits_;

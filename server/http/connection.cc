@@ -138,11 +138,14 @@ void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& para
   int served = 0;
 
   // Waiting for the first bytes of the next request: an idle connection is closed after the
-  // keep-alive timeout, and within a tick once the gateway starts draining (on a fiber: at once).
-  const ReadLimits first_wait{millis(params.getTimeout()), true, &gateway.stopping()};
+  // keep-alive timeout, and within a tick once the gateway starts draining (on a fiber: at once),
+  // unless its next request already arrived (it is served). A new connection's first request is
+  // waited for even while draining (bounded by the head deadline): the client connected before
+  // the gateway stopped accepting, so its request is on its way, and closing would reset it.
+  const ReadLimits first_wait{millis(params.getTimeout()), false, nullptr};
   const ReadLimits idle_wait{millis(params.getKeepAliveTimeout()), true, &gateway.stopping()};
 
-  while (!gateway.stopping().load()) {
+  while (served == 0 || !gateway.stopping().load() || !client.buffered().empty()) {
     h1::RequestHead head;
     h1::HeadResult parsed;
     // The head's deadline: from the accept for the first request, from its first byte for the
@@ -182,7 +185,7 @@ void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& para
     ++served;
     response.setVersion(request.getVersion());
     response.setKeepAlive(params.getKeepAlive() && request.getKeepAlive() && served < max_requests &&
-                          !gateway.stopping().load());
+                          !gateway.stopping().load() && !gateway.draining().load());
     Request routed(request, newRequestId(), &gateway.clientWatch());
     response.set(kRequestIdHeader, routed.id());
     if (request.getMethod() == Poco::Net::HTTPRequest::HTTP_HEAD) response.setHeadOnly(true);

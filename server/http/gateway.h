@@ -56,6 +56,9 @@ struct ServerOptions {
   // machine's memory, at least 64 MiB.
   size_t max_buffered_bytes = 0;
   int drain_seconds = 30;
+  int drain_delay_ms = 0;
+  // This replica's name on its audit rows and in the console's live view (default: the host name).
+  std::string replica_name;  // on SIGTERM: readiness fails this long before accepting stops
   // Deadlines, not idle timers (server/http/connection.cc): a request head must arrive whole
   // within head_timeout_ms (a connection's first head: from its accept); a body must keep up
   // min_body_bytes_per_second after body_grace_ms (0: no minimum), else 408 and close.
@@ -154,6 +157,9 @@ class Gateway {
 
   // Set when shutdown begins: keep-alive connections close after their current request.
   std::atomic<bool>& stopping() { return stopping_; }
+  // Set on SIGTERM before stopping(): /readyz answers 503 "draining" and answers close their
+  // connections, while requests are still accepted and served.
+  std::atomic<bool>& draining() { return draining_; }
 
   // The audit writer; null when no database is configured (audit::RequestAudit then does nothing).
   // Set once at start-up, before the server accepts requests; owned by main.
@@ -187,6 +193,7 @@ class Gateway {
   BodyBudget body_budget_;
   ConnectionLimits connection_limits_{options_.max_connections, options_.max_connections_per_peer};
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> draining_{false};
   audit::Writer* audit_ = nullptr;
   audit::Sink* audit_sink_ = nullptr;
   void writeRefusalSummaries(const std::vector<audit::RefusalThrottle::Summary>& summaries);

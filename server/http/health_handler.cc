@@ -50,7 +50,13 @@ void HealthHandler::handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTP
     }
     ready = ready && reachable;
   }
-  if (!ready) body["status"] = "not_ready";
+  if (gateway_.draining().load()) {
+    // Stopping: a load balancer must send no more, while the requests it sent finish here.
+    body["status"] = "draining";
+    ready = false;
+  } else if (!ready) {
+    body["status"] = "not_ready";
+  }
   sendJson(response, ready ? 200 : 503, body.dump());
 }
 

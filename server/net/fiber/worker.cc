@@ -258,7 +258,15 @@ void Worker::handle(Message& message) {
     case Message::Spawn: start(std::move(message.body), message.connection); break;
     case Message::Accept: acceptor_.start(epoll_fd_); break;
     case Message::Interrupt: interruptAll(); break;
-    case Message::StopAccepting: acceptor_.stop(epoll_fd_); break;
+    case Message::StopAccepting:
+      // The connections already queued on the listening socket were completed by the kernel and
+      // their requests may be on their way: take them (they are served) before stopping, so the
+      // socket's close cannot reset them.
+      if (acceptor_.accepting()) {
+        for (int batch = 0; batch < 32; ++batch) accept();
+      }
+      acceptor_.stop(epoll_fd_);
+      break;
     case Message::Quit: quit_ = true; break;
   }
 }
