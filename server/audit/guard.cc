@@ -14,6 +14,11 @@ int64_t RequestAudit::elapsedMs() const {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_).count();
 }
 
+void RequestAudit::discard() {
+  if (sink_ != nullptr) sink_->abandon(record_.id);
+  sink_ = nullptr;
+}
+
 RequestAudit::~RequestAudit() {
   if (!sink_) return;
   if (!record_.latency_ms) record_.latency_ms = elapsedMs();

@@ -35,7 +35,8 @@ class RequestAudit {
   const Record& record() const { return record_; }
 
   // The row is not submitted: it is accounted for elsewhere (a RefusalThrottle summary).
-  void discard() { sink_ = nullptr; }
+  void discard();
+  Sink* sink() const { return sink_; }
 
   // Milliseconds since construction (steady clock): use for ttfb_ms, upstream_ms.
   int64_t elapsedMs() const;

@@ -52,6 +52,9 @@ inline constexpr std::string_view kQuotaExceeded = "quota_exceeded";
 inline constexpr std::string_view kShuttingDown = "shutting_down";
 inline constexpr std::string_view kOverloaded = "overloaded";  // 503: no room left for request bodies
 inline constexpr std::string_view kInternalError = "internal_error";
+// The replica serving the request stopped before it ended (killed, crashed): written at its next
+// start from its audit journal (journal.h). Status 500.
+inline constexpr std::string_view kInterrupted = "interrupted";
 }  // namespace outcome
 
 struct Record {

@@ -7,9 +7,13 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include <pqxx/pqxx>
 
+#include "server/audit/journal.h"
 #include "server/audit/record_json.h"
 #include "server/audit/spool.h"
 #include "server/net/fiber.h"
@@ -104,6 +108,32 @@ struct Writer::State {
 
   mutable std::mutex spool_mutex;  // guards opening the spool, not its use (Spool is thread-safe)
   std::unique_ptr<Spool> spool;
+
+  // The journal (null when off). journal_mutex is taken before `mutex` when both are: a row is
+  // journaled and queued as one step, so a compaction never misses it.
+  std::unique_ptr<Journal> journal;
+  std::mutex journal_mutex;
+  std::unordered_map<std::string, std::string> open_begins;  // id -> its begin line
+  SteadyClock::time_point compacted_at{};
+
+  // Rewrites the journal with what is still open: begun requests and queued rows.
+  void compactJournal() {
+    if (!journal) return;
+    try {
+      std::lock_guard journal_lock(journal_mutex);
+      std::vector<std::string> lines;
+      lines.reserve(open_begins.size());
+      for (const auto& [id, line] : open_begins) lines.push_back(line);
+      {
+        std::lock_guard lock(mutex);
+        for (const auto& row : queue) lines.push_back(Journal::endLine(row));
+      }
+      journal->rewrite(lines);
+    } catch (const std::exception& error) {
+      log::warn("audit: cannot compact the journal", {{"error", error.what()}});
+    }
+    compacted_at = SteadyClock::now();
+  }
 
   std::atomic<uint64_t> rows_submitted{0};
   std::atomic<uint64_t> rows_written{0};
@@ -299,8 +329,12 @@ struct Writer::State {
         processed += lines.size();
       }
       progressed.notify_all();
+      if (journal && (journal->size() > (4u << 20) || SteadyClock::now() - compacted_at > std::chrono::seconds(2))) {
+        compactJournal();
+      }
       if (last) break;
     }
+    compactJournal();
     connection.reset();
   }
 };
@@ -312,7 +346,28 @@ Writer::~Writer() { stop(); }
 void Writer::start() {
   std::lock_guard lock(state_->mutex);
   if (state_->started) return;
-  state_->openSpool();  // throws when the spool cannot be opened
+  Spool* spool = state_->openSpool();  // throws when the spool cannot be opened
+  if (state_->options.journal && !state_->journal) {
+    try {
+      state_->journal = std::make_unique<Journal>(spool->path() + ".journal");
+      // What a process killed outright left: its rows, and its unfinished requests as interrupted.
+      const Journal::Loaded left = state_->journal->load();
+      for (const auto& row : left.ended) state_->queue.push_back(row);
+      for (const auto& row : left.interrupted) state_->queue.push_back(row);
+      state_->enqueued += left.ended.size() + left.interrupted.size();
+      if (!left.ended.empty() || !left.interrupted.empty()) {
+        log::warn("audit: rows recovered from the journal of a process that did not stop",
+                  {{"rows", left.ended.size()}, {"interrupted", left.interrupted.size()},
+                   {"journal", state_->journal->path()}});
+      }
+      std::vector<std::string> lines;
+      for (const auto& row : state_->queue) lines.push_back(Journal::endLine(row));
+      state_->journal->rewrite(lines);
+    } catch (const std::exception& error) {
+      log::error("audit: no journal; a killed process would lose its in-memory rows", {{"error", error.what()}});
+      state_->journal.reset();
+    }
+  }
   state_->started = true;
   state_->thread = std::thread([state = state_.get()] { state->run(); });
 }
@@ -326,6 +381,12 @@ void Writer::submit(Record record) noexcept {
     // NOTE: serialised here, on the request's thread (tens of microseconds), so the writer thread
     // does nothing but I/O and keeps up with more requests.
     std::string line = toRowJson(record);
+    std::unique_lock<std::mutex> journal_lock;
+    if (state.journal) {
+      journal_lock = std::unique_lock(state.journal_mutex);
+      state.open_begins.erase(record.id);
+      state.journal->appendEnd(line);
+    }
     {
       std::lock_guard lock(state.mutex);
       const bool accepting = !state.stopping && (!state.started || state.thread.joinable());
@@ -341,6 +402,31 @@ void Writer::submit(Record record) noexcept {
     net::fiber::blocking([&] { state.spoolLines({std::move(line)}); });
   } catch (const std::exception& error) {
     log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});
+  }
+}
+
+void Writer::begin(const Record& partial) noexcept {
+  State& state = *state_;
+  if (!state.journal) return;
+  try {
+    const std::string row = toRowJson(partial);
+    std::lock_guard lock(state.journal_mutex);
+    state.journal->appendBegin(row);
+    state.open_begins[partial.id] = Journal::beginLine(row);
+  } catch (const std::exception& error) {
+    log::warn("audit: a request's start could not be journaled", {{"id", partial.id}, {"error", error.what()}});
+  }
+}
+
+void Writer::abandon(const std::string& id) noexcept {
+  State& state = *state_;
+  if (!state.journal) return;
+  try {
+    std::lock_guard lock(state.journal_mutex);
+    state.open_begins.erase(id);
+    // An end without a row: a replay does not take the begin for an interrupted request.
+    state.journal->appendEnd(nlohmann::json{{"id", id}, {"abandoned", true}}.dump());
+  } catch (const std::exception&) {
   }
 }
 

@@ -39,6 +39,8 @@ struct WriterOptions {
   // Called on the writer's thread after every batch written into PostgreSQL (rows, seconds);
   // must be quick and must not throw. For metrics (gateway_audit_batch_rows).
   std::function<void(size_t rows, double seconds)> on_batch;
+  // Keep <spool>.journal so that a process killed outright still leaves every row (journal.h).
+  bool journal = true;
 };
 
 struct WriterStats {
@@ -68,6 +70,10 @@ class Writer : public Sink {
   // Hands one row over. Never throws; never drops the row (see above). May be called before
   // start() and after stop(): such rows go to the spool.
   void submit(Record record) noexcept override;
+  // Journaled (journal.h) when the writer keeps a journal: a killed process's requests still
+  // leave their rows at the next start.
+  void begin(const Record& partial) noexcept override;
+  void abandon(const std::string& id) noexcept override;
 
   // Waits until every row submitted before the call is in PostgreSQL or the spool, up to
   // `timeout`. True when that happened.

@@ -1,5 +1,7 @@
 #include "server/http/request_ledger.h"
 
+#include "server/audit/sink.h"
+
 #include "server/http/gateway.h"
 #include "server/log/json_log.h"
 
@@ -68,12 +70,29 @@ void RequestLedger::notePlan(const dispatch::Plan& plan) {
   row.route_id = plan.route->id;
   row.strategy = std::string(catalog::toString(plan.strategy));
   row.route_match = dispatch::joinRouteMatch(plan.route_match);
-  if (plan.attempts.empty()) return;
-  row.provider = plan.attempts.front().provider->id;
-  row.endpoint = plan.attempts.front().endpoint->key;
-  if (kind_ == Kind::Request) {
-    gateway_.metrics().deployment_selected.with({plan.route->id, row.provider, row.strategy}).inc();
+  if (!plan.attempts.empty()) {
+    row.provider = plan.attempts.front().provider->id;
+    row.endpoint = plan.attempts.front().endpoint->key;
+    if (kind_ == Kind::Request) {
+      gateway_.metrics().deployment_selected.with({plan.route->id, row.provider, row.strategy}).inc();
+    }
   }
+  journalBegin();
+}
+
+void RequestLedger::journalBegin() {
+  // From here on the request may wait on a provider for minutes: should the process be killed
+  // meanwhile, the journal still gives it a row (outcome interrupted) at the next start.
+  audit::Sink* sink = audit_.sink();
+  if (sink == nullptr) return;
+  audit::Record partial = audit_.record();
+  partial.outcome = std::string(audit::outcome::kInterrupted);
+  partial.status = 500;
+  partial.error_key = "replica_stopped";
+  partial.error_message = "the replica serving this request stopped (killed or crashed) before it ended; "
+                          "recorded from its journal when it started again";
+  partial.completed_at = partial.created_at;
+  sink->begin(partial);
 }
 
 void RequestLedger::noteRouting(const std::vector<std::string>& plan_segments, const dispatch::AttemptWalk* walk,

@@ -103,6 +103,7 @@ class RequestLedger {
 
  private:
   void end(int status, std::string_view error_key);
+  void journalBegin();
 
   Gateway& gateway_;
   Kind kind_;

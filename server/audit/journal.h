@@ -1,0 +1,63 @@
+#pragma once
+// The audit journal: what a replica killed outright (SIGKILL, the OOM killer, a crash) needs so
+// that every request it served, and every request it was serving, still leaves its row.
+//
+// Lines of JSON, appended with one write(2) each (the page cache keeps them when the process
+// dies; a machine that loses power loses the last seconds, as the database's own commit would):
+//   {"b":<row>}  a request began (or got further): the row it leaves if the process dies now,
+//                outcome `interrupted`; a later "b" of the same id replaces an earlier one
+//   {"r":<row>}  a request ended: its row, until the writer has it in PostgreSQL or the spool
+// The writer rewrites the file now and then (compact()) with only what is still open, and on
+// start reads what a previous process left (load()) and submits it: ended rows as they are,
+// begun-but-never-ended ones as `interrupted`. Inserts are idempotent on (id, created_at), so a
+// row already in PostgreSQL is not written twice.
+//
+// Thread-safe.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::audit {
+
+class Journal {
+ public:
+  // Opens (creating) `path` for appending. Throws std::system_error naming it.
+  explicit Journal(std::string path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // What the file held when opened: the rows to submit, one row JSON each, in file order; a torn
+  // last line is dropped. Ended rows, then the rows of requests that never ended (the last "b"
+  // of each id).
+  struct Loaded {
+    std::vector<std::string> ended;
+    std::vector<std::string> interrupted;
+  };
+  static Loaded parse(std::string_view text);
+  Loaded load() const;
+
+  void appendBegin(std::string_view row_json);
+  void appendEnd(std::string_view row_json);
+  // Replaces the file with these lines (already "b"/"r"-wrapped), atomically (rename).
+  void rewrite(const std::vector<std::string>& lines);
+  uint64_t size() const;
+
+  static std::string beginLine(std::string_view row_json);
+  static std::string endLine(std::string_view row_json);
+
+ private:
+  void append(const std::string& line);
+
+  std::string path_;
+  mutable std::mutex mutex_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+}  // namespace sluice::audit
