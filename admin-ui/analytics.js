@@ -1,4 +1,5 @@
-// /admin/analytics: latency per model against an SLO, traffic over time as SVG, cost by dimension.
+// /admin/analytics: latency per model against an SLO, traffic over time as SVG, cost by dimension,
+// cache hit ratio and savings per route and served deployment.
 'use strict';
 (function () {
   const S = window.Sluice;
@@ -40,6 +41,14 @@
     return svg;
   }
 
+  function cacheSummary(rows) {
+    const sum = (field) => rows.reduce((total, r) => total + Number(r[field]), 0);
+    const prompt = sum('input_tokens');
+    const ratio = prompt > 0 ? S.fmtPct(sum('cache_read_tokens') / prompt) : '–';
+    return `Cache reads saved ${S.fmtUsd(sum('cache_savings_microdollars'))} at the served deployments' prices; ` +
+      `${ratio} of prompt tokens were read from a provider cache. Saved = cache-read tokens × (input price − cache-read price).`;
+  }
+
   function costTable(rows, label) {
     const max = Math.max(1, ...rows.map((r) => r.cost_microdollars));
     return S.table([
@@ -50,6 +59,21 @@
       { title: 'Cost', value: (r) => S.fmtUsd(r.cost_microdollars), num: true },
       { title: '', value: (r) => { const bar = el('span', { class: 'bar' }); bar.style.width = Math.round((120 * r.cost_microdollars) / max) + 'px'; return bar; } },
     ], rows, { empty: 'No traffic in this window.' });
+  }
+
+  // Cache hit ratio = cache-read share of all prompt tokens (input_tokens counts cached ones too).
+  function cacheTable(rows, label, dim) {
+    const max = Math.max(1, ...rows.map((r) => r.cache_savings_microdollars));
+    return S.table([
+      { title: label, value: (r) => r.key || '(none)' },
+      { title: 'Requests', value: (r) => S.fmtInt(r.requests), num: true },
+      { title: 'Prompt tokens', value: (r) => S.fmtInt(r.input_tokens), num: true },
+      { title: 'Cache read', value: (r) => S.fmtInt(r.cache_read_tokens), num: true },
+      { title: 'Hit ratio', value: (r) => (r.input_tokens > 0 ? S.fmtPct(r.cache_hit_ratio) : '–'), num: true },
+      { title: 'Saved', value: (r) => S.fmtUsd(r.cache_savings_microdollars), num: true },
+      { title: 'Cost', value: (r) => S.fmtUsd(r.cost_microdollars), num: true },
+      { title: '', value: (r) => { const bar = el('span', { class: 'bar' }); bar.style.width = Math.round((120 * r.cache_savings_microdollars) / max) + 'px'; return bar; } },
+    ], rows, { attrs: { id: `cache-${dim}` }, rowAttrs: (r) => ({ 'data-key': r.key }), empty: 'No traffic in this window.' });
   }
 
   S.start(async (app) => {
@@ -80,6 +104,12 @@
         chart('Tokens in', data, 'input_tokens', (v) => S.fmtInt(Math.round(v))),
         chart('Tokens out', data, 'output_tokens', (v) => S.fmtInt(Math.round(v))),
         chart('Cost', data, 'cost_microdollars', (v) => S.fmtUsd(v), false)),
+      el('h2', { text: 'Prompt cache' }),
+      el('p', { class: 'muted', id: 'cache-summary', text: cacheSummary(data.cost_by.route) }),
+      el('div', { class: 'grid wide' }, [['route', 'Route'], ['deployment', 'Deployment']].map(([dim, label]) => el('div', { class: 'card' },
+        el('h3', {}, label, ' ',
+          el('a', { href: `/admin/api/analytics.csv?by=${dim}&since=${encodeURIComponent(since)}`, download: `sluice-cost-by-${dim}.csv`, text: 'CSV' })),
+        cacheTable(data.cost_by[dim], label, dim)))),
       el('h2', { text: 'Cost by' }),
       el('div', { class: 'grid' }, ['member', 'project', 'model', 'provider'].map((dim) => el('div', { class: 'card' },
         el('h3', {}, dim[0].toUpperCase() + dim.slice(1), ' ',

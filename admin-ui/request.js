@@ -35,6 +35,7 @@
           ['Input tokens', S.fmtInt(r.input_tokens)], ['Output tokens', S.fmtInt(r.output_tokens)],
           ['Cache read / write', `${S.fmtInt(r.cache_read_tokens)} / ${S.fmtInt(r.cache_write_tokens)}`],
           ['Reasoning tokens', S.fmtInt(r.reasoning_tokens)], ['Cost', S.fmtUsd(r.cost_microdollars)],
+          ['Cache savings', el('span', { id: 'cache-savings', text: S.fmtUsd(r.cache_savings_microdollars) })],
           ['Latency', S.fmtMs(r.latency_ms)], ['Time to first byte', S.fmtMs(r.ttfb_ms)],
           ['Waiting on upstreams', S.fmtMs(r.upstream_ms)], ['Gateway overhead', S.fmtMs(r.overhead_ms)],
         ]))),

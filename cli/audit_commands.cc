@@ -1,5 +1,7 @@
 #include "cli/audit_commands.h"
 
+#include <cmath>
+#include <cstdio>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,17 @@ std::string readableTime(const std::string& value) {
   return text + " UTC";
 }
 
+// 0.8333 → "83.3%"; a ratio of nothing → "-".
+std::string percent(double ratio, bool any) {
+  if (!any) return "-";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", ratio * 100.0);
+  return text;
+}
+
+// Ratios in JSON and CSV: four decimals, enough for a share and stable in tests.
+double roundedRatio(double ratio) { return std::round(ratio * 10000.0) / 10000.0; }
+
 std::string shortTime(TimePoint time) {
   const std::string text = store::formatTimestamp(time);  // 2025-05-01T12:00:00.123456Z
   return text.substr(0, 10) + " " + text.substr(11, 8);
@@ -50,6 +63,7 @@ std::string shortTime(TimePoint time) {
 // The derived figures an auditor asks for, added to the row for --json as well.
 void addDerived(nlohmann::json& row) {
   row["cost_usd"] = formatDollars(num(row, "cost_microdollars")).substr(1);
+  row["cache_savings_usd"] = formatDollars(num(row, "cache_savings_microdollars")).substr(1);
   const auto latency = optNum(row, "latency_ms");
   const auto upstream = optNum(row, "upstream_ms");
   row["gateway_overhead_ms"] = latency && upstream ? nlohmann::json(*latency - *upstream) : nlohmann::json();
@@ -102,6 +116,8 @@ void printRequest(const nlohmann::json& row, std::ostream& out) {
                       groupThousands(num(row, "reasoning_tokens")));
   field("cost", formatDollars(num(row, "cost_microdollars")) + " (" + groupThousands(num(row, "cost_microdollars")) +
                     " microdollars)");
+  field("cache savings", formatDollars(num(row, "cache_savings_microdollars")) + " (" +
+                             groupThousands(num(row, "cache_savings_microdollars")) + " microdollars)");
   field("latency", ms(optNum(row, "latency_ms")));
   field("time to first byte", ms(optNum(row, "ttfb_ms")));
   field("upstream", ms(optNum(row, "upstream_ms")));
@@ -228,8 +244,10 @@ int usageReport(const std::string& database_url, const std::string& since_text, 
   else if (by == "project") dimension = store::UsageDimension::Project;
   else if (by == "model") dimension = store::UsageDimension::Model;
   else if (by == "provider") dimension = store::UsageDimension::Provider;
+  else if (by == "route") dimension = store::UsageDimension::Route;
+  else if (by == "deployment") dimension = store::UsageDimension::Deployment;
   else {
-    err << "sluicectl: --by must be user, project, model or provider (not '" << by << "')\n";
+    err << "sluicectl: --by must be user, project, model, provider, route or deployment (not '" << by << "')\n";
     return 2;
   }
   return withDatabase(database_url, err, [&](pqxx::connection& connection) {
@@ -244,6 +262,7 @@ int usageReport(const std::string& database_url, const std::string& since_text, 
       total.cache_write_tokens += row.cache_write_tokens;
       total.reasoning_tokens += row.reasoning_tokens;
       total.cost_microdollars += row.cost_microdollars;
+      total.cache_savings_microdollars += row.cache_savings_microdollars;
     }
     const auto toJson = [](const store::UsageRow& row) {
       return nlohmann::json{{"requests", row.requests},
@@ -254,7 +273,10 @@ int usageReport(const std::string& database_url, const std::string& since_text, 
                             {"cache_write_tokens", row.cache_write_tokens},
                             {"reasoning_tokens", row.reasoning_tokens},
                             {"cost_microdollars", row.cost_microdollars},
-                            {"cost_usd", formatDollars(row.cost_microdollars).substr(1)}};
+                            {"cost_usd", formatDollars(row.cost_microdollars).substr(1)},
+                            {"cache_hit_ratio", roundedRatio(row.cacheHitRatio())},
+                            {"cache_savings_microdollars", row.cache_savings_microdollars},
+                            {"cache_savings_usd", formatDollars(row.cache_savings_microdollars).substr(1)}};
     };
     if (format == OutputFormat::Json) {
       nlohmann::json report = {{"by", by}, {"since", store::formatTimestamp(*since)}, {"rows", nlohmann::json::array()}};
@@ -269,19 +291,26 @@ int usageReport(const std::string& database_url, const std::string& since_text, 
     }
     std::string header = by;
     for (auto& c : header) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    Table table({header, "REQUESTS", "FAILED", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "COST"},
-                {false, true, true, true, true, true, true, true, true});
+    Table table({header, "REQUESTS", "FAILED", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "COST",
+                 "CACHE HIT", "CACHE SAVED"},
+                {false, true, true, true, true, true, true, true, true, true, true});
     const auto cells = [&](const std::string& key, const store::UsageRow& row, bool csv) {
       const auto count = [&](int64_t value) { return csv ? std::to_string(value) : groupThousands(value); };
+      const auto money = [&](int64_t value) { return csv ? std::to_string(value) : formatDollars(value); };
+      char ratio[16];
+      std::snprintf(ratio, sizeof ratio, "%.4f", roundedRatio(row.cacheHitRatio()));
       return std::vector<std::string>{key, count(row.requests), count(row.failed), count(row.input_tokens),
                                       count(row.output_tokens), count(row.cache_read_tokens),
                                       count(row.cache_write_tokens), count(row.reasoning_tokens),
-                                      csv ? std::to_string(row.cost_microdollars) : formatDollars(row.cost_microdollars)};
+                                      money(row.cost_microdollars),
+                                      csv ? std::string(ratio) : percent(row.cacheHitRatio(), row.input_tokens > 0),
+                                      money(row.cache_savings_microdollars)};
     };
     const bool csv = format == OutputFormat::Csv;
     if (csv) {
       Table plain({by, "requests", "failed", "input_tokens", "output_tokens", "cache_read_tokens",
-                   "cache_write_tokens", "reasoning_tokens", "cost_microdollars"});
+                   "cache_write_tokens", "reasoning_tokens", "cost_microdollars", "cache_hit_ratio",
+                   "cache_savings_microdollars"});
       for (const auto& row : rows) plain.addRow(cells(row.key, row, true));
       plain.printCsv(out);
       return 0;

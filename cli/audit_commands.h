@@ -32,7 +32,8 @@ struct RequestsListOptions {
 int requestsList(const std::string& database_url, const RequestsListOptions& options, OutputFormat format,
                  TimePoint now, std::ostream& out, std::ostream& err);
 
-// Requests, tokens and cost per user|project|model|provider since `since`, with totals.
+// Requests, tokens, cost, cache hit ratio (cache-read share of prompt tokens) and cache savings
+// per user|project|model|provider|route|deployment since `since`, with totals.
 int usageReport(const std::string& database_url, const std::string& since, const std::string& by,
                 OutputFormat format, TimePoint now, std::ostream& out, std::ostream& err);
 

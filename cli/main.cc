@@ -79,9 +79,10 @@ int main(int argc, char** argv) {
 
   std::string usage_since = "30d";
   std::string by = "user";
-  auto* usage = app.add_subcommand("usage", "requests, tokens and cost per user, project, model or provider");
+  auto* usage = app.add_subcommand(
+      "usage", "requests, tokens, cost and cache savings per user, project, model, provider, route or deployment");
   usage->add_option("--since", usage_since, "window: 1h, 7d, 30d, …")->capture_default_str();
-  usage->add_option("--by", by, "user|project|model|provider")->capture_default_str();
+  usage->add_option("--by", by, "user|project|model|provider|route|deployment")->capture_default_str();
   usage->add_flag("--csv", csv, "print CSV");
   usage->fallthrough();
 

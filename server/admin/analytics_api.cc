@@ -1,5 +1,5 @@
 // The Analytics page: latency percentiles and SLO share per model, traffic over time, cost by
-// dimension, and the same as CSV. Probes (console Test calls) are excluded everywhere.
+// dimension, cache hit ratio and savings per route and served deployment, and the same as CSV. Probes (console Test calls) are excluded everywhere.
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -59,6 +59,8 @@ std::optional<store::UsageDimension> dimensionOf(const std::string& name) {
   if (name == "project") return store::UsageDimension::Project;
   if (name == "model") return store::UsageDimension::Model;
   if (name == "provider") return store::UsageDimension::Provider;
+  if (name == "route") return store::UsageDimension::Route;
+  if (name == "deployment") return store::UsageDimension::Deployment;
   return std::nullopt;
 }
 
@@ -70,7 +72,11 @@ json usageJson(const std::vector<store::UsageRow>& rows) {
                    {"failed", row.failed},
                    {"input_tokens", row.input_tokens},
                    {"output_tokens", row.output_tokens},
-                   {"cost_microdollars", row.cost_microdollars}});
+                   {"cache_read_tokens", row.cache_read_tokens},
+                   {"cache_write_tokens", row.cache_write_tokens},
+                   {"cache_hit_ratio", row.cacheHitRatio()},
+                   {"cost_microdollars", row.cost_microdollars},
+                   {"cache_savings_microdollars", row.cache_savings_microdollars}});
   }
   return out;
 }
@@ -132,6 +138,8 @@ Reply analytics(ConsoleContext& context, const Exchange& exchange) {
     cost["project"] = usageJson(store::usageBy(connection, store::UsageDimension::Project, since));
     cost["model"] = usageJson(store::usageBy(connection, store::UsageDimension::Model, since));
     cost["provider"] = usageJson(store::usageBy(connection, store::UsageDimension::Provider, since));
+    cost["route"] = usageJson(store::usageBy(connection, store::UsageDimension::Route, since));
+    cost["deployment"] = usageJson(store::usageBy(connection, store::UsageDimension::Deployment, since));
     const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
     return Reply::json({{"since_seconds", window->seconds},
                         {"from", now_s - window->seconds},
@@ -150,19 +158,23 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange) {
   if (!window) return window.error();
   const std::string by = exchange.param("by", "model");
   const auto dimension = dimensionOf(by);
-  if (!dimension) return Reply::error(400, "bad_by", "by: member, project, model or provider");
+  if (!dimension) return Reply::error(400, "bad_by", "by: member, project, model, provider, route or deployment");
   const auto since = std::chrono::system_clock::now() - std::chrono::seconds(window->seconds);
   const auto rows = context.pool->run(
       [&](pqxx::connection& connection) { return store::usageBy(connection, *dimension, since); });
   std::ostringstream csv;
   csv << by << ",requests,failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,"
-      << "cost_usd\n";
+      << "cost_usd,cache_hit_ratio,cache_savings_usd\n";
   for (const auto& row : rows) {
     char cost[32];
     std::snprintf(cost, sizeof cost, "%.6f", static_cast<double>(row.cost_microdollars) / 1e6);
+    char ratio[16];
+    std::snprintf(ratio, sizeof ratio, "%.4f", row.cacheHitRatio());
+    char savings[32];
+    std::snprintf(savings, sizeof savings, "%.6f", static_cast<double>(row.cache_savings_microdollars) / 1e6);
     csv << csvField(row.key) << ',' << row.requests << ',' << row.failed << ',' << row.input_tokens << ','
         << row.output_tokens << ',' << row.cache_read_tokens << ',' << row.cache_write_tokens << ','
-        << row.reasoning_tokens << ',' << cost << '\n';
+        << row.reasoning_tokens << ',' << cost << ',' << ratio << ',' << savings << '\n';
   }
   Reply reply;
   reply.content_type = "text/csv; charset=utf-8";

@@ -149,7 +149,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     relayed.usage = usage;
     relayed.usage_reported = true;
     relayed.first_byte_at = std::chrono::steady_clock::now();
-    ledger.served(attempt, relayed, dispatch::costMicrodollars(deployment->pricing, usage));
+    ledger.served(attempt, relayed, dispatch::chargeFor(deployment->pricing, usage));
     out["ok"] = true;
     out["answer"] = answer;
     out["input_tokens"] = usage.input_tokens;
@@ -157,7 +157,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   } else {
     relayed.error_key = wire::error_keys::kUpstreamError;
     relayed.error_message = text.substr(0, 300);
-    ledger.served(attempt, relayed, 0);
+    ledger.served(attempt, relayed, {});
     out["ok"] = false;
     out["error"] = text.substr(0, 500);
   }

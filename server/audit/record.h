@@ -92,6 +92,9 @@ struct Record {
   // Usage and money.
   wire::Usage usage;
   int64_t cost_microdollars = 0;
+  // What the cache reads saved at the served deployment's prices (dispatch::cacheSavingsMicrodollars);
+  // 0 when nothing was served.
+  int64_t cache_savings_microdollars = 0;
 
   // Time. Unset values stay NULL in the table.
   std::optional<int64_t> latency_ms;   // arrival → last byte; RequestAudit fills it when unset

@@ -4,24 +4,55 @@
 
 namespace sluice::dispatch {
 
-int64_t costMicrodollars(const catalog::Pricing& pricing, const wire::Usage& usage) {
-  int64_t input = pricing.input_per_million;
-  int64_t output = pricing.output_per_million;
-  int64_t cache_read = pricing.cache_read_per_million;
-  int64_t cache_write = pricing.cache_write_per_million;
+namespace {
+
+// The per-million prices that apply to this usage: the long_context tier's when the prompt is
+// above its threshold, else the base ones.
+struct Prices {
+  int64_t input;
+  int64_t output;
+  int64_t cache_read;
+  int64_t cache_write;
+};
+
+Prices pricesFor(const catalog::Pricing& pricing, const wire::Usage& usage) {
+  Prices prices{pricing.input_per_million, pricing.output_per_million, pricing.cache_read_per_million,
+                pricing.cache_write_per_million};
   if (pricing.long_context && usage.input_tokens > pricing.long_context->above_input_tokens) {
     const auto& tier = *pricing.long_context;
-    input = tier.input_per_million;
-    output = tier.output_per_million;
-    cache_read = tier.cache_read_per_million.value_or(cache_read);
-    cache_write = tier.cache_write_per_million.value_or(cache_write);
+    prices.input = tier.input_per_million;
+    prices.output = tier.output_per_million;
+    prices.cache_read = tier.cache_read_per_million.value_or(prices.cache_read);
+    prices.cache_write = tier.cache_write_per_million.value_or(prices.cache_write);
   }
+  return prices;
+}
+
+int64_t roundedMicrodollars(__int128 token_microdollars_per_million) {
+  return static_cast<int64_t>((token_microdollars_per_million + 500'000) / 1'000'000);
+}
+
+}  // namespace
+
+int64_t costMicrodollars(const catalog::Pricing& pricing, const wire::Usage& usage) {
+  const Prices prices = pricesFor(pricing, usage);
   // Tokens x microdollars-per-million can exceed 2^63 only for absurd counts; __int128 keeps it exact.
-  const __int128 total = static_cast<__int128>(usage.uncachedInputTokens()) * input +
-                         static_cast<__int128>(usage.cache_read_tokens) * cache_read +
-                         static_cast<__int128>(usage.cache_write_tokens) * cache_write +
-                         static_cast<__int128>(usage.output_tokens) * output;
-  return static_cast<int64_t>((total + 500'000) / 1'000'000);
+  const __int128 total = static_cast<__int128>(usage.uncachedInputTokens()) * prices.input +
+                         static_cast<__int128>(usage.cache_read_tokens) * prices.cache_read +
+                         static_cast<__int128>(usage.cache_write_tokens) * prices.cache_write +
+                         static_cast<__int128>(usage.output_tokens) * prices.output;
+  return roundedMicrodollars(total);
+}
+
+int64_t cacheSavingsMicrodollars(const catalog::Pricing& pricing, const wire::Usage& usage) {
+  if (usage.cache_read_tokens <= 0) return 0;
+  const Prices prices = pricesFor(pricing, usage);
+  if (prices.cache_read >= prices.input) return 0;
+  return roundedMicrodollars(static_cast<__int128>(usage.cache_read_tokens) * (prices.input - prices.cache_read));
+}
+
+Charge chargeFor(const catalog::Pricing& pricing, const wire::Usage& usage) {
+  return Charge{costMicrodollars(pricing, usage), cacheSavingsMicrodollars(pricing, usage)};
 }
 
 std::string formatPerMillion(int64_t microdollars_per_million) {

@@ -143,7 +143,7 @@ class CountTokens {
       sendBody(response_, relayed.status, content_type.empty() ? "application/json" : content_type, text);
       relayed.first_byte_at = std::chrono::steady_clock::now();
       runner.relayed(attempt, *answer, relayed);
-      ledger_.served(attempt, relayed, 0);
+      ledger_.served(attempt, relayed, {});
       return true;
     }
     return false;

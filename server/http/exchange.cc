@@ -219,7 +219,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
     walk.sent(answer.outcome);
     routed();
     if (relayed.client_gone) response_.setKeepAlive(false);
-    ledger_.served(*attempt, relayed, dispatch::costMicrodollars(attempt->deployment->pricing, relayed.usage));
+    ledger_.served(*attempt, relayed, dispatch::chargeFor(attempt->deployment->pricing, relayed.usage));
     return runner.sent();
   }
   routed();

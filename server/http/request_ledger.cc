@@ -172,9 +172,10 @@ void RequestLedger::refused(const wire::ApiError& error, audit::Outcome outcome)
   end(error.status, error.key);
 }
 
-void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& result, int64_t cost_microdollars) {
+void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& result, const dispatch::Charge& charge) {
   served_ = attempt.endpoint->key;
-  cost_ = cost_microdollars;
+  cost_ = charge.cost_microdollars;
+  cache_savings_ = charge.cache_savings_microdollars;
   usage_ = result.usage;
   usage_known_ = result.usage_reported;
   first_byte_at_ = result.first_byte_at;
@@ -182,7 +183,8 @@ void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& 
   row.served_provider = attempt.provider->id;
   row.served_endpoint = attempt.endpoint->key;
   row.usage = result.usage;
-  row.cost_microdollars = cost_microdollars;
+  row.cost_microdollars = charge.cost_microdollars;
+  row.cache_savings_microdollars = charge.cache_savings_microdollars;
   row.upstream_ms = upstream_ms_;
   if (result.first_byte_at) {
     row.ttfb_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*result.first_byte_at - started_).count();
@@ -262,6 +264,7 @@ void RequestLedger::end(int status, std::string_view error_key) {
       .field("cache_write_tokens", usage_.cache_write_tokens)
       .field("reasoning_tokens", usage_.reasoning_tokens)
       .field("cost_microdollars", cost_)
+      .field("cache_savings_microdollars", cache_savings_)
       .field("upstream_ms", upstream_ms_)
       .field("duration_ms", static_cast<double>(elapsed.count()) / 1000.0);
   if (!error_key.empty()) line.field("error_key", error_key);
@@ -290,6 +293,7 @@ void RequestLedger::end(int status, std::string_view error_key) {
   figures.cache_write_tokens = usage_.cache_write_tokens;
   figures.reasoning_tokens = usage_.reasoning_tokens;
   figures.cost_microdollars = cost_;
+  figures.cache_savings_microdollars = cache_savings_;
   gateway_.metrics().recordRequest(figures);
 }
 

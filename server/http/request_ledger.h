@@ -8,7 +8,7 @@
 //   RequestLedger ledger(gateway, request.id(), request.target(), client_wire);
 //   ledger.noteCaller(who);  ledger.notePlan(plan);
 //   ledger.recordAttempt(attempt, 503, "status_503", "overloaded", 12);
-//   ledger.served(attempt, relayed, cost);       // or refused(error) / clientGone(...)
+//   ledger.served(attempt, relayed, charge);       // or refused(error) / clientGone(...)
 //
 // Not thread-safe: it belongs to the request's thread or fiber.
 
@@ -24,6 +24,7 @@
 #include "server/audit/outcome.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/planner.h"
+#include "server/dispatch/pricing.h"
 #include "server/http/relay.h"
 #include "server/identity/caller.h"
 #include "server/identity/scope.h"
@@ -80,8 +81,9 @@ class RequestLedger {
   void refused(const wire::ApiError& error);
   // The same, with the outcome named by the caller.
   void refused(const wire::ApiError& error, audit::Outcome outcome);
-  // A provider's answer was relayed (a success, a relayed error, or a stream that broke).
-  void served(const dispatch::Attempt& attempt, const RelayResult& result, int64_t cost_microdollars);
+  // A provider's answer was relayed (a success, a relayed error, or a stream that broke), costing
+  // `charge` at the served deployment's prices (dispatch::chargeFor; {} when not billed).
+  void served(const dispatch::Attempt& attempt, const RelayResult& result, const dispatch::Charge& charge);
   // The client hung up before the provider answered.
   void clientGone();
   // Answered by the gateway itself with `status` (a local estimate), no provider's bytes relayed.
@@ -119,6 +121,7 @@ class RequestLedger {
   wire::Usage usage_;
   bool usage_known_ = false;
   int64_t cost_ = 0;
+  int64_t cache_savings_ = 0;
   int64_t upstream_ms_ = 0;
   int attempts_sent_ = 0;
   bool timed_out_ = false;

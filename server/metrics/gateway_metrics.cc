@@ -130,6 +130,11 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                          "Cost in US microdollars at the price of the deployment that served the "
                                          "request.",
                                          {"model", "served_provider"})),
+      cache_savings_microdollars(registry.counter("gateway_cache_savings_microdollars_total",
+                                                  "What cache reads saved, in US microdollars: cache-read tokens "
+                                                  "times the served deployment's input price less its cache-read "
+                                                  "price.",
+                                                  {"route", "model", "served_provider"})),
       inflight_requests(registry.gauge("gateway_inflight_requests", "Requests being handled now.").with({})),
       client_aborts(registry.counter("gateway_client_aborts_total",
                                      "Requests whose client went away, before the response started or mid-stream.",
@@ -228,6 +233,10 @@ void GatewayMetrics::recordRequest(const RequestFigures& r) {
   }
   if (r.cost_microdollars > 0) {
     cost_microdollars.with({r.model, r.served_provider}).inc(static_cast<uint64_t>(r.cost_microdollars));
+  }
+  if (r.cache_savings_microdollars > 0) {
+    cache_savings_microdollars.with({r.route, r.model, r.served_provider})
+        .inc(static_cast<uint64_t>(r.cache_savings_microdollars));
   }
 
   if (r.served_provider.empty()) return;  // the gen_ai_ conventions require a provider

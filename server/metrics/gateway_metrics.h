@@ -86,6 +86,7 @@ struct RequestFigures {
   int64_t cache_write_tokens = 0;
   int64_t reasoning_tokens = 0;
   int64_t cost_microdollars = 0;
+  int64_t cache_savings_microdollars = 0;  // dispatch::cacheSavingsMicrodollars at the served deployment
 };
 
 struct GatewayMetrics {
@@ -145,6 +146,8 @@ struct GatewayMetrics {
   HistogramFamily& genai_time_per_output_token;
   CounterFamily& tokens;             // gateway_tokens_total{model,type} (R)
   CounterFamily& cost_microdollars;  // gateway_cost_microdollars_total{model,served_provider} (R)
+  // gateway_cache_savings_microdollars_total{route,model,served_provider} (R)
+  CounterFamily& cache_savings_microdollars;
   Gauge& inflight_requests;          // gateway_inflight_requests: use InflightScope
   // gateway_client_aborts_total{phase}: abort_phase::*, from the outcomes client_gone_* (R)
   CounterFamily& client_aborts;

@@ -74,9 +74,15 @@ std::vector<RequestSummary> listRequests(pqxx::connection& connection, const Req
   return rows;
 }
 
+double UsageRow::cacheHitRatio() const {
+  return input_tokens > 0 ? static_cast<double>(cache_read_tokens) / static_cast<double>(input_tokens) : 0.0;
+}
+
 std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since) {
   const char* rolled = "user_name";
   const char* raw = "coalesce(user_name, '')";
+  const char* hourly = "ai_usage_hourly";
+  const char* daily = "ai_usage_daily";
   switch (dimension) {
     case UsageDimension::User:
       break;
@@ -92,6 +98,18 @@ std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimen
       rolled = "provider";
       raw = "coalesce(served_provider, '')";
       break;
+    case UsageDimension::Route:
+      rolled = "route_id";
+      raw = "coalesce(route_id, '')";
+      hourly = "ai_route_usage_hourly";
+      daily = "ai_route_usage_daily";
+      break;
+    case UsageDimension::Deployment:
+      rolled = "endpoint";
+      raw = "coalesce(served_endpoint, '')";
+      hourly = "ai_route_usage_hourly";
+      daily = "ai_route_usage_daily";
+      break;
   }
   // [since, first whole hour) from ai_requests, [first whole hour, first whole day) from the hourly
   // rollup, whole days from the daily one: exact, and a handful of rows per day of the window.
@@ -101,19 +119,20 @@ std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimen
   const TimePoint whole_day = day == since ? since : day + std::chrono::days(1);
   const std::string measures =
       "requests, failed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-      "cost_microdollars";
+      "cost_microdollars, cache_savings_microdollars";
   pqxx::nontransaction query(connection);
   const std::string sql =
       std::string("WITH combined AS (SELECT ") + rolled + " AS key, " + measures +
-      " FROM ai_usage_daily WHERE day >= ($3::timestamptz AT TIME ZONE 'UTC')::date "
+      " FROM " + daily + " WHERE day >= ($3::timestamptz AT TIME ZONE 'UTC')::date "
       "UNION ALL SELECT " + rolled + ", " + measures +
-      " FROM ai_usage_hourly WHERE hour >= $2::timestamptz AND hour < $3::timestamptz "
+      " FROM " + hourly + " WHERE hour >= $2::timestamptz AND hour < $3::timestamptz "
       "UNION ALL SELECT " + raw + ", 1, (outcome <> 'ok')::int, input_tokens, output_tokens, cache_read_tokens, "
-      "cache_write_tokens, reasoning_tokens, cost_microdollars FROM ai_requests "
+      "cache_write_tokens, reasoning_tokens, cost_microdollars, cache_savings_microdollars FROM ai_requests "
       "WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz AND NOT probe) "
       "SELECT key, sum(requests)::bigint, sum(failed)::bigint, sum(input_tokens)::bigint, sum(output_tokens)::bigint, "
       "sum(cache_read_tokens)::bigint, sum(cache_write_tokens)::bigint, sum(reasoning_tokens)::bigint, "
-      "sum(cost_microdollars)::bigint FROM combined GROUP BY key ORDER BY 9 DESC, 2 DESC, key";
+      "sum(cost_microdollars)::bigint, sum(cache_savings_microdollars)::bigint FROM combined GROUP BY key "
+      "ORDER BY 9 DESC, 2 DESC, key";
   std::vector<UsageRow> rows;
   for (const auto& row : query.exec_params(sql, formatTimestamp(since), formatTimestamp(whole_hour), formatTimestamp(whole_day))) {
     UsageRow usage;
@@ -126,6 +145,7 @@ std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimen
     usage.cache_write_tokens = row[6].as<int64_t>();
     usage.reasoning_tokens = row[7].as<int64_t>();
     usage.cost_microdollars = row[8].as<int64_t>();
+    usage.cache_savings_microdollars = row[9].as<int64_t>();
     rows.push_back(std::move(usage));
   }
   return rows;

@@ -49,7 +49,9 @@ struct RequestSummary {
 // Requests since filter.since matching every given filter, newest first, at most filter.limit.
 std::vector<RequestSummary> listRequests(pqxx::connection& connection, const RequestFilter& filter);
 
-enum class UsageDimension { User, Project, Model, Provider };
+// Provider is the served provider; Route the catalog route; Deployment the served endpoint
+// ("provider/endpoint").
+enum class UsageDimension { User, Project, Model, Provider, Route, Deployment };
 
 struct UsageRow {
   std::string key;   // "" when the dimension was empty (unauthenticated, nothing served, …)
@@ -61,11 +63,17 @@ struct UsageRow {
   int64_t cache_write_tokens = 0;
   int64_t reasoning_tokens = 0;
   int64_t cost_microdollars = 0;
+  int64_t cache_savings_microdollars = 0;
+
+  // The share of prompt tokens read from a cache: cache_read_tokens / input_tokens (input_tokens
+  // counts every prompt token, cached ones included; wire::Usage). 0 when there were none.
+  double cacheHitRatio() const;
 };
 
 // Totals per dimension value for the requests since `since` (probes excluded), costliest first.
 // Whole days come from ai_usage_daily, whole hours of the first day from ai_usage_hourly, the part
 // of the first hour after `since` from ai_requests: exact to the microsecond and cheap at any size.
+// Route and Deployment read ai_route_usage_daily and ai_route_usage_hourly the same way.
 std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since);
 
 }  // namespace sluice::store

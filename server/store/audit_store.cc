@@ -12,7 +12,7 @@ const std::vector<std::string_view> kAuditColumns = {
     "served_provider", "served_endpoint", "route_match",       "attempts",          "is_streaming",
     "status",       "outcome",           "error_key",          "error_message",     "input_tokens",
     "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
-    "latency_ms",   "ttfb_ms",           "upstream_ms",        "aborted",           "probe",
+    "cache_savings_microdollars", "latency_ms",   "ttfb_ms",           "upstream_ms",        "aborted",           "probe",
     "request_body", "response_body",
 };
 
@@ -34,7 +34,7 @@ std::string selectList() {
       {"attempts", "'[]'::jsonb"}, {"is_streaming", "false"},     {"status", "0"},
       {"input_tokens", "0"},       {"output_tokens", "0"},        {"cache_read_tokens", "0"},
       {"cache_write_tokens", "0"}, {"reasoning_tokens", "0"},     {"cost_microdollars", "0"},
-      {"aborted", "false"},        {"probe", "false"},
+      {"cache_savings_microdollars", "0"}, {"aborted", "false"}, {"probe", "false"},
   };
   std::string list;
   for (const auto column : kAuditColumns) {
@@ -49,38 +49,59 @@ std::string selectList() {
   return list;
 }
 
-// Adds the rows of CTE `inserted` (probes excepted) to a rollup table keyed by `period`. Sorted, so
-// concurrent writers lock the rollup rows in the same order and cannot deadlock.
-std::string rollupUpsert(const std::string& table, const std::string& period, const std::string& period_expression) {
-  return "INSERT INTO " + table + " AS u (" + period +
-         ", user_name, project, model, provider, requests, failed, "
-         "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars) "
-         "SELECT " + period_expression + ", coalesce(user_name, ''), coalesce(project, ''), "
-         "coalesce(model, ''), coalesce(served_provider, ''), count(*), count(*) FILTER (WHERE outcome <> 'ok'), "
-         "sum(input_tokens), sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
-         "sum(reasoning_tokens), sum(cost_microdollars) FROM inserted WHERE NOT probe "
-         "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 "
-         "ON CONFLICT (" + period + ", user_name, project, model, provider) DO UPDATE SET "
-         "requests = u.requests + excluded.requests, failed = u.failed + excluded.failed, "
-         "input_tokens = u.input_tokens + excluded.input_tokens, output_tokens = u.output_tokens + excluded.output_tokens, "
-         "cache_read_tokens = u.cache_read_tokens + excluded.cache_read_tokens, "
-         "cache_write_tokens = u.cache_write_tokens + excluded.cache_write_tokens, "
-         "reasoning_tokens = u.reasoning_tokens + excluded.reasoning_tokens, "
-         "cost_microdollars = u.cost_microdollars + excluded.cost_microdollars";
+// Adds the rows of CTE `inserted` (probes excepted) to a rollup table keyed by `period` and the
+// `keys` columns, each filled from the expression at the same place in `values` (never NULL).
+// Sorted, so concurrent writers lock the rollup rows in the same order and cannot deadlock.
+std::string rollupUpsert(const std::string& table, const std::string& period, const std::string& period_expression,
+                         const std::vector<std::string>& keys, const std::vector<std::string>& values) {
+  std::string key_list;
+  std::string value_list;
+  std::string positions = "1";
+  for (size_t i = 0; i < keys.size(); ++i) {
+    key_list += ", " + keys[i];
+    value_list += ", " + values[i];
+    positions += ", " + std::to_string(i + 2);
+  }
+  const std::vector<std::string> measures = {"input_tokens",     "output_tokens",     "cache_read_tokens",
+                                             "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
+                                             "cache_savings_microdollars"};
+  std::string measure_list;
+  std::string sums;
+  std::string updates = "requests = u.requests + excluded.requests, failed = u.failed + excluded.failed";
+  for (const auto& measure : measures) {
+    measure_list += ", " + measure;
+    sums += ", sum(" + measure + ")";
+    updates += ", " + measure + " = u." + measure + " + excluded." + measure;
+  }
+  return "INSERT INTO " + table + " AS u (" + period + key_list + ", requests, failed" + measure_list + ") SELECT " +
+         period_expression + value_list + ", count(*), count(*) FILTER (WHERE outcome <> 'ok')" + sums +
+         " FROM inserted WHERE NOT probe GROUP BY " + positions + " ORDER BY " + positions + " ON CONFLICT (" + period +
+         key_list + ") DO UPDATE SET " + updates;
 }
 
-// One statement: parse, insert the new rows, roll the inserted ones up by hour and by day. Naming the columns
-// (rather than SELECT *) lets a later migration add a column with a default without breaking an
-// older replica still writing.
+// One statement: parse, insert the new rows, roll the inserted ones up by hour and by day, by
+// user, project, model and provider, and by route and served endpoint. Naming the columns (rather
+// than SELECT *) lets a later migration add a column with a default without breaking an older
+// replica still writing.
 const std::string& insertStatement() {
+  static const std::vector<std::string> usage_keys = {"user_name", "project", "model", "provider"};
+  static const std::vector<std::string> usage_values = {"coalesce(user_name, '')", "coalesce(project, '')",
+                                                        "coalesce(model, '')", "coalesce(served_provider, '')"};
+  static const std::vector<std::string> route_keys = {"route_id", "endpoint"};
+  static const std::vector<std::string> route_values = {"coalesce(route_id, '')", "coalesce(served_endpoint, '')"};
+  static const std::string hour = "date_trunc('hour', created_at, 'UTC')";
+  static const std::string day = "(created_at AT TIME ZONE 'UTC')::date";
   static const std::string statement =
       "WITH incoming AS (SELECT * FROM json_populate_recordset(NULL::ai_requests, $1::json)), "
       "inserted AS (INSERT INTO ai_requests (" + columnList() + ") SELECT " + selectList() +
       " FROM incoming ON CONFLICT (id, created_at) DO NOTHING "
-      "RETURNING created_at, user_name, project, model, served_provider, outcome, probe, input_tokens, "
-      "output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars), "
-      "hourly AS (" + rollupUpsert("ai_usage_hourly", "hour", "date_trunc('hour', created_at, 'UTC')") + "), "
-      "daily AS (" + rollupUpsert("ai_usage_daily", "day", "(created_at AT TIME ZONE 'UTC')::date") + ") "
+      "RETURNING created_at, user_name, project, model, route_id, served_provider, served_endpoint, outcome, probe, "
+      "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars, "
+      "cache_savings_microdollars), "
+      "hourly AS (" + rollupUpsert("ai_usage_hourly", "hour", hour, usage_keys, usage_values) + "), "
+      "daily AS (" + rollupUpsert("ai_usage_daily", "day", day, usage_keys, usage_values) + "), "
+      "route_hourly AS (" + rollupUpsert("ai_route_usage_hourly", "hour", hour, route_keys, route_values) + "), "
+      "route_daily AS (" + rollupUpsert("ai_route_usage_daily", "day", day, route_keys, route_values) + ") "
       "SELECT count(*) FROM inserted";
   return statement;
 }

@@ -18,7 +18,9 @@ extern const std::vector<std::string_view> kAuditColumns;
 
 // Inserts the rows of `json_array` (a JSON array of row objects) in one statement, skipping rows
 // whose (id, created_at) is already present, and adds the rows actually inserted (probes excepted)
-// to ai_usage_hourly and ai_usage_daily in the same statement. Creates a missing day partition and retries once.
+// to ai_usage_hourly and ai_usage_daily (by user, project, model, provider) and to
+// ai_route_usage_hourly and ai_route_usage_daily (by route and served endpoint) in the same
+// statement. Creates a missing day partition and retries once.
 // Returns the number of rows inserted. Throws pqxx::broken_connection when PostgreSQL is gone,
 // pqxx::sql_error on anything else (a statement_timeout among them).
 size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array);
@@ -27,7 +29,7 @@ size_t insertAuditRows(pqxx::connection& connection, const std::string& json_arr
 std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,
                                                std::chrono::sys_days last);
 
-// Drops the day partitions before `cutoff` and the hourly and daily usage before it; returns the
+// Drops the day partitions before `cutoff` and the hourly and daily rollups before it; returns the
 // names dropped.
 std::vector<std::string> dropAuditPartitionsBefore(pqxx::connection& connection, std::chrono::sys_days cutoff);
 

@@ -71,7 +71,7 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
           {"client_wire", "anthropic"},
           {"requested_model", "sonnet"},
           {"model", model},
-          {"route_id", model},
+          {"route_id", model + "-route"},
           {"strategy", "ordered"},
           {"provider", "anthropic"},
           {"endpoint", "anthropic-us"},
@@ -92,6 +92,7 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
           {"cache_write_tokens", 0},
           {"reasoning_tokens", 40},
           {"cost_microdollars", cost},
+          {"cache_savings_microdollars", outcome == "ok" ? 900 : 0},  // 1,000 cache reads x $0.90/M
           {"latency_ms", 1500},
           {"ttfb_ms", 400},
           {"upstream_ms", 1420}};
@@ -142,7 +143,8 @@ BOOST_AUTO_TEST_CASE(audit_prints_one_request_by_id_or_unique_prefix) {
         "provider          anthropic (primary endpoint anthropic-us)", "served by         bedrock (endpoint bedrock-us)",
         "route_match       route:gpt-4.1;failover:bedrock-us", "status_503", "overloaded", "1,300 ms",
         "tokens            input 1,200, output 300, cache read 1,000, cache write 0, reasoning 40",
-        "cost              $2.50 (2,500,000 microdollars)", "time to first byte  400 ms",
+        "cost              $2.50 (2,500,000 microdollars)",
+        "cache savings     $0.0009 (900 microdollars)", "time to first byte  400 ms",
         "gateway overhead  80 ms", "outcome           ok (HTTP 200)", "user              alice (key key_alice)",
         "project           research (from header)"}) {
     BOOST_TEST(text.find(squeeze(expected)) != std::string::npos, "missing: " << expected << "\n" << run.out);
@@ -160,6 +162,8 @@ BOOST_AUTO_TEST_CASE(audit_json_is_the_row_with_cost_in_dollars) {
   BOOST_TEST(row["gateway_overhead_ms"] == 80);
   BOOST_TEST(row["attempts"].size() == 2u);
   BOOST_TEST(row["cache_read_tokens"] == 1000);
+  BOOST_TEST(row["cache_savings_microdollars"] == 900);
+  BOOST_TEST(row["cache_savings_usd"] == "0.0009");
 }
 
 BOOST_AUTO_TEST_CASE(audit_exit_codes_for_ambiguous_unknown_and_unreachable) {
@@ -236,6 +240,60 @@ BOOST_AUTO_TEST_CASE(usage_by_user_and_model_with_totals) {
   BOOST_TEST(report["total"]["input_tokens"] == 3600);
   const auto provider = runSluicectl(withUrl({"usage", "--by", "provider", "--csv"}));
   BOOST_TEST(provider.out.find("bedrock,3,0,3600,") != std::string::npos, provider.out);
+}
+
+BOOST_AUTO_TEST_CASE(usage_shows_the_cache_hit_ratio_and_savings_per_user) {
+  seed();
+  const auto text = runSluicectl(withUrl({"usage", "--since", "30d", "--by", "user"}));
+  BOOST_TEST(text.code == 0, text.err);
+  BOOST_TEST(text.out.find("CACHE HIT") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("CACHE SAVED") != std::string::npos, text.out);
+  // alice: 2,000 of 2,400 prompt tokens from the cache, 2 x 900 microdollars saved.
+  BOOST_TEST(squeeze(text.out).find("alice 2 0 2,400 600 2,000 0 80 $2.51 83.3% $0.0018") != std::string::npos, text.out);
+  BOOST_TEST(squeeze(text.out).find("TOTAL 4 1 4,800 1,200 4,000 0 160 $2.51 83.3% $0.0027") != std::string::npos,
+             text.out);
+  const auto json = runSluicectl(withUrl({"usage", "--since", "30d", "--by", "user", "--json"}));
+  const auto report = nlohmann::json::parse(json.out);
+  BOOST_TEST(report["rows"][0]["user"] == "alice");
+  BOOST_TEST(report["rows"][0]["cache_hit_ratio"] == 0.8333);
+  BOOST_TEST(report["rows"][0]["cache_savings_microdollars"] == 1800);
+  BOOST_TEST(report["rows"][0]["cache_savings_usd"] == "0.0018");
+  BOOST_TEST(report["total"]["cache_savings_microdollars"] == 2700);
+}
+
+BOOST_AUTO_TEST_CASE(usage_by_route_and_by_deployment) {
+  seed();
+  const auto route = runSluicectl(withUrl({"usage", "--since", "30d", "--by", "route", "--json"}));
+  BOOST_TEST(route.code == 0, route.err);
+  const auto by_route = nlohmann::json::parse(route.out);
+  BOOST_TEST(by_route["by"] == "route");
+  BOOST_REQUIRE(by_route["rows"].size() == 2u);
+  BOOST_TEST(by_route["rows"][0]["route"] == "gpt-4.1-route");  // costliest first; carol's row is 30 h old
+  BOOST_TEST(by_route["rows"][0]["requests"] == 2);
+  BOOST_TEST(by_route["rows"][0]["cache_savings_microdollars"] == 1800);
+  BOOST_TEST(by_route["rows"][1]["route"] == "claude-sonnet-4-route");
+  BOOST_TEST(by_route["rows"][1]["requests"] == 2);
+  BOOST_TEST(by_route["rows"][1]["cache_savings_microdollars"] == 900);  // bob's failed request saved nothing
+  BOOST_TEST(by_route["rows"][1]["cache_hit_ratio"] == 0.8333);
+
+  const auto deployment = runSluicectl(withUrl({"usage", "--since", "30d", "--by", "deployment"}));
+  BOOST_TEST(deployment.code == 0, deployment.err);
+  BOOST_TEST(deployment.out.find("DEPLOYMENT") != std::string::npos, deployment.out);
+  BOOST_TEST(squeeze(deployment.out).find("bedrock-us 3 0 3,600 900 3,000 0 120 $2.51 83.3% $0.0027") !=
+                 std::string::npos,
+             deployment.out);
+  BOOST_TEST(squeeze(deployment.out).find("(none) 1 1 1,200 300 1,000 0 40 $0.00 83.3% $0.00") != std::string::npos,
+             deployment.out);
+
+  // The last hour only: read from the hourly rollup and the audit rows, not the day's.
+  const auto csv = runSluicectl(withUrl({"usage", "--since", "1h", "--by", "deployment", "--csv"}));
+  BOOST_TEST(csv.code == 0, csv.err);
+  BOOST_TEST(csv.out.starts_with("deployment,requests,failed,input_tokens,output_tokens,cache_read_tokens,"
+                                 "cache_write_tokens,reasoning_tokens,cost_microdollars,cache_hit_ratio,"
+                                 "cache_savings_microdollars\r\n"),
+             csv.out);
+  BOOST_TEST(csv.out.find("bedrock-us,2,0,2400,600,2000,0,80,2512345,0.8333,1800\r\n") != std::string::npos, csv.out);
+  BOOST_TEST(csv.out.find("\r\n,1,1,1200,300,1000,0,40,0,0.8333,0\r\n") != std::string::npos, csv.out);
 }
 
 BOOST_AUTO_TEST_CASE(invalid_input_exits_2) {

@@ -24,6 +24,12 @@ async function shot(name) {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 }
 
+// The console's own rendering of microdollars (admin-ui/console.js S.fmtUsd).
+function S_usd(micros) {
+  const usd = Number(micros) / 1e6;
+  return '$' + (usd >= 100 ? usd.toFixed(2) : usd >= 1 ? usd.toFixed(3) : usd.toFixed(6));
+}
+
 async function until(check, what, timeoutMs = 10000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -246,6 +252,39 @@ describe('admin console', () => {
     await page.waitForTimeout(300);  // let the relayout paint before the full-page capture
     await shot('analytics-laptop-width');
     await page.setViewportSize({ width: 1400, height: 900 });
+  });
+
+  test('analytics shows the cache hit ratio and savings per route and per deployment', async () => {
+    // 9,000 of 10,000 prompt tokens read from the cache at claude-sonnet-5-5's prices on anthropic/api:
+    // 9,000 x ($2.00 - $0.20) per million = 16,200 microdollars saved.
+    const script = JSON.stringify({ usage: { input_tokens: 1000, cache_read: 9000, output_tokens: 10 } });
+    const sent = await stack.message(stack.memberKey, 'claude-sonnet-5-5', 'cached prompt', { 'x-mock-script': script });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(sent.body.usage.cache_read_input_tokens, 9000);
+    const row = await until(async () => {
+      const data = await page.evaluate(async (id) => (await fetch(`/admin/api/requests/${id}`)).json(), sent.id);
+      return data && data.id ? data : null;
+    }, 'the cached request in the audit trail');
+    assert.equal(row.cache_savings_microdollars, 16200);
+    const { route, deployment } = await page.evaluate(async () => (await fetch('/admin/api/analytics?since=1h')).json()).then((d) => d.cost_by);
+    const served = deployment.find((r) => r.key === 'anthropic/api');
+    assert.ok(served, JSON.stringify(deployment));
+    assert.ok(served.cache_read_tokens >= 9000 && served.cache_savings_microdollars >= 16200, JSON.stringify(served));
+    assert.equal(served.cache_hit_ratio, served.cache_read_tokens / served.input_tokens);
+    const byRoute = route.find((r) => r.key === row.route_id);
+    assert.ok(byRoute && byRoute.cache_savings_microdollars >= 16200, JSON.stringify(route));
+
+    await page.goto(`${stack.url}/admin/analytics?since=1h`);
+    await page.waitForSelector('#cache-deployment [data-key="anthropic/api"]');
+    const cells = await page.$$eval('#cache-deployment [data-key="anthropic/api"] td', (tds) => tds.map((td) => td.textContent));
+    assert.match(cells[4], /^\d+\.\d %$/);  // hit ratio
+    assert.equal(cells[5], S_usd(served.cache_savings_microdollars));
+    assert.ok(await page.$(`#cache-route [data-key="${row.route_id}"]`), 'the route has a row');
+    assert.match(await page.textContent('#cache-summary'), /Cache reads saved \$0\.0\d+/);
+    const csv = await page.evaluate(async () => (await fetch('/admin/api/analytics.csv?by=deployment&since=1h')).text());
+    assert.match(csv, /^deployment,requests,failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,cost_usd,cache_hit_ratio,cache_savings_usd\n/);
+    assert.match(csv, /\nanthropic\/api,\d+,\d+,\d+,\d+,\d+,\d+,\d+,[\d.]+,0\.\d{4},0\.0\d{5}\n/);
+    await shot('analytics-cache');
   });
 
   test('members, access control and connect pages render', async () => {

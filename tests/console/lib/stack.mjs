@@ -114,6 +114,12 @@ export async function startStack() {
   const line = '  deepseek-flash: [deepseek/api]\n';
   if (!yaml.includes(line)) throw new Error(`${deployments}: no "${line.trim()}" line to add a failover deployment to`);
   fs.writeFileSync(deployments, yaml.replace(line, '  deepseek-flash: [deepseek/api, openai/responses]\n'));
+  // Anthropic passes the caller's x-mock-script on, so a test can script the usage the mock reports.
+  const providers = path.join(catalog, 'ai/providers.yaml');
+  const providersYaml = fs.readFileSync(providers, 'utf8');
+  const anchor = '  anthropic:\n';
+  if (!providersYaml.includes(anchor)) throw new Error(`${providers}: no "${anchor.trim()}" provider to forward the mock's script to`);
+  fs.writeFileSync(providers, providersYaml.replace(anchor, `${anchor}    forward_headers: [x-mock-script]\n`));
   const dbName = 'sluice_console_' + crypto.randomBytes(6).toString('hex');
   psql(databaseUrl, `CREATE DATABASE ${dbName}`);
   const dbUrl = withDatabaseName(databaseUrl, dbName);
@@ -177,10 +183,10 @@ export class Stack {
   }
 
   // One Anthropic-wire request through the gateway with `key`.
-  async message(key, model, text = 'Hello from the console test') {
+  async message(key, model, text = 'Hello from the console test', headers = {}) {
     const reply = await fetch(`${this.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01' },
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'anthropic-version': '2023-06-01', ...headers },
       body: JSON.stringify({ model, max_tokens: 64, messages: [{ role: 'user', content: text }] }),
     });
     return { status: reply.status, id: reply.headers.get('x-sluice-request-id'), body: await reply.json() };

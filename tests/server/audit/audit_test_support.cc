@@ -15,7 +15,7 @@ ScratchDatabase& auditDatabase() {
 void truncateAudit() {
   auto connection = auditDatabase().connect();
   pqxx::nontransaction query(*connection);
-  query.exec("TRUNCATE ai_requests, ai_usage_hourly, ai_usage_daily");
+  query.exec("TRUNCATE ai_requests, ai_usage_hourly, ai_usage_daily, ai_route_usage_hourly, ai_route_usage_daily");
 }
 
 long long auditRows() { return std::stoll(auditDatabase().scalar("SELECT count(*) FROM ai_requests")); }

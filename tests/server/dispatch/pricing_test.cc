@@ -4,6 +4,7 @@
 
 #include "tests/server/dispatch/catalog_fixture.h"
 
+using sluice::dispatch::cacheSavingsMicrodollars;
 using sluice::dispatch::costMicrodollars;
 using sluice::wire::Usage;
 
@@ -44,6 +45,90 @@ BOOST_AUTO_TEST_CASE(per_deployment_overrides_change_only_the_fields_they_name) 
   usage.input_tokens = 3;
   usage.output_tokens = 1;
   BOOST_TEST(costMicrodollars(go->pricing, usage) == 4);  // 1.65 + 2.19 microdollars, rounded
+}
+
+BOOST_AUTO_TEST_CASE(cache_reads_save_the_difference_between_the_input_and_cache_read_prices) {
+  const auto catalog = sluice::testing::dispatchCatalog();
+  const auto& pricing = catalog->deploymentsOf("claude-sonnet-5-5").front().pricing;
+  Usage usage;
+  usage.input_tokens = 1'000'000 + 200'000 + 100'000;
+  usage.cache_read_tokens = 200'000;
+  usage.cache_write_tokens = 100'000;  // writes never count as savings
+  usage.output_tokens = 10'000;
+  // 200k x ($2.00 - $0.20) = $0.36
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 360'000);
+  // What the request would have cost uncached = its cost + the savings.
+  Usage uncached = usage;
+  uncached.cache_read_tokens = 0;
+  BOOST_TEST(costMicrodollars(pricing, uncached) == costMicrodollars(pricing, usage) + 360'000);
+}
+
+BOOST_AUTO_TEST_CASE(no_cache_reads_save_nothing) {
+  const auto catalog = sluice::testing::dispatchCatalog();
+  const auto& pricing = catalog->deploymentsOf("claude-sonnet-5-5").front().pricing;
+  Usage usage;
+  usage.input_tokens = 50'000;
+  usage.cache_write_tokens = 40'000;
+  usage.output_tokens = 100;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 0);
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, Usage{}) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_deployment_without_a_cache_read_price_saves_nothing) {
+  const auto catalog = sluice::testing::dispatchCatalog();
+  const auto& pricing = catalog->deploymentsOf("claude-haiku-5-5").front().pricing;
+  BOOST_REQUIRE(pricing.cache_read_per_million == pricing.input_per_million);  // reads charged as input
+  Usage usage;
+  usage.input_tokens = 90'000;
+  usage.cache_read_tokens = 80'000;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(savings_use_the_served_deployments_overridden_price_rounded_to_the_nearest) {
+  const auto catalog = sluice::testing::dispatchCatalog();
+  const auto* direct = catalog->deployment("deepseek-v4-pro", "deepseek/api");
+  const auto* go = catalog->deployment("deepseek-v4-pro", "opencode-go/chat");
+  BOOST_REQUIRE(direct != nullptr);
+  BOOST_REQUIRE(go != nullptr);
+  Usage usage;
+  usage.input_tokens = 1'500'000;
+  usage.cache_read_tokens = 1'000'000;
+  BOOST_TEST(cacheSavingsMicrodollars(direct->pricing, usage) == 410'000);  // 1M x ($0.55 - $0.14)
+  BOOST_TEST(cacheSavingsMicrodollars(go->pricing, usage) == 418'000);      // 1M x ($0.55 - $0.132)
+  Usage few;
+  few.input_tokens = 3;
+  few.cache_read_tokens = 3;
+  BOOST_TEST(cacheSavingsMicrodollars(go->pricing, few) == 1);  // 1.254 microdollars
+  few.cache_read_tokens = 1;
+  BOOST_TEST(cacheSavingsMicrodollars(go->pricing, few) == 0);  // 0.418
+}
+
+BOOST_AUTO_TEST_CASE(above_the_long_context_threshold_savings_use_that_tiers_prices) {
+  sluice::catalog::Pricing pricing;
+  pricing.input_per_million = 3'000'000;
+  pricing.output_per_million = 15'000'000;
+  pricing.cache_read_per_million = 300'000;
+  pricing.cache_write_per_million = 3'750'000;
+  pricing.long_context = sluice::catalog::LongContextPricing{200'000, 6'000'000, 22'500'000, 600'000, std::nullopt};
+  Usage usage;
+  usage.input_tokens = 200'000;
+  usage.cache_read_tokens = 100'000;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 270'000);  // 100k x ($3.00 - $0.30)
+  usage.input_tokens = 200'001;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 540'000);  // 100k x ($6.00 - $0.60)
+  // A tier that names no cache-read price keeps the base one, as the cost does.
+  pricing.long_context->cache_read_per_million = std::nullopt;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 570'000);  // 100k x ($6.00 - $0.30)
+}
+
+BOOST_AUTO_TEST_CASE(a_cache_read_price_above_the_input_price_saves_nothing_rather_than_costing) {
+  sluice::catalog::Pricing pricing;
+  pricing.input_per_million = 1'000'000;
+  pricing.cache_read_per_million = 1'250'000;
+  Usage usage;
+  usage.input_tokens = 10'000;
+  usage.cache_read_tokens = 10'000;
+  BOOST_TEST(cacheSavingsMicrodollars(pricing, usage) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(prices_render_for_people) {

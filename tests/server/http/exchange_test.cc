@@ -65,6 +65,32 @@ BOOST_AUTO_TEST_CASE(a_passthrough_answer_is_relayed_and_leaves_exactly_one_row)
   BOOST_TEST(row.cost_microdollars == 16);  // 10 x $1/M + 3 x $2/M
 }
 
+BOOST_AUTO_TEST_CASE(cache_reads_are_priced_and_their_savings_recorded_in_the_row_and_the_metric) {
+  RequestPath path;
+  auto answer = nlohmann::json::parse(anthropicAnswer("cached"));
+  answer["usage"]["cache_read_input_tokens"] = 2000;  // Anthropic counts them beside input_tokens
+  path.transport.script("primary.example", FakeTransport::json(200, answer.dump()));
+  const Reply reply = path.send("POST", "/v1/messages", messagesBody("chain-model"), {{"x-api-key", "sk-caller"}});
+  BOOST_TEST(reply.status == 200);
+  const auto row = path.onlyRow();
+  BOOST_TEST(row.usage.input_tokens == 2010);
+  BOOST_TEST(row.usage.cache_read_tokens == 2000);
+  BOOST_TEST(row.cost_microdollars == 216);            // 10 x $1/M + 2000 x $0.10/M + 3 x $2/M
+  BOOST_TEST(row.cache_savings_microdollars == 1800);  // 2000 x ($1.00 - $0.10)/M
+  const std::string text = path.gateway().registry().render();
+  BOOST_TEST(text.find("gateway_cache_savings_microdollars_total{route=\"" + row.route_id +
+                       "\",model=\"chain-model\",served_provider=\"primary\"} 1800\n") != std::string::npos,
+             text);
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_without_cache_reads_saves_nothing) {
+  RequestPath path;
+  path.transport.script("primary.example", FakeTransport::json(200, anthropicAnswer("plain")));
+  BOOST_TEST(path.send("POST", "/v1/messages", messagesBody("chain-model"), {{"x-api-key", "sk-caller"}}).status == 200);
+  BOOST_TEST(path.onlyRow().cache_savings_microdollars == 0);
+  BOOST_TEST(path.gateway().registry().render().find("gateway_cache_savings_microdollars_total{") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(failover_follows_the_plans_order_before_the_first_byte) {
   RequestPath path;
   path.transport.script("primary.example", FakeTransport::json(500, R"({"type":"error","error":{"type":"api_error","message":"boom"}})"));

@@ -68,7 +68,7 @@ providers:
   sources.models = catalog::SourceText{"ai/models.yaml", R"(
 models:
   chain-model:
-    pricing: { input_per_million: 1.00, output_per_million: 2.00 }
+    pricing: { input_per_million: 1.00, output_per_million: 2.00, cache_read_per_million: 0.10 }
   chat-model:
     pricing: { input_per_million: 1.00, output_per_million: 2.00 }
   member-model:

@@ -41,6 +41,7 @@ const std::vector<std::pair<std::string, std::string>>& expectedFamilies() {
       {"gen_ai_server_time_per_output_token_seconds", "histogram"},
       {"gateway_tokens_total", "counter"},
       {"gateway_cost_microdollars_total", "counter"},
+      {"gateway_cache_savings_microdollars_total", "counter"},
       {"gateway_inflight_requests", "gauge"},
       {"gateway_client_aborts_total", "counter"},
       {"gateway_catalog_reloads_total", "counter"},
@@ -78,6 +79,7 @@ RequestFigures streamedOk() {
   r.cache_read_tokens = 20;
   r.reasoning_tokens = 5;
   r.cost_microdollars = 1234;
+  r.cache_savings_microdollars = 36;
   return r;
 }
 
@@ -193,6 +195,8 @@ BOOST_AUTO_TEST_CASE(record_request_fills_the_gateway_and_gen_ai_families) {
   BOOST_TEST(contains(text, "gateway_tokens_total{model=\"claude-sonnet\",type=\"reasoning\"} 5\n"));
   BOOST_TEST(!contains(text, "type=\"cache_write\""));  // zero counts create no series
   BOOST_TEST(contains(text, "gateway_cost_microdollars_total{model=\"claude-sonnet\",served_provider=\"anthropic\"} 1234\n"));
+  BOOST_TEST(contains(text, "gateway_cache_savings_microdollars_total{route=\"chat\",model=\"claude-sonnet\","
+                            "served_provider=\"anthropic\"} 36\n"));
   const std::string genai = "gen_ai_operation_name=\"chat\",gen_ai_provider_name=\"anthropic\",gen_ai_request_model=\"claude-sonnet\"";
   BOOST_TEST(contains(text, "gen_ai_client_token_usage_bucket{" + genai + ",gen_ai_token_type=\"input\",le=\"256\"} 1\n"));
   BOOST_TEST(contains(text, "gen_ai_client_token_usage_sum{" + genai + ",gen_ai_token_type=\"input\"} 120\n"));
@@ -233,12 +237,14 @@ BOOST_AUTO_TEST_CASE(an_upstream_error_carries_error_type_and_no_time_to_first_t
   r.time_to_first_token_seconds.reset();
   r.usage_known = false;
   r.cost_microdollars = 0;
+  r.cache_savings_microdollars = 0;
   metrics.recordRequest(r);
   const std::string text = registry.render();
   BOOST_TEST(contains(text, "error_type=\"all_deployments_failed\",le=\"+Inf\"} 1\n"));
   BOOST_TEST(!contains(text, "gen_ai_server_time_to_first_token_seconds_count{"));
   BOOST_TEST(!contains(text, "gen_ai_client_token_usage_count{"));
   BOOST_TEST(!contains(text, "gateway_cost_microdollars_total{"));
+  BOOST_TEST(!contains(text, "gateway_cache_savings_microdollars_total{"));  // nothing saved, no series
 }
 
 BOOST_AUTO_TEST_CASE(client_hang_ups_count_by_phase) {

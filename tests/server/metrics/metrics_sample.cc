@@ -30,6 +30,7 @@ int main() {
   ok.cache_write_tokens = 64;
   ok.reasoning_tokens = 100;
   ok.cost_microdollars = 12345;
+  ok.cache_savings_microdollars = 1843;
   metrics.recordRequest(ok);
 
   RequestFigures refused;

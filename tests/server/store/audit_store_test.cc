@@ -21,7 +21,7 @@ test::ScratchDatabase& database() {
 struct Fresh {
   Fresh() : connection(database().connect()) {
     pqxx::nontransaction query(*connection);
-    query.exec("TRUNCATE ai_requests, ai_usage_hourly, ai_usage_daily");
+    query.exec("TRUNCATE ai_requests, ai_usage_hourly, ai_usage_daily, ai_route_usage_hourly, ai_route_usage_daily");
   }
   std::unique_ptr<pqxx::connection> connection;
 };
@@ -102,6 +102,8 @@ BOOST_AUTO_TEST_CASE(partitions_are_created_listed_and_dropped_by_day) {
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_requests WHERE id = 'old'") == "0");
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_hourly WHERE hour < '2032-02-01'") == "0");
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_daily WHERE day < '2032-02-01'") == "0");
+  BOOST_TEST(database().scalar("SELECT count(*) FROM ai_route_usage_hourly WHERE hour < '2032-02-01'") == "0");
+  BOOST_TEST(database().scalar("SELECT count(*) FROM ai_route_usage_daily WHERE day < '2032-02-01'") == "0");
 }
 
 BOOST_AUTO_TEST_CASE(id_prefix_lookup_finds_one_many_or_none_and_escapes_like_patterns) {
@@ -189,6 +191,66 @@ BOOST_AUTO_TEST_CASE(usage_is_exact_across_days_from_the_daily_hourly_and_raw_pa
   BOOST_REQUIRE(usage.size() == 1u);
   BOOST_TEST(usage[0].cost_microdollars == 11100);
   BOOST_TEST(database().scalar("SELECT count(*) FROM ai_usage_daily WHERE day = '2030-02-01'") == "1");
+}
+
+BOOST_AUTO_TEST_CASE(usage_by_route_and_deployment_is_exact_across_days_with_cache_savings) {
+  const auto cached = [](nlohmann::json row, const std::string& route, const std::string& endpoint, int64_t reads,
+                         int64_t savings) {
+    row["route_id"] = route;
+    row["served_endpoint"] = endpoint;
+    row["input_tokens"] = 1000;
+    row["cache_read_tokens"] = reads;
+    row["cache_savings_microdollars"] = savings;
+    return row;
+  };
+  insert(*connection, {cached(row("r1", at("2030-03-01T22:10:00Z")), "chat", "prov/a", 900, 1),
+                       cached(row("r2", at("2030-03-01T22:50:00Z")), "chat", "prov/a", 900, 10),
+                       cached(row("r3", at("2030-03-01T23:20:00Z")), "chat", "prov/b", 500, 100),
+                       cached(row("r4", at("2030-03-02T05:00:00Z")), "code", "prov/b", 0, 0),
+                       cached(row("r5", at("2030-03-04T12:00:00Z"), "alice", "m1", 100, "upstream_error"), "code", "",
+                              0, 0)});
+  auto probe = cached(row("r6", at("2030-03-02T06:00:00Z")), "chat", "prov/a", 1000, 5000);
+  probe["probe"] = true;
+  insert(*connection, {probe});
+
+  // [22:30, 23:00) from ai_requests, [23:00, 00:00) from the hourly route rollup, days from the daily one.
+  const auto routes = store::usageBy(*connection, store::UsageDimension::Route, at("2030-03-01T22:30:00Z"));
+  BOOST_REQUIRE(routes.size() == 2u);
+  BOOST_TEST(routes[0].key == "chat");  // the same cost and requests: by name
+  BOOST_TEST(routes[0].requests == 2);  // r2 and r3; r1 is before the window, the probe is not usage
+  BOOST_TEST(routes[0].cache_read_tokens == 1400);
+  BOOST_TEST(routes[0].cache_savings_microdollars == 110);
+  BOOST_TEST(routes[0].cacheHitRatio() == 0.7);
+  BOOST_TEST(routes[1].key == "code");
+  BOOST_TEST(routes[1].requests == 2);
+  BOOST_TEST(routes[1].failed == 1);
+  BOOST_TEST(routes[1].cache_savings_microdollars == 0);
+  BOOST_TEST(routes[1].cacheHitRatio() == 0.0);
+
+  const auto deployments = store::usageBy(*connection, store::UsageDimension::Deployment, at("2030-03-01T00:00:00Z"));
+  BOOST_REQUIRE(deployments.size() == 3u);
+  BOOST_TEST(deployments[0].key == "prov/a");
+  BOOST_TEST(deployments[0].requests == 2);
+  BOOST_TEST(deployments[0].cache_savings_microdollars == 11);
+  BOOST_TEST(deployments[0].cacheHitRatio() == 0.9);
+  BOOST_TEST(deployments[1].key == "prov/b");
+  BOOST_TEST(deployments[1].cache_savings_microdollars == 100);
+  BOOST_TEST(deployments[1].cacheHitRatio() == 0.25);
+  BOOST_TEST(deployments[2].key == "");  // nothing served
+  BOOST_TEST(deployments[2].failed == 1);
+
+  // The per-user rollups carry the savings as well.
+  const auto users = store::usageBy(*connection, store::UsageDimension::User, at("2030-03-01T00:00:00Z"));
+  BOOST_REQUIRE(users.size() == 1u);
+  BOOST_TEST(users[0].cache_savings_microdollars == 111);
+  BOOST_TEST(database().scalar("SELECT sum(cache_savings_microdollars) FROM ai_usage_daily") == "111");
+  BOOST_TEST(database().scalar("SELECT sum(requests) FROM ai_route_usage_daily") == "5");
+}
+
+BOOST_AUTO_TEST_CASE(a_row_without_cache_savings_stores_zero) {
+  insert(*connection, {row("z1", at("2030-04-01T10:00:00Z"))});
+  BOOST_TEST(database().scalar("SELECT cache_savings_microdollars FROM ai_requests WHERE id = 'z1'") == "0");
+  BOOST_TEST(database().scalar("SELECT cache_savings_microdollars FROM ai_route_usage_hourly") == "0");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -83,6 +83,35 @@ BOOST_AUTO_TEST_CASE(applies_everything_once_then_nothing) {
   BOOST_TEST(database.scalar("SELECT to_regclass('ai_requests') IS NOT NULL") == "t");
 }
 
+BOOST_AUTO_TEST_CASE(cache_savings_migration_keeps_earlier_rows_and_rolls_them_up_by_route_and_deployment) {
+  test::ScratchDatabase database(false);
+  auto connection = database.connect();
+  auto before = store::embeddedMigrations();
+  std::erase_if(before, [](const store::Migration& migration) { return migration.version >= 5; });
+  store::applyMigrations(*connection, before);
+  {
+    pqxx::work insert(*connection);
+    insert.exec("SELECT sluice_ensure_ai_requests_partition('2030-05-01')");
+    insert.exec(
+        "INSERT INTO ai_requests (id, created_at, route_id, served_provider, served_endpoint, outcome, input_tokens, "
+        "cache_read_tokens, cost_microdollars, probe) VALUES "
+        "('a', '2030-05-01T10:15:00Z', 'chat', 'prov', 'prov/a', 'ok', 1000, 800, 70, false), "
+        "('b', '2030-05-01T10:45:00Z', 'chat', 'prov', 'prov/a', 'ok', 1000, 200, 90, false), "
+        "('c', '2030-05-01T11:00:00Z', 'chat', NULL, NULL, 'upstream_error', 0, 0, 0, false), "
+        "('p', '2030-05-01T11:00:00Z', 'chat', 'prov', 'prov/a', 'ok', 1000, 1000, 10, true)");
+    insert.commit();
+  }
+  store::applyMigrations(*connection, store::embeddedMigrations());
+  BOOST_TEST(database.scalar("SELECT sum(cache_savings_microdollars) FROM ai_requests") == "0");
+  BOOST_TEST(database.scalar("SELECT string_agg(hour || ' ' || route_id || ' ' || endpoint || ' ' || requests || ' ' || "
+                             "failed || ' ' || cache_read_tokens || ' ' || cost_microdollars, '; ' ORDER BY hour, "
+                             "endpoint) FROM (SELECT extract(hour FROM hour AT TIME ZONE 'UTC') AS hour, route_id, "
+                             "endpoint, requests, failed, cache_read_tokens, cost_microdollars FROM "
+                             "ai_route_usage_hourly) h") == "10 chat prov/a 2 0 1000 160; 11 chat  1 1 0 0");
+  BOOST_TEST(database.scalar("SELECT day || ' ' || sum(requests) || ' ' || sum(cost_microdollars) FROM "
+                             "ai_route_usage_daily GROUP BY day") == "2030-05-01 3 160");
+}
+
 BOOST_AUTO_TEST_CASE(two_appliers_at_once_apply_each_migration_exactly_once) {
   test::ScratchDatabase database(false);
   // A slow extra migration widens the window in which the two could collide.
