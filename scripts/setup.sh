@@ -25,6 +25,10 @@ sluice_packages=(
   nginx  # the fleet tests put three replicas behind it
   nodejs npm chromium  # the e2e tests drive the gateway with the official SDKs and a browser
 )
+# `kubectl kustomize` renders deploy/kubernetes in the test command (tests/deploy). Any kubectl
+# will do: one from Kubernetes' own apt repository (package kubectl) owns /usr/bin/kubectl too, and
+# Debian's kubernetes-client would then fail to install over it.
+command -v kubectl >/dev/null 2>&1 || sluice_packages+=(kubernetes-client)
 sluice_pg_version=15
 sluice_pg_cluster=main
 SLUICE_POSTGRES_STARTED=0
