@@ -74,6 +74,30 @@ describe('a fleet of three replicas behind nginx', { skip }, () => {
     assert.equal(rows, counts.ids.length);
   });
 
+  test('a replica killed with SIGKILL under load loses only its in-flight requests, whose rows come from its journal', async () => {
+    // Slow answers, so the killed replica has requests in flight.
+    const slow = { 'x-mock-script': JSON.stringify({ delay_ms: 400 }) };
+    const load = steadyLoad(6, () => post(fleet.url, member.key, MESSAGES, slow));
+    await sleep(1500);
+    const startedBefore = Number(await sql(
+      `select count(*) from ai_requests where user_name = '${member.name}' and outcome = 'interrupted'`));
+    await fleet.kill(1, 'SIGKILL');
+    await sleep(1500);
+    const counts = await load.stop();
+    await fleet.start(1);  // its journal is read back at start
+    const rows = await rowsFor(counts.ids);
+    const interrupted = Number(await sql(
+      `select count(*) from ai_requests where user_name = '${member.name}' and outcome = 'interrupted'`)) - startedBefore;
+    console.log(`SIGKILL: ${counts.ok} answered (${rows} with rows), ${counts.failed} failed at the client, ` +
+                `${interrupted} interrupted rows from the killed replica's journal`);
+    // Every answered request has its row, the killed replica's included.
+    assert.equal(rows, counts.ids.length);
+    // nginx retries a request whose connection broke (non_idempotent), so the client sees none
+    // fail; the killed replica's in-flight requests are recorded as interrupted.
+    assert.equal(counts.failed, 0, counts.errors.join('\n'));
+    assert.ok(interrupted >= 1, 'the killed replica had requests in flight, recorded as interrupted');
+  });
+
   test('a revoked key stops working on every replica within 5 s', async () => {
     const doomed = newMember('fleet-revoked');
     for (let i = 0; i < 3; ++i) assert.equal((await post(fleet.replicaUrl(i), doomed.key)).status, 200);
