@@ -6,6 +6,11 @@
 #   scripts/fuzz.sh            # the short run scripts/test.sh does
 #   scripts/fuzz.sh 600        # a long run (10 minutes per target)
 #   scripts/fuzz.sh --build    # only build (scripts/test.sh builds while CTest runs)
+#   scripts/fuzz.sh --keep 600 # a long run that then merges what it found into the kept corpus
+#
+# The kept corpus lives in tests/fuzz/corpus/<target>/ (minimised with -merge=1, so it holds only
+# inputs that add coverage); every run starts from it, the fixtures and tests/fuzz/regressions.
+# New inputs of a run go to build-fuzz/corpus/<target>/ and stay out of git unless --keep is given.
 #
 # clang 16 with Debian 12's libstdc++ 12: std::expected is hidden behind __cpp_concepts >= 202002,
 # which clang 16 implements but does not yet announce, so the build announces it.
@@ -13,10 +18,15 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_only=0
-if [[ ${1:-} == --build ]]; then
-  build_only=1
+keep=0
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --build) build_only=1 ;;
+    --keep) keep=1 ;;
+    *) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+  esac
   shift
-fi
+done
 seconds=${1:-15}
 build=${repo}/build-fuzz
 say() { printf '==> %s\n' "$*"; }
@@ -44,18 +54,25 @@ mkdir -p "${build}/crashes"
 status=0
 for target in "${targets[@]}"; do
   corpus=${build}/corpus/${target}
-  mkdir -p "${corpus}"
+  kept=${repo}/tests/fuzz/corpus/${target}
+  mkdir -p "${corpus}" "${kept}"
   say "fuzzing ${target} for ${seconds}s"
   # New inputs go to the first directory; the fixtures only seed it.
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     "${build}/bin/${target}_fuzzer" -max_total_time="${seconds}" -rss_limit_mb=2048 -max_len=262144 \
     -artifact_prefix="${build}/crashes/${target}-" -print_final_stats=1 \
-    "${corpus}" "${repo}/tests/fixtures" "${repo}/tests/fuzz/regressions" 2>"${build}/${target}.log"; then
+    "${corpus}" "${kept}" "${repo}/tests/fixtures" "${repo}/tests/fuzz/regressions" 2>"${build}/${target}.log"; then
     echo "fuzz: ${target} failed; see ${build}/${target}.log and ${build}/crashes/" >&2
     tail -n 40 "${build}/${target}.log" >&2
     status=1
   else
     grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "${build}/${target}.log" | sed "s/^/    ${target} /" || true
+    if [[ ${keep} == 1 ]]; then
+      # Only inputs that add coverage to what is kept join it; small files only (the repository).
+      "${build}/bin/${target}_fuzzer" -merge=1 -max_len=8192 "${kept}" "${corpus}" \
+        >/dev/null 2>"${build}/${target}.merge.log"
+      echo "    ${target} kept corpus: $(find "${kept}" -type f | wc -l) files, $(( $(du -sb "${kept}" | cut -f1) / 1024 )) KiB"
+    fi
   fi
 done
 exit "${status}"
