@@ -40,7 +40,8 @@
       { title: 'Served by', value: servedCell },
       { title: 'Outcome', value: outcomeCell },
       { title: 'Latency', value: (r) => S.fmtMs(r.latency_ms), num: true },
-    ], rows, { empty: 'Waiting for requests…' }));
+      { title: 'Replica', value: (r) => r.replica || '–' },
+    ], rows, { empty: 'Waiting for requests… (from every replica: the audit trail is polled each second)' }));
     render();
     const source = new EventSource('/admin/api/requests/live');
     source.addEventListener('ready', () => { state.textContent = '(live)'; });

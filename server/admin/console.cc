@@ -15,6 +15,7 @@
 #include "server/admin/api.h"
 #include "server/admin/assets.h"
 #include "server/admin/context.h"
+#include "server/admin/session_store.h"
 #include "server/http/handlers.h"
 #include "server/http/request.h"
 #include "server/identity/api_keys.h"
@@ -151,14 +152,32 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
   std::optional<Session> liveSession(const std::string& id) {
     const auto now = Clock::now();
     auto found = context_->sessions.find(id, now);
+    if (!found && context_->pool && id.size() == 64) {
+      // Opened on another replica (or before a restart): the shared store has it.
+      const auto idle = context_->sessions.policy().idle;
+      auto stored = context_->pool->run([&](pqxx::connection& connection) { return loadSession(connection, id, idle); });
+      if (!stored) return std::nullopt;
+      context_->sessions.adopt(*stored, now);
+      found = context_->sessions.find(id, now);
+    }
     if (!found) return std::nullopt;
     // Either direction: a clock stepped back must not stretch the interval.
     const auto since = now > found->verified_at ? now - found->verified_at : found->verified_at - now;
     if (since >= kReverify && context_->pool) {
-      const auto record = context_->pool->run(
-          [&](pqxx::connection& connection) { return identity::findKeyById(connection, found->api_key_id); });
+      const auto idle = context_->sessions.policy().idle;
+      bool stored = true;
+      const auto record = context_->pool->run([&](pqxx::connection& connection) {
+        stored = touchSession(connection, id, idle);  // signed out on another replica: gone
+        return identity::findKeyById(connection, found->api_key_id);
+      });
       const auto admitted = identity::keyAdmits(record, now);
+      if (!stored) {
+        context_->sessions.erase(id);
+        log::info("console session ended", {{"user", found->user}, {"reason", "signed out or expired"}});
+        return std::nullopt;
+      }
       if (!admitted || admitted->user != found->user || admitted->role != identity::Role::Admin) {
+        context_->pool->run([&](pqxx::connection& connection) { deleteSession(connection, id); });
         context_->sessions.erase(id);
         log::info("console session ended", {{"user", found->user},
                                              {"api_key_id", found->api_key_id},
@@ -209,6 +228,10 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
                           "member " + caller->user + " is not an admin: the console is for members whose role is admin");
     }
     const Session created = context_->sessions.create(caller->user, caller->api_key_id, Clock::now());
+    if (context_->pool) {
+      const auto lifetime = context_->sessions.policy().lifetime;
+      context_->pool->run([&](pqxx::connection& connection) { storeSession(connection, created, lifetime); });
+    }
     log::info("console sign-in", {{"user", caller->user}, {"api_key_id", caller->api_key_id}});
     Reply reply = Reply::json({{"user", created.user}, {"csrf", created.csrf}});
     reply.headers.emplace_back(
@@ -313,6 +336,9 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
 
     if (path == "/admin/logout" && post) {
       context_->sessions.erase(signed_in->id);
+      if (context_->pool) {
+        context_->pool->run([&](pqxx::connection& connection) { deleteSession(connection, signed_in->id); });
+      }
       Reply reply = Reply::json({{"signed_out", true}});
       reply.headers.emplace_back("Set-Cookie", cookie(request, "", 0));
       return reply;

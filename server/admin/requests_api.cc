@@ -21,7 +21,7 @@ constexpr const char* kSummaryColumns =
     "id, created_at, (extract(epoch FROM created_at) * 1000000)::bigint AS cursor, user_name, api_key_id, project, "
     "client_family, client_wire, requested_model, model, route_id, provider, endpoint, served_provider, "
     "served_endpoint, is_streaming, status, outcome, error_key, input_tokens, output_tokens, cost_microdollars, "
-    "latency_ms, ttfb_ms, probe, jsonb_array_length(attempts) AS attempt_count";
+    "latency_ms, ttfb_ms, probe, jsonb_array_length(attempts) AS attempt_count, replica";
 
 }  // namespace
 

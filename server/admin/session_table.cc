@@ -67,6 +67,14 @@ std::optional<Session> SessionTable::find(const std::string& id, TimePoint now) 
   return it->second;
 }
 
+void SessionTable::adopt(Session session, TimePoint now) {
+  session.last_seen = now;
+  session.verified_at = TimePoint{};
+  std::lock_guard lock(mutex_);
+  if (sessions_.size() >= policy_.max_sessions) sessions_.erase(sessions_.begin());
+  sessions_[session.id] = std::move(session);
+}
+
 void SessionTable::markVerified(const std::string& id, TimePoint now) {
   std::lock_guard lock(mutex_);
   if (auto it = sessions_.find(id); it != sessions_.end()) it->second.verified_at = now;

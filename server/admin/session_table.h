@@ -7,8 +7,8 @@
 // Expiry: a session ends `idle` after its last use, and `lifetime` after it was created, whichever
 // comes first. Time is only the `now` passed in.
 //
-// NOTE: sessions are per process: behind a load balancer an operator signs in again when sent to
-// another replica (sticky sessions avoid it). A restart signs everyone out.
+// This table is each process's cache: with a database the sessions live in PostgreSQL
+// (session_store.h), so every replica of a fleet knows every session, and a restart signs no one out.
 //
 // Thread-safe.
 
@@ -48,6 +48,9 @@ class SessionTable {
   // (an expired one is removed).
   std::optional<Session> find(const std::string& id, TimePoint now);
   void markVerified(const std::string& id, TimePoint now);
+  // A session another replica opened (read from the shared store): kept here from now on, to be
+  // verified on its first use.
+  void adopt(Session session, TimePoint now);
   void erase(const std::string& id);
   size_t size() const;
   const SessionPolicy& policy() const { return policy_; }

@@ -103,6 +103,7 @@ struct Record {
 
   bool aborted = false;            // the client went away before the response was complete
   bool probe = false;              // a console test call: excluded from usage analytics
+  std::string replica;             // the replica that served it (--replica-name)
 
   // Bodies are stored only when the catalog enables it (with a size cap); absent by default.
   std::optional<std::string> request_body;

@@ -140,6 +140,7 @@ std::string toRowJson(const Record& record) {
   row.boolean("probe", record.probe);
   row.nullable("request_body", record.request_body);
   row.nullable("response_body", record.response_body);
+  row.text("replica", record.replica);
   row.close();
   return out;
 }

@@ -72,8 +72,10 @@ void Gateway::flushRefusalSummaries() {
 void Gateway::writeRefusalSummaries(const std::vector<audit::RefusalThrottle::Summary>& summaries) {
   if (audit_sink_ == nullptr) return;
   for (const auto& summary : summaries) {
-    audit_sink_->submit(audit::RefusalThrottle::summaryRow(summary, newRequestId(), std::chrono::system_clock::now(),
-                                                           std::chrono::steady_clock::now()));
+    audit::Record row = audit::RefusalThrottle::summaryRow(summary, newRequestId(), std::chrono::system_clock::now(),
+                                                           std::chrono::steady_clock::now());
+    row.replica = options_.replica_name;
+    audit_sink_->submit(std::move(row));
   }
 }
 

@@ -31,6 +31,7 @@ RequestLedger::RequestLedger(Gateway& gateway, std::string request_id, std::stri
   if (kind_ == Kind::Request) inflight_.emplace(gateway.metrics());
   audit_.record().client_wire = std::string(catalog::toString(client_wire));
   audit_.record().probe = kind_ == Kind::Probe;
+  audit_.record().replica = gateway.options().replica_name;
 }
 
 RequestLedger::~RequestLedger() {

@@ -103,7 +103,8 @@ for n in 1 2; do
   grep -q "server gateway-${n}:8080 .*max_fails=" "${nginx_conf}" || fail "nginx.conf has no passive-checked upstream gateway-${n}:8080"
 done
 grep -q 'proxy_buffering off;' "${nginx_conf}" || fail "nginx.conf buffers responses (streams need proxy_buffering off)"
-grep -q 'proxy_next_upstream .*non_idempotent' "${nginx_conf}" && fail "nginx.conf retries POSTs that reached a replica (non_idempotent)"
+grep -Eq 'proxy_next_upstream .*http_50[23]' "${nginx_conf}" && fail "nginx.conf retries the gateway's own 502/503 answers (multiplies load on failing providers)"
+grep -q 'proxy_next_upstream error non_idempotent;' "${nginx_conf}" || fail "nginx.conf must retry broken connections, POSTs included (docs/deploying.md)"
 if command -v nginx >/dev/null 2>&1; then
   scratch=$(mktemp -d)
   trap 'rm -rf "${scratch}"' EXIT

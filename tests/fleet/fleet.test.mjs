@@ -81,7 +81,13 @@ describe('a fleet of three replicas behind nginx', { skip }, () => {
     await sleep(1500);
     const startedBefore = Number(await sql(
       `select count(*) from ai_requests where user_name = '${member.name}' and outcome = 'interrupted'`));
+    // Three slow requests straight to the replica about to die: in flight when it is killed.
+    const doomed = Array.from({ length: 3 }, () => post(fleet.replicaUrl(1), member.key, MESSAGES,
+      { 'x-mock-script': JSON.stringify({ delay_ms: 5000 }) }).then((r) => r.status, () => 'broken'));
+    await sleep(700);
     await fleet.kill(1, 'SIGKILL');
+    const lost = await Promise.all(doomed);
+    assert.deepEqual(lost, ['broken', 'broken', 'broken'], 'the killed replica\'s own in-flight requests are lost');
     await sleep(1500);
     const counts = await load.stop();
     await fleet.start(1);  // its journal is read back at start
@@ -95,7 +101,7 @@ describe('a fleet of three replicas behind nginx', { skip }, () => {
     // nginx retries a request whose connection broke (non_idempotent), so the client sees none
     // fail; the killed replica's in-flight requests are recorded as interrupted.
     assert.equal(counts.failed, 0, counts.errors.join('\n'));
-    assert.ok(interrupted >= 1, 'the killed replica had requests in flight, recorded as interrupted');
+    assert.ok(interrupted >= 3, 'the killed replica\'s requests in flight are recorded as interrupted');
   });
 
   test('a revoked key stops working on every replica within 5 s', async () => {
@@ -112,6 +118,54 @@ describe('a fleet of three replicas behind nginx', { skip }, () => {
       }
     }
     console.log(`revocation honoured by every replica within ${Date.now() - revokedAt} ms`);
+  });
+
+  test('a console session opened on one replica works on every replica, and ends everywhere', async () => {
+    const admin = newMember('fleet-admin', 'admin');
+    const signIn = async (i) => {
+      const reply = await fetch(`${fleet.replicaUrl(i)}/admin/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: fleet.replicaUrl(i) },
+        body: JSON.stringify({ key: admin.key }),
+      });
+      const text = await reply.text();
+      assert.equal(reply.status, 200, text);
+      const cookie = reply.headers.get('set-cookie').split(';')[0];
+      return { cookie, csrf: JSON.parse(text).csrf };
+    };
+    const session = (i, cookie) => fetch(`${fleet.replicaUrl(i)}/admin/api/session`, { headers: { cookie } });
+    const waitEnded = async (cookie, why) => {
+      const since = Date.now();
+      for (let i = 0; i < 3; ++i) {
+        while ((await session(i, cookie)).status === 200) {
+          assert.ok(Date.now() - since < 5500, `replica ${i} still honours the session after ${why}`);
+          await sleep(100);
+        }
+      }
+      return Date.now() - since;
+    };
+
+    // Signed in on replica 0: replicas 1 and 2 know the session, CSRF token included.
+    const first = await signIn(0);
+    for (let i = 0; i < 3; ++i) {
+      const reply = await session(i, first.cookie);
+      assert.equal(reply.status, 200, `replica ${i}`);
+      assert.equal((await reply.json()).csrf, first.csrf);
+    }
+    // Signed out on replica 2: gone on every replica.
+    const out = await fetch(`${fleet.replicaUrl(2)}/admin/logout`, {
+      method: 'POST',
+      headers: { cookie: first.cookie, origin: fleet.replicaUrl(2), 'x-csrf-token': first.csrf },
+    });
+    assert.ok(out.status < 400, `sign-out answered ${out.status}`);
+    const signedOut = await waitEnded(first.cookie, 'sign-out');
+
+    // A revoked key ends its sessions on every replica.
+    const second = await signIn(1);
+    for (let i = 0; i < 3; ++i) assert.equal((await session(i, second.cookie)).status, 200);
+    revokeKey(admin.key);
+    const revoked = await waitEnded(second.cookie, 'the key was revoked');
+    console.log(`console sessions: shared by 3 replicas; sign-out seen everywhere in ${signedOut} ms, revocation in ${revoked} ms`);
   });
 
   test('every replica reports the catalog version it serves, and a change reaches them all', async () => {

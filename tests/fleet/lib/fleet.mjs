@@ -142,7 +142,7 @@ ${servers}
       # connection it closed just as nginx reused it: the request never reached the gateway. The
       # price: a replica that crashes mid-request (SIGKILL) may have called the provider already,
       # and the retry calls it again; the client still gets one answer.
-      proxy_next_upstream error timeout http_503 non_idempotent;
+      proxy_next_upstream error non_idempotent;
       proxy_next_upstream_tries 3;
     }
   }
