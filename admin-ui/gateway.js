@@ -195,6 +195,19 @@
       ['Last refusal', r.refused_at ? S.fmtTime(r.refused_at) : 'none'],
     ]));
     if (r.refused_diagnostics.length) panel.append(el('pre', { class: 'error', text: r.refused_diagnostics.join('\n') }));
+    const fleet = data.fleet;
+    panel.append(el('h2', { text: `Fleet (this page is served by ${data.replica})` }));
+    if (fleet.versions > 1) {
+      panel.append(el('p', { class: 'error', id: 'fleet-split', text: `The fleet serves ${fleet.versions} catalog versions: a change has not reached every replica yet (each reloads its catalog directory; see docs/deploying.md).` }));
+    }
+    panel.append(S.table([
+      { title: 'Replica', value: (x) => el('code', { text: x.name }) },
+      { title: 'Catalog', value: (x) => el('code', { text: x.catalog_version }) },
+      { title: 'Up', value: (x) => S.fmtMs(x.up_seconds * 1000), num: true },
+      { title: 'Last heartbeat', value: (x) => `${Math.round(x.seen_seconds_ago)} s ago` },
+      { title: 'State', value: (x) => (x.draining ? 'draining' : 'serving') },
+    ], fleet.replicas, { empty: 'No heartbeat yet (replicas write one every 5 s when they have a database).' }));
+    panel.append(el('p', { class: 'muted', text: 'Per replica, not shared: breaker states, requests in flight, the body budget, connection caps, the sign-in throttle. Shared through PostgreSQL: keys, sessions, quotas, the audit trail, stored responses.' }));
     panel.append(el('h2', { text: `Quotas (mode: ${data.quotas.mode})` }), S.table([
       { title: 'Window', value: (w) => el('code', { text: w.id }) },
       { title: 'Per', value: (w) => w.per },

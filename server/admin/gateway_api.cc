@@ -1,6 +1,7 @@
 // The Gateway page's data: what the catalog declares and how this process is dispatching.
 #include <chrono>
 #include <map>
+#include <set>
 
 #include <pqxx/pqxx>
 
@@ -201,7 +202,34 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange&) {
                  {"reloads_refused", status.reloads_refused},
                  {"refused_at", status.refused_at ? json(isoTime(*status.refused_at)) : json(nullptr)},
                  {"refused_diagnostics", status.refused_diagnostics}};
+  // The fleet: every replica's heartbeat of the last minute (fleet_replicas), so a fleet serving
+  // two catalog versions shows here whichever replica the console is on.
+  json replicas = json::array();
+  if (context.pool) {
+    try {
+      context.pool->run([&](pqxx::connection& connection) {
+        pqxx::read_transaction query(connection);
+        for (const auto& row : query.exec(
+                 "SELECT name, catalog_version, extract(epoch FROM now() - last_seen)::float8,"
+                 " extract(epoch FROM now() - started_at)::float8, draining FROM fleet_replicas"
+                 " WHERE last_seen > now() - interval '1 minute' ORDER BY name")) {
+          replicas.push_back({{"name", row[0].c_str()},
+                              {"catalog_version", row[1].c_str()},
+                              {"seen_seconds_ago", row[2].as<double>()},
+                              {"up_seconds", row[3].as<double>()},
+                              {"draining", row[4].as<bool>()}});
+        }
+        return 0;
+      });
+    } catch (const std::exception&) {
+      // The settings still answer without the fleet view.
+    }
+  }
+  std::set<std::string> versions;
+  for (const auto& replica : replicas) versions.insert(replica["catalog_version"].get<std::string>());
   return Reply::json({{"version", catalog->version},
+                      {"replica", context.gateway.options().replica_name},
+                      {"fleet", {{"replicas", replicas}, {"versions", versions.size()}}},
                       {"default_model", catalog->default_model},
                       {"services_dir", context.gateway.options().services_dir},
                       {"counts", {{"credentials", catalog->credentials.size()},

@@ -4,6 +4,8 @@
 // catalog swapped in at once (live reload would pick it up within seconds anyway). The edited text
 // may interpolate only the variables the catalog on disk already uses, never a secret's, and no
 // diagnostic shows an interpolated value (catalog/compiler.h).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -179,6 +181,13 @@ Reply routeSave(ConsoleContext& context, const Exchange& exchange) {
   const fs::path path = gatewayPath(context);
   const auto current = readFile(path);
   if (!current) return Reply::error(404, "no_gateway_yaml", path.string() + " cannot be read");
+  // A catalog mounted read-only (a Kubernetes ConfigMap, a read-only volume) is changed in git and
+  // rolled out, not edited here: say so before anything is compiled or written.
+  if (::access(path.parent_path().c_str(), W_OK) != 0) {
+    return Reply::error(409, "catalog_read_only",
+                        "the catalog directory is read-only on this replica (mounted from a ConfigMap or a "
+                        "read-only volume): change gateway.yaml in git and roll it out; every replica reloads it");
+  }
   if (!base_tag.empty() && base_tag != tagOf(*current)) {
     return Reply::json({{"ok", false},
                         {"error", {{"key", "changed_meanwhile"},

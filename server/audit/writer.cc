@@ -398,7 +398,10 @@ void Writer::submit(Record record) noexcept {
       }
     }
     // Full (or stopped): the row goes to disk rather than being dropped. On a fiber the write and
-    // its fsync run on a helper thread, so the loop's other connections are not held up.
+    // its fsync run on a helper thread, so the loop's other connections are not held up. Not under
+    // the journal's lock: a spool busy replaying would hold up every request's journaling. (The
+    // row stays in the journal until the next compaction; replaying it twice inserts it once.)
+    if (journal_lock.owns_lock()) journal_lock.unlock();
     net::fiber::blocking([&] { state.spoolLines({std::move(line)}); });
   } catch (const std::exception& error) {
     log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});

@@ -21,7 +21,7 @@ void HealthHandler::handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTP
     sendJson(response, 200, R"({"status":"ok"})");
     return;
   }
-  nlohmann::json body = {{"status", "ready"}};
+  nlohmann::json body = {{"status", "ready"}, {"replica", gateway_.options().replica_name}};
   bool ready = true;
   const auto catalog = gateway_.catalog();
   body["catalog"] = catalog ? nlohmann::json{{"loaded", true}, {"version", catalog->version}}

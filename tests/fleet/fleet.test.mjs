@@ -152,6 +152,13 @@ describe('a fleet of three replicas behind nginx', { skip }, () => {
       assert.equal(reply.status, 200, `replica ${i}`);
       assert.equal((await reply.json()).csrf, first.csrf);
     }
+    // The fleet view: each replica's heartbeat with the catalog version it serves.
+    const settings = await (await fetch(`${fleet.replicaUrl(1)}/admin/api/gateway/settings`, { headers: { cookie: first.cookie } })).json();
+    const ours = settings.fleet.replicas.filter((r) => r.name.startsWith(`${fleet.name}-`));
+    assert.deepEqual(ours.map((r) => r.name).sort(), [0, 1, 2].map((i) => fleet.replicaName(i)));
+    assert.equal(new Set(ours.map((r) => r.catalog_version)).size, 1);
+    assert.equal(settings.replica, fleet.replicaName(1));
+
     // Signed out on replica 2: gone on every replica.
     const out = await fetch(`${fleet.replicaUrl(2)}/admin/logout`, {
       method: 'POST',

@@ -154,6 +154,12 @@ export class Fleet {
   constructor(options) {
     this.options = options;
     this.replicas = [];
+    // Replica names unique to this fleet: they key the shared fleet_replicas table.
+    this.name = `fleet${process.pid}x${Date.now() % 100000}`;
+  }
+
+  replicaName(i) {
+    return `${this.name}-${i}`;
   }
 
   async boot() {
@@ -221,7 +227,7 @@ export class Fleet {
       '--listen', `127.0.0.1:${this.ports[i]}`,
       '--database-url', databaseUrl,
       '--audit-spool', path.join(this.dir, `spool-${i}`, 'audit.spool'),
-      '--replica-name', `replica-${i}`,
+      '--replica-name', this.replicaName(i),
       '--workers', '1',
       '--max-connections-per-peer', '0',
       '--drain-delay-ms', '500',
