@@ -316,13 +316,23 @@ BOOST_AUTO_TEST_CASE(a_warned_budget_serves_and_records_the_breach) {
           "      - { id: member-minute, per: user, seconds: 60, max_requests: 1 }\n");
   const Member gina = addMember("gina", "--role member --project odoo");
   BOOST_REQUIRE_EQUAL(gateway.call("POST", "/v1/messages", {{"x-api-key", gina.key}}, kMessages).status, 200);
-  auto over = gateway.call("POST", "/v1/messages", {{"x-api-key", gina.key}}, kMessages);
-  BOOST_REQUIRE_EQUAL(over.status, 200);
-  const json row = auditRow(testDatabaseUrl(), over.header("x-sluice-request-id"));
-  BOOST_REQUIRE(row.is_object());
-  BOOST_TEST(row["outcome"] == "ok");
+  // In warn mode a request is counted once answered, off the caller's path: the next request may
+  // arrive before that count lands. Every one is served; one soon carries the breach.
+  json row;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto over = gateway.call("POST", "/v1/messages", {{"x-api-key", gina.key}}, kMessages);
+    BOOST_REQUIRE_EQUAL(over.status, 200);
+    row = auditRow(testDatabaseUrl(), over.header("x-sluice-request-id"));
+    BOOST_REQUIRE(row.is_object());
+    BOOST_TEST(row["outcome"] == "ok");
+    if (row["error_key"] == "quota_warning") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   BOOST_TEST(row["error_key"] == "quota_warning");
-  BOOST_TEST(row["error_message"].get<std::string>().find("member-minute") != std::string::npos);
+  BOOST_TEST(row["error_message"].is_string());
+  if (row["error_message"].is_string()) {
+    BOOST_TEST(row["error_message"].get<std::string>().find("member-minute") != std::string::npos);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
