@@ -69,6 +69,7 @@ int AuditTrail::start(const http::ServerOptions& options, const AuditSettings& s
   audit::WriterOptions writer_options;
   writer_options.database_url = *options.database_url;
   writer_options.spool_path = resolveSpoolPath(settings.spool_path);
+  writer_options.journal = settings.journal;
   // The gateway (and its metrics) is made after the writer: batches written before it exists
   // are not observed.
   writer_options.on_batch = [this](size_t rows, double) {

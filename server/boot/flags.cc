@@ -37,6 +37,10 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
       ->envname("SLUICE_AUDIT_RETENTION_DAYS")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
+  app.add_flag("!--no-audit-journal", audit_settings.journal,
+               "keep no audit journal (<spool>.journal): a process killed outright (SIGKILL, the OOM killer) "
+               "then loses the rows still in memory and leaves no row for its requests in flight")
+      ->envname("SLUICE_NO_AUDIT_JOURNAL");
   app.add_option("--audit-spool", audit_settings.spool_path,
                  "audit spool file for rows PostgreSQL cannot take (default /var/lib/sluice/audit.spool, "
                  "else ./sluice-audit.spool)")

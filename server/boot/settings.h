@@ -13,6 +13,7 @@ struct AuditSettings {
   std::string migrations_dir;  // empty: the migrations compiled into the binary
   int retention_days = 90;
   std::string spool_path;      // empty: kDefaultSpool, else ./sluice-audit.spool
+  bool journal = true;         // <spool>.journal: a killed process still leaves its rows
 };
 
 struct ReloadSettings {
