@@ -143,20 +143,26 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
     request.getCookies(cookies);
     const std::string id = cookies.get(kCookie, "");
     if (id.empty()) return std::nullopt;
-    return liveSession(id);
+    return liveSession(id, request.clientAddress().host().toString());
   }
 
   // The session `id` while the key it was opened with still admits an admin: the key not revoked
   // or expired, its member not disabled, deleted or demoted. Checked against PostgreSQL every
   // kReverify (through the console's pool, off the event loop); a refused session is ended.
-  std::optional<Session> liveSession(const std::string& id) {
+  std::optional<Session> liveSession(const std::string& id, const std::string& peer) {
     const auto now = Clock::now();
     auto found = context_->sessions.find(id, now);
     if (!found && context_->pool && id.size() == 64) {
-      // Opened on another replica (or before a restart): the shared store has it.
+      // Opened on another replica (or before a restart): the shared store has it. Cookies no
+      // replica knows are looked up at most 60 times a minute per address, so guessing session
+      // ids cannot buy a database lookup per request (a stale cookie costs one lookup).
+      if (context_->unknown_sessions.retryAfter(peer, now).count() > 0) return std::nullopt;
       const auto idle = context_->sessions.policy().idle;
       auto stored = context_->pool->run([&](pqxx::connection& connection) { return loadSession(connection, id, idle); });
-      if (!stored) return std::nullopt;
+      if (!stored) {
+        context_->unknown_sessions.recordFailure(peer, now);
+        return std::nullopt;
+      }
       context_->sessions.adopt(*stored, now);
       found = context_->sessions.find(id, now);
     }
@@ -367,7 +373,9 @@ class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
         streamed_ = true;
         std::ostream& out = response.send();
         // A stream lasts minutes: it ends with its session, as the next call would.
-        streamLiveRequests(*context_, out, [this, id = signed_in->id] { return liveSession(id).has_value(); });
+        streamLiveRequests(*context_, out, [this, id = signed_in->id, peer = request.clientAddress().host().toString()] {
+          return liveSession(id, peer).has_value();
+        });
         return {};
       }
       if (path.starts_with("/admin/api/requests/")) return requestDetail(*context_, path.substr(20));

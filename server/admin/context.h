@@ -19,6 +19,8 @@ struct ConsoleContext {
   std::shared_ptr<identity::ConnectionPool> pool;  // null without a database
   SessionTable sessions;
   SignInThrottle sign_ins;  // failed sign-ins per peer address
+  // Session cookies no replica knows, per peer address: each costs a database lookup.
+  SignInThrottle unknown_sessions{SignInThrottlePolicy{.failures = 60, .window = std::chrono::seconds(60)}};
   std::mutex editor_mutex;  // one route-editor save at a time
 };
 
