@@ -35,6 +35,8 @@ test('soak: steady load with rolling restarts, RSS and latency over time', { ski
   let window = [];
   let failed = 0;
   let answered = 0;
+  const errors = [];
+  const begin = Date.now();
   const loops = Array.from({ length: 8 }, async () => {
     while (running) {
       const started = performance.now();
@@ -42,17 +44,20 @@ test('soak: steady load with rolling restarts, RSS and latency over time', { ski
         const reply = await fetch(`${fleet.url}/v1/messages`, {
           method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': member.key }, body,
         });
-        await reply.arrayBuffer();
+        const text = await reply.text();
         if (reply.ok) answered += 1;
-        else failed += 1;
-      } catch {
+        else {
+          failed += 1;
+          if (errors.length < 10) errors.push(`${Math.round((Date.now() - begin) / 1000)} s: ${reply.status} ${text.slice(0, 160)}`);
+        }
+      } catch (error) {
         failed += 1;
+        if (errors.length < 10) errors.push(`${Math.round((Date.now() - begin) / 1000)} s: ${error.cause ?? error}`);
       }
       window.push(performance.now() - started);
     }
   });
   const rows = ['elapsed_s,rss_mib_0,rss_mib_1,rss_mib_2,requests,p50_ms,p99_ms'];
-  const begin = Date.now();
   let nextRestart = 1;
   while (Date.now() - begin < seconds * 1000) {
     await sleep(10000);
@@ -79,5 +84,5 @@ test('soak: steady load with rolling restarts, RSS and latency over time', { ski
     // gnuplot missing: the CSV is the record
   }
   console.log(`soak: ${answered} answered, ${failed} failed over ${seconds} s; ${out}/soak.csv`);
-  assert.equal(failed, 0);
+  assert.equal(failed, 0, errors.join('\n'));
 });

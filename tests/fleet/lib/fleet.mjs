@@ -252,10 +252,20 @@ export class Fleet {
     return this.replicas[i].exited;
   }
 
-  // SIGTERM, the drain, the exit, and a start on the same port.
+  // SIGTERM, the drain, the exit, a start on the same port, and what a rolling-restart
+  // controller waits for before the next replica: this one ready again, and back in nginx's pool
+  // (a replica nginx saw refuse a connection sits out its fail_timeout, 2 s here).
   async restart(i) {
     const exited = await this.kill(i, 'SIGTERM');
     await this.start(i);
+    for (const deadline = Date.now() + 20000; Date.now() < deadline; await sleep(100)) {
+      try {
+        if ((await fetch(`${this.replicaUrl(i)}/readyz`)).ok) break;
+      } catch {
+        // not yet
+      }
+    }
+    await sleep(2500);
     return exited;
   }
 
