@@ -104,41 +104,52 @@ struct Groups {
 // followed directly by digits.
 Groups readGroups(std::string_view t, size_t p, bool allow_paren) {
   Groups out;
+  size_t end = p;    // after the last whole group
+  char pending = 0;  // the separator before the group being read
   while (true) {
     Group group;
-    if (allow_paren && at(t, p) == '(') {
+    size_t q = p;
+    if (allow_paren && at(t, q) == '(') {
       group.paren = true;
-      ++p;
+      ++q;
     }
-    const size_t start = p;
-    while (p < t.size() && isDigit(t[p]) && p - start <= 19) ++p;
-    const size_t length = p - start;
-    if (length == 0 || length > 19) return out;
-    if (group.paren) {
-      if (at(t, p) != ')') return out;
-      ++p;
+    const size_t start = q;
+    while (q < t.size() && isDigit(t[q]) && q - start <= 19) ++q;
+    const size_t length = q - start;
+    if (length > 19) return out;
+    if (length == 0 || (group.paren && at(t, q) != ')')) {
+      // A separator followed by something else ("-30 (Berlin)"): the number ended before it.
+      if (out.count == 0) return out;
+      break;
     }
+    if (group.paren) ++q;
     if (out.count == static_cast<int>(out.group.size())) return out;
+    if (pending != 0) {
+      if (out.separator == 0) {
+        out.separator = pending;
+      } else if (out.separator != pending) {
+        out.mixed = true;
+      }
+    }
     group.length = static_cast<uint8_t>(length);
     out.group[out.count++] = group;
     out.digits += static_cast<int>(length);
     if (out.digits > 19) return out;
+    end = q;
+    p = q;
     const char c = at(t, p);
     const char next = at(t, p + 1);
     if ((c == ' ' || c == '-') && (isDigit(next) || (allow_paren && next == '('))) {
-      if (out.separator == 0) {
-        out.separator = c;
-      } else if (out.separator != c) {
-        out.mixed = true;
-      }
+      pending = c;
       ++p;
       continue;
     }
+    pending = 0;
     if (group.paren && isDigit(c)) continue;
     break;
   }
-  out.end = p;
-  out.ok = !blocksNumberAfter(at(t, p), at(t, p + 1));
+  out.end = end;
+  out.ok = !blocksNumberAfter(at(t, end), at(t, end + 1));
   return out;
 }
 
@@ -338,7 +349,8 @@ std::optional<Hit> email(std::string_view t, size_t at_sign) {
 
 std::optional<Hit> phone(std::string_view t, size_t start) {
   const char lead = t[start];
-  if (blocksNumberBefore(before(t, start))) return std::nullopt;
+  const char prev = before(t, start);
+  if (lead == '+' ? isWordByte(prev) || prev == '+' || prev == '.' : blocksNumberBefore(prev)) return std::nullopt;
   if (lead == '+') {
     // E.164: '+', a country code not starting with 0, 8..15 digits in all, any grouping.
     if (!isDigit(at(t, start + 1)) || t[start + 1] == '0') return std::nullopt;
@@ -425,7 +437,9 @@ std::optional<Hit> iban(std::string_view t, size_t start) {
 
 std::optional<Hit> ipv4(std::string_view t, size_t start) {
   const char prev = before(t, start);
-  if (isWordByte(prev) || prev == '.' || std::string_view("=^~<>").contains(prev)) return std::nullopt;
+  if (isWordByte(prev) || prev == '.' || std::string_view("^~<>").contains(prev)) return std::nullopt;
+  // Version pins: "==1.2.3.4", ">=1.2.3.4", "~=1.2.3.4" (a single '=' assigns an address).
+  if (prev == '=' && std::string_view("=<>~!").contains(before(t, start - 1))) return std::nullopt;
   // "Chrome/120.0.0.0", "python-3.1.2.4": a product's version, not an address.
   if ((prev == '/' || prev == '-') && isWordByte(before(t, start - 1))) return std::nullopt;
   int first = 0;

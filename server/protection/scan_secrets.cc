@@ -282,7 +282,7 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
     // Unquoted: up to a space, a delimiter of the surrounding syntax or an escaped newline.
     while (ve < t.size() && ve - vs <= kMaxPasswordBytes) {
       const char c = t[ve];
-      if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;&)]}\"'(").contains(c)) break;
+      if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;&)[]}\"'(").contains(c)) break;
       if (c == '\\' && std::string_view("nrt\"").contains(at(t, ve + 1))) break;
       ++ve;
     }
