@@ -1,7 +1,6 @@
 #include "server/protection/exact_matcher.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "server/protection/scan_util.h"
 
@@ -9,25 +8,19 @@ namespace sluice::protection {
 
 bool ExactMatcher::add(std::string_view value, uint32_t tag) {
   if (value.size() < 2) return false;
-  const auto [it, inserted] = index_.try_emplace(std::string(value), static_cast<uint32_t>(values_.size()));
-  if (!inserted) return false;
-  values_.emplace_back(value);
-  tags_.push_back(tag);
+  if (!tags_.try_emplace(std::string(value), tag).second) return false;
   if (pairs_.empty()) pairs_.assign(65536 / 64, 0);
   const uint16_t pair = pairAt(value, 0);
   pairs_[pair >> 6] |= uint64_t{1} << (pair & 63);
-  std::vector<uint32_t>& bucket = buckets_[pair];
-  // Longest first, so the first match at a position is the longest; equal lengths keep the order
-  // of insertion (a determinism the masker's numbering relies on).
-  const uint32_t position = it->second;
-  const auto at = std::find_if(bucket.begin(), bucket.end(),
-                               [&](uint32_t other) { return values_[other].size() < value.size(); });
-  bucket.insert(at, position);
+  std::vector<uint32_t>& lengths = lengths_[pair];
+  const auto length = static_cast<uint32_t>(value.size());
+  const auto at = std::lower_bound(lengths.begin(), lengths.end(), length, std::greater<>());
+  if (at == lengths.end() || *at != length) lengths.insert(at, length);
   return true;
 }
 
 void ExactMatcher::findAll(std::string_view text, std::vector<Match>& out) const {
-  if (values_.empty() || text.size() < 2) return;
+  if (tags_.empty() || text.size() < 2) return;
   const size_t last = text.size() - 1;
   const uint64_t* bits = pairs_.data();
   size_t i = 0;
@@ -37,18 +30,19 @@ void ExactMatcher::findAll(std::string_view text, std::vector<Match>& out) const
       ++i;
       continue;
     }
-    const auto bucket = buckets_.find(pair);
     size_t matched = 0;
     uint32_t tag = 0;
-    for (const uint32_t position : bucket->second) {
-      const std::string& value = values_[position];
-      if (value.size() > text.size() - i) continue;
-      if (std::memcmp(text.data() + i, value.data(), value.size()) != 0) continue;
-      if (isWordByte(value.front()) && i > 0 && isWordByte(text[i - 1])) continue;
-      const size_t end = i + value.size();
-      if (isWordByte(value.back()) && end < text.size() && isWordByte(text[end])) continue;
-      matched = value.size();
-      tag = tags_[position];
+    // Longest first: the first entry that matches at this position is the longest one.
+    for (const uint32_t length : lengths_.find(pair)->second) {
+      if (length > text.size() - i) continue;
+      const std::string_view slice = text.substr(i, length);
+      const auto found = tags_.find(slice);
+      if (found == tags_.end()) continue;
+      if (isWordByte(slice.front()) && i > 0 && isWordByte(text[i - 1])) continue;
+      const size_t end = i + length;
+      if (isWordByte(slice.back()) && end < text.size() && isWordByte(text[end])) continue;
+      matched = length;
+      tag = found->second;
       break;
     }
     if (matched == 0) {

@@ -3,11 +3,13 @@
 // already masked (so a later occurrence in a context no detector recognises is masked too). Pure.
 //
 // Every entry is at least two bytes; a bitmap of the entries' first two bytes filters the text's
-// positions, so a text without any candidate costs one bit test per byte, and a hash table of
-// buckets (entries sharing their first two bytes, longest first) holds the few to compare.
+// positions, so a text without any candidate costs one bit test per byte. At a candidate position
+// the entries' lengths for those two bytes (longest first) say which slices to look up in a hash
+// table: the cost is the number of distinct lengths, however many entries share a prefix.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,19 +35,21 @@ class ExactMatcher {
   // with one only where the next byte is not one.
   void findAll(std::string_view text, std::vector<Match>& out) const;
 
-  bool empty() const { return values_.empty(); }
-  size_t size() const { return values_.size(); }
+  bool empty() const { return tags_.empty(); }
+  size_t size() const { return tags_.size(); }
 
  private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   static uint16_t pairAt(std::string_view s, size_t i) {
     return static_cast<uint16_t>((static_cast<unsigned char>(s[i]) << 8) | static_cast<unsigned char>(s[i + 1]));
   }
 
-  std::vector<std::string> values_;
-  std::vector<uint32_t> tags_;
-  std::unordered_map<std::string, uint32_t> index_;               // value -> position in values_
-  std::unordered_map<uint16_t, std::vector<uint32_t>> buckets_;  // first two bytes -> longest first
-  std::vector<uint64_t> pairs_;                                    // 65536 bits: a bucket exists
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> tags_;  // value -> tag
+  std::unordered_map<uint16_t, std::vector<uint32_t>> lengths_;            // first two bytes -> lengths, longest first
+  std::vector<uint64_t> pairs_;                                            // 65536 bits: lengths_ has the pair
 };
 
 }  // namespace sluice::protection

@@ -291,7 +291,9 @@ bool afterVersionWord(std::string_view t, size_t start) {
   size_t s = e;
   while (s > 0 && e - s < 12 && isAlpha(t[s - 1])) --s;
   const std::string_view word = t.substr(s, e - s);
-  for (const std::string_view version : {"version", "ver", "v", "release", "build", "rev", "revision", "firmware"}) {
+  for (const std::string_view version : {"version", "ver", "v", "release", "build", "rev", "revision", "firmware",
+                                         "chapter", "section", "sec", "figure", "fig", "table", "step", "clause",
+                                         "rule", "part", "item", "appendix", "oid"}) {
     if (equalsFolded(word, version)) return true;
   }
   return false;
@@ -445,6 +447,9 @@ std::optional<Hit> ipv4(std::string_view t, size_t start) {
   int first = 0;
   const size_t end = readDottedQuad(t, start, first);
   if (end == std::string_view::npos) return std::nullopt;
+  // Four single digits ("3.2.1.4", "1.1.1.1", "8.8.8.8") read as a section or version number as
+  // often as an address, and as an address they are public resolvers.
+  if (end - start == 7) return std::nullopt;
   const char next = at(t, end);
   if (isWordByte(next) || (next == '.' && isDigit(at(t, end + 1)))) return std::nullopt;
   // 0.0.0.0/8 (unspecified), 127.0.0.0/8 (loopback) and 255.x (masks, broadcast) identify no one.
@@ -510,7 +515,7 @@ std::optional<Hit> ipv6(std::string_view t, size_t start) {
   if (next == ':' && (isHex(at(t, p + 1)) || at(t, p + 1) == ':')) return std::nullopt;
   // "::", "::1", "a[1::2]", "abc::def": too little to be an address someone wrote on purpose.
   if (!has_digit) return std::nullopt;
-  if (compressed && !ipv4_tail && (groups == 0 || longest < 3)) return std::nullopt;
+  if (!ipv4_tail && longest < 3) return std::nullopt;  // "a:b:c:d:e:f:1:2", "1::2"
   return Hit{start, p - start};
 }
 

@@ -41,7 +41,8 @@ bool isSpace(char c) { return c == ' ' || c == '\t'; }
 bool isLineEnd(char c) { return c == '\n' || c == '\r' || c == '\0'; }
 
 // Key names whose value is a password, compared case-insensitively on the end of the key.
-constexpr std::array<std::string_view, 5> kPasswordKeys = {"password", "passwd", "passphrase", "secret", "pwd"};
+constexpr std::array<std::string_view, 8> kPasswordKeys = {"password",   "passwd",     "passphrase",        "secret",
+                                                          "secret_key", "secretkey", "secret_access_key", "pwd"};
 
 // Values that stand for a password rather than being one.
 constexpr std::array<std::string_view, 28> kPlaceholderWords = {
@@ -249,6 +250,10 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
   const size_t ke = k;
   while (k > 0 && ke - k < 64 && (isWordByte(t[k - 1]) || t[k - 1] == '.' || t[k - 1] == '-')) --k;
   if (k == ke || (k > 0 && isWordByte(t[k - 1]))) return std::nullopt;
+  // "${DB_PASSWORD:-x}", "${DB_PASSWORD:?required}": a shell expansion, not an assignment.
+  if (k >= 2 && t[k - 1] == '{' && t[k - 2] == '$') return std::nullopt;
+  // "PASSWORD :'var'" (psql) and other spaced colons: YAML and JSON keys touch their ':'.
+  if (s == ':' && key_spaced) return std::nullopt;
   const std::string_view key = t.substr(k, ke - k);
   const auto matched = std::find_if(kPasswordKeys.begin(), kPasswordKeys.end(),
                                     [&](std::string_view name) { return endsWithFolded(key, name); });
@@ -282,7 +287,8 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
     // Unquoted: up to a space, a delimiter of the surrounding syntax or an escaped newline.
     while (ve < t.size() && ve - vs <= kMaxPasswordBytes) {
       const char c = t[ve];
-      if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;&)[]}\"'(").contains(c)) break;
+      if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;)[]}\"'(").contains(c)) break;
+      if (s == '=' && c == '&') break;  // query strings
       if (c == '\\' && std::string_view("nrt\"").contains(at(t, ve + 1))) break;
       ++ve;
     }
@@ -307,6 +313,7 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
       while (r < t.size() && isSpace(t[r])) ++r;
       const char tail = at(t, r);
       const bool line_end = isLineEnd(tail) || tail == ',' || tail == '}' || tail == ']' || tail == '#' ||
+                            (tail == ';' && (isLineEnd(at(t, r + 1)) || isSpace(at(t, r + 1)))) ||
                             (tail == '\\' && std::string_view("nr").contains(at(t, r + 1)));
       if (!line_end) return std::nullopt;
       if (key_quote == 0 && isUpper(v_text.front()) && isIdentifier(v_text) && v_text.size() <= 12 &&
