@@ -211,6 +211,40 @@ BOOST_AUTO_TEST_CASE(the_next_turn_reproduces_the_providers_text_including_think
   BOOST_TEST(*second.mapping.original(Kind::Email, 1) == "dana@example.org");
 }
 
+BOOST_AUTO_TEST_CASE(a_streamed_thinking_block_also_comes_back_as_the_provider_wrote_it) {
+  wire::Request turn1;
+  turn1.messages.push_back(message(wire::Role::User, {ContentBlock::ofText("Reach me at +49 30 901820 or lee@example.net")}));
+  wire::Request sent1 = turn1;
+  const MaskResult first = maskOk(sent1);
+  const std::string provider_thinking =
+      "Phone " + ph(Kind::Phone, 1) + ", mail " + ph(Kind::Email, 1) + " \u27e6 " + ph(Kind::Email, 7) + ".";
+  // The provider streams the thinking in 5-byte deltas, then its signature.
+  StreamRestorer restorer(first.mapping);
+  std::string client_thinking;
+  std::string signature;
+  for (size_t at = 0; at <= provider_thinking.size(); at += 5) {
+    wire::StreamEvent event;
+    event.type = wire::StreamEvent::Type::BlockDelta;
+    event.delta_kind = wire::StreamEvent::DeltaKind::Thinking;
+    event.delta = provider_thinking.substr(at, 5);
+    for (const auto& out : restorer.feed(event)) client_thinking += out.delta;
+  }
+  wire::StreamEvent sig;
+  sig.type = wire::StreamEvent::Type::BlockDelta;
+  sig.delta_kind = wire::StreamEvent::DeltaKind::Signature;
+  sig.delta = "SIG";
+  for (const auto& out : restorer.feed(sig)) {
+    (out.delta_kind == wire::StreamEvent::DeltaKind::Signature ? signature : client_thinking) += out.delta;
+  }
+  BOOST_TEST(client_thinking == "Phone +49 30 901820, mail lee@example.net \u27e6 " + ph(Kind::Email, 7) + ".");
+  BOOST_TEST(signature == "SIG");
+
+  wire::Request turn2 = turn1;
+  turn2.messages.push_back(message(wire::Role::Assistant, {thinking(client_thinking, signature)}));
+  maskOk(turn2);
+  BOOST_TEST(turn2.messages[1].content[0].text == provider_thinking);
+}
+
 BOOST_AUTO_TEST_CASE(limits_fail_closed_without_echoing_values) {
   wire::Request request;
   std::string text;
