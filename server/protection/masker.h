@@ -18,13 +18,16 @@
 // anything starting "data:"), ids and type tags; the end-user id. Not masked: Image blocks,
 // RedactedThinking data, provider-hosted tools' raw JSON, model, stop sequences, tool names.
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <expected>
 #include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "server/protection/detectors.h"
 #include "server/protection/exact_matcher.h"
