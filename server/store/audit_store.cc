@@ -260,12 +260,34 @@ size_t insertAuditRows(pqxx::connection& connection, const std::string& json_arr
   }
 }
 
-std::string formatDay(std::chrono::sys_days day) {
+namespace {
+
+// Writes `value` as exactly `width` decimal digits (zero-padded) at `out`.
+char* digits(char* out, long long value, int width) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+  return out + width;
+}
+
+// "YYYY-MM-DD" at `out` (10 bytes); years outside 0..9999 are clamped (never reached by a clock).
+char* writeDay(char* out, std::chrono::sys_days day) {
   const std::chrono::year_month_day date{day};
-  char text[16];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()));
-  return text;
+  out = digits(out, std::clamp(static_cast<int>(date.year()), 0, 9999), 4);
+  *out++ = '-';
+  out = digits(out, static_cast<unsigned>(date.month()), 2);
+  *out++ = '-';
+  return digits(out, static_cast<unsigned>(date.day()), 2);
+}
+
+}  // namespace
+
+// Both run for every audit row (several times): no printf.
+std::string formatDay(std::chrono::sys_days day) {
+  char text[10];
+  writeDay(text, day);
+  return std::string(text, sizeof text);
 }
 
 std::string formatTimestamp(std::chrono::system_clock::time_point time) {
@@ -273,11 +295,18 @@ std::string formatTimestamp(std::chrono::system_clock::time_point time) {
   const auto micros = time_point_cast<microseconds>(time);
   const auto day = floor<days>(micros);
   const hh_mm_ss<microseconds> clock{micros - day};
-  char text[40];
-  std::snprintf(text, sizeof text, "%sT%02d:%02d:%02d.%06lldZ", formatDay(day).c_str(), static_cast<int>(clock.hours().count()),
-                static_cast<int>(clock.minutes().count()), static_cast<int>(clock.seconds().count()),
-                static_cast<long long>(clock.subseconds().count()));
-  return text;
+  char text[27];
+  char* out = writeDay(text, day);
+  *out++ = 'T';
+  out = digits(out, clock.hours().count(), 2);
+  *out++ = ':';
+  out = digits(out, clock.minutes().count(), 2);
+  *out++ = ':';
+  out = digits(out, clock.seconds().count(), 2);
+  *out++ = '.';
+  out = digits(out, clock.subseconds().count(), 6);
+  *out++ = 'Z';
+  return std::string(text, static_cast<size_t>(out - text));
 }
 
 std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,
