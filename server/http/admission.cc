@@ -267,9 +267,6 @@ std::expected<void, wire::ApiError> Admission::identify(const Presented& present
       std::string message = caller.error().message;
       if (caller.error().reason == identity::AuthFailureReason::Missing) {
         message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
-        if (presented.certificate && mode == catalog::IdentityMode::Either) {
-          message = "the client certificate stands for no member, and no API key was sent";
-        }
       }
       return std::unexpected(wire::ApiError::make(401, wire::error_keys::kInvalidApiKey, message));
     }
