@@ -71,6 +71,9 @@ struct Draft {
   std::optional<Located<std::string>> default_model;
   std::vector<RouteDraft> routes;
   Quotas quotas;
+  bool ad_hoc_chains = true;
+  std::optional<PresenceHub> presence;
+  std::optional<Location> presence_at;  // written (even if invalid)
   std::vector<AccessRuleDraft> access_rules;
 };
 
