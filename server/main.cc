@@ -48,7 +48,7 @@ int serve(const boot::Settings& settings) {
   const auto housekeeping = boot::startQuotaHousekeeping(gateway);
   // Own machines: the presence hub the catalog names (if any), polled in the background.
   presence::PresencePoller presence_poller([&gateway] { return gateway.catalog(); }, gateway.upstream(),
-                                           gateway.presence(), gateway.registry());
+                                           gateway.presence(), gateway.metrics());
   presence_poller.start();
   // GET /readyz answers from this check's last verdict, never from a connection of its own.
   const auto readiness = boot::startReadinessCheck(gateway);

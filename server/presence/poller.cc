@@ -27,15 +27,11 @@ std::expected<std::string, std::string> readBody(upstream::Response& response) {
 }  // namespace
 
 PresencePoller::PresencePoller(CatalogSource catalog, upstream::Transport& transport, PresenceBoard& board,
-                               metrics::Registry& registry)
-    : catalog_(std::move(catalog)), transport_(transport), board_(board),
-      polls_(registry.counter("gateway_presence_polls_total", "Polls of the presence hub, by result (ok, error)",
-                              {"result"})),
+                               metrics::GatewayMetrics& metrics)
+    : catalog_(std::move(catalog)), transport_(transport), board_(board), metrics_(metrics),
       task_([this] { return pollOnce(); }) {
-  registry.gaugeCallback(
-      "gateway_presence_node_up",
-      "Own machines (endpoints with presence:) by node: 1 while the hub reports the node available and is fresh, else 0",
-      {"node"}, [this] {
+  metrics_.setPresenceSource(
+      [this] {
         metrics::Samples samples;
         const auto catalog = catalog_();
         if (!catalog) return samples;
@@ -49,21 +45,21 @@ PresencePoller::PresencePoller(CatalogSource catalog, upstream::Transport& trans
           }
         }
         return samples;
+      },
+      [this] {
+        metrics::Samples samples;
+        const dispatch::PresenceSnapshot snapshot = board_.snapshot();
+        if (snapshot.last_success) {
+          samples.push_back({{}, std::chrono::duration<double>(Clock::now() - *snapshot.last_success).count()});
+        }
+        return samples;
       });
-  registry.gaugeCallback("gateway_presence_last_success_age_seconds",
-                         "Seconds since the presence hub was last read successfully (absent before the first success)",
-                         {}, [this] {
-                           metrics::Samples samples;
-                           const dispatch::PresenceSnapshot snapshot = board_.snapshot();
-                           if (snapshot.last_success) {
-                             samples.push_back(
-                                 {{}, std::chrono::duration<double>(Clock::now() - *snapshot.last_success).count()});
-                           }
-                           return samples;
-                         });
 }
 
-PresencePoller::~PresencePoller() { stop(); }
+PresencePoller::~PresencePoller() {
+  stop();
+  metrics_.setPresenceSource({}, {});  // the callbacks point at this poller
+}
 
 void PresencePoller::start() { task_.start(); }
 
@@ -116,7 +112,7 @@ util::BackgroundTask::Duration PresencePoller::pollOnce() {
     if (next.last_error.empty()) log::warn("presence hub poll failed", {{"url", hub.url}, {"error", failure}});
     next.last_error = failure;
   }
-  polls_.with({failure.empty() ? "ok" : "error"}).inc();
+  metrics_.presence_polls.with({failure.empty() ? "ok" : "error"}).inc();
   board_.publish(std::move(next));
   return std::chrono::milliseconds(hub.poll_ms);
 }

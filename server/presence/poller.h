@@ -7,9 +7,9 @@
 // (dispatch::presenceState). Bounds: the answer's body is read up to kMaxDocumentBytes, the
 // connection and the head each get min(poll_ms, 2000) ms.
 //
-// Metrics (registered on construction): gateway_presence_polls_total{result} (ok | error),
-// gateway_presence_node_up{node} (1 usable now, 0 not: absent, unavailable or stale) for each node
-// the catalog names, gateway_presence_last_success_age_seconds.
+// Metrics (metrics::GatewayMetrics; this poller is their source): gateway_presence_polls_total{result}
+// (ok | error), gateway_presence_node_up{node} (1 usable now, 0 not: absent, unavailable or stale)
+// for each node the catalog names, gateway_presence_last_success_age_seconds.
 // Thread-safety: start/stop from one thread; the board is read by any.
 
 #include <functional>
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
-#include "server/metrics/registry.h"
+#include "server/metrics/gateway_metrics.h"
 #include "server/presence/board.h"
 #include "server/upstream/transport.h"
 #include "server/util/background_task.h"
@@ -30,7 +30,7 @@ class PresencePoller {
 
   // Every reference must outlive the poller.
   PresencePoller(CatalogSource catalog, upstream::Transport& transport, PresenceBoard& board,
-                 metrics::Registry& registry);
+                 metrics::GatewayMetrics& metrics);
   ~PresencePoller();
   PresencePoller(const PresencePoller&) = delete;
   PresencePoller& operator=(const PresencePoller&) = delete;
@@ -44,7 +44,7 @@ class PresencePoller {
   CatalogSource catalog_;
   upstream::Transport& transport_;
   PresenceBoard& board_;
-  metrics::CounterFamily& polls_;
+  metrics::GatewayMetrics& metrics_;
   std::string polled_url_;  // the hub of the last poll: a new hub starts from nothing
   util::BackgroundTask task_;
 };

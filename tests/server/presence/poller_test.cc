@@ -2,7 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "server/metrics/registry.h"
+#include "server/metrics/gateway_metrics.h"
 #include "tests/fakes/fake_transport.h"
 
 using sluice::fakes::FakeTransport;
@@ -27,7 +27,8 @@ struct Rig {
   FakeTransport transport;
   sluice::presence::PresenceBoard board;
   sluice::metrics::Registry registry;
-  sluice::presence::PresencePoller poller{[this] { return catalog; }, transport, board, registry};
+  sluice::metrics::GatewayMetrics metrics{registry};
+  sluice::presence::PresencePoller poller{[this] { return catalog; }, transport, board, metrics};
 };
 
 }  // namespace
