@@ -74,6 +74,12 @@
           { title: 'Wire', value: (e) => e.wire },
           { title: 'URL', value: (e) => e.url },
           { title: 'Breaker', value: (e) => S.badge(e.breaker) },
+          // Own machines: the presence hub's last word on the node, and why.
+          { title: 'Presence', value: (e) => e.presence
+            ? el('span', { 'data-presence': e.presence.node }, el('code', { text: e.presence.node }), ' ',
+              el('span', { class: e.presence.state === 'available' ? 'good' : 'bad', text: e.presence.state }),
+              e.presence.reason ? ` (${e.presence.reason})` : '', e.presence.address ? ` at ${e.presence.address}` : '')
+            : (e.max_input_bytes ? `at most ${e.max_input_bytes} bytes` : '—') },
         ], p.endpoints),
         el('p', {}, 'Serves: ', p.models.length ? p.models.map((m, i) => [i ? ', ' : '', el('code', { text: m.model }), ` on ${m.endpoint}`]) : 'no model')));
     }

@@ -149,7 +149,15 @@ const Deployment* Catalog::deployment(std::string_view model_id,
 }
 
 Resolution Catalog::resolve(std::string_view requested) const {
-  std::string_view id = stripContextMarker(requested);
+  const std::string_view id = stripContextMarker(requested);
+  Resolution found = resolveExact(id);
+  if (found.kind == Resolution::Kind::Unknown && id.starts_with(kSluicePrefix)) {
+    found = resolveExact(id.substr(kSluicePrefix.size()));
+  }
+  return found;
+}
+
+Resolution Catalog::resolveExact(std::string_view id) const {
   if (model(id) != nullptr) {
     return {Resolution::Kind::Model, std::string(id), {}};
   }

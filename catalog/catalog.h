@@ -96,7 +96,14 @@ struct Endpoint {
   std::string provider_id;
   std::string id;
   Wire wire = Wire::Anthropic;
-  std::string url;          // base URL after interpolation, no trailing slash
+  // Base URL after interpolation, no trailing slash. Empty only for an endpoint with `presence:`:
+  // the address the presence hub reports for its node is used then.
+  std::string url;
+  // An own machine: used only while the presence hub (Catalog::presence) reports this node
+  // available (server/dispatch/target_check.h).
+  std::optional<std::string> presence_node;
+  bool skip_busy = false;                  // with presence: also skipped while the node is busy
+  std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
   Location where;
 };
 
@@ -241,6 +248,14 @@ struct IdentitySettings {
   Location where;  // of identity:, when declared
 };
 
+// gateway.presence: the hub that says which own machines (endpoints with `presence:`) are up.
+struct PresenceHub {
+  std::string url;        // base URL; the gateway polls GET <url>/presence
+  int poll_ms = 1500;
+  int stale_ms = 5000;    // a last successful poll older than this makes every node stale
+  Location where;
+};
+
 struct AccessBands {
   std::vector<std::string> person;
   std::vector<std::string> project;
@@ -272,6 +287,10 @@ class Catalog {
   std::map<std::string, std::vector<Deployment>, std::less<>> deployments;  // by model id, failover order
   std::vector<Route> routes;  // explicit routes in file order, then one implicit route per model
   std::string default_model;
+  // gateway.ad_hoc_chains: a requested model "a|b|c" (server/dispatch/chain.h) is served; false
+  // refuses it as an unknown model.
+  bool ad_hoc_chains = true;
+  std::optional<PresenceHub> presence;
   Quotas quotas;
   IdentitySettings identity;
   std::vector<AccessRule> access_rules;
@@ -286,8 +305,12 @@ class Catalog {
   const Deployment* deployment(std::string_view model_id, std::string_view endpoint_key) const;
 
   // Strips Claude Code's "[1m]" marker, then looks the id up among models, alias routes and
-  // retired ids. Pure; never throws.
+  // retired ids; an id not found so that starts with "sluice/" is looked up again without that
+  // prefix (clients that prepend a provider name). Pure; never throws.
   Resolution resolve(std::string_view requested) const;
+
+  // resolve() without the "[1m]" marker and "sluice/" prefix handling: `id` exactly.
+  Resolution resolveExact(std::string_view id) const;
 
   // The effective governance of a deployment: the provider's flags, overridden by the model's.
   Governance governanceOf(const Deployment& deployment) const;
@@ -295,5 +318,8 @@ class Catalog {
 
 // Removes a trailing "[1m]" (any case) that Claude Code appends to 1M-context models.
 std::string_view stripContextMarker(std::string_view requested);
+
+// The prefix some clients put before every model name ("sluice/claude-sonnet-5-5").
+inline constexpr std::string_view kSluicePrefix = "sluice/";
 
 }  // namespace sluice::catalog

@@ -72,6 +72,9 @@ struct Draft {
   std::vector<RouteDraft> routes;
   Quotas quotas;
   IdentitySettings identity;
+  bool ad_hoc_chains = true;
+  std::optional<PresenceHub> presence;
+  std::optional<Location> presence_at;  // written (even if invalid)
   std::vector<AccessRuleDraft> access_rules;
 };
 

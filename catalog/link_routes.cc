@@ -205,6 +205,18 @@ void linkRoutes(LinkState& state) {
       }
     }
   }
+  state.catalog.ad_hoc_chains = state.draft.ad_hoc_chains;
+  state.catalog.presence = state.draft.presence;
+  // An own machine is only ever used while a hub says it is up: without a hub it never would be.
+  if (state.draft.gateway_loaded && !state.draft.presence_at) {
+    for (const Provider& provider : state.catalog.providers) {
+      for (const Endpoint& endpoint : provider.endpoints) {
+        if (!endpoint.presence_node) continue;
+        state.sink.error(endpoint.where, "endpoint '" + endpoint.key + "' names presence node '" + *endpoint.presence_node +
+                                             "', but gateway.yaml declares no presence hub (gateway.presence: {url: ...})");
+      }
+    }
+  }
 }
 
 }  // namespace sluice::catalog

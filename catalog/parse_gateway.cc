@@ -311,6 +311,53 @@ void readTrustedProxies(YamlReader& reader, const Entry& entry, IdentitySettings
   if (ok) identity.trusted_proxies = std::move(proxies);
 }
 
+// Accepts http(s)://host[:port][/path]; the URL without trailing slashes.
+std::optional<std::string> readHubUrl(YamlReader& reader, const Entry& entry) {
+  std::optional<std::string> url = reader.string(entry, "url of presence");
+  if (!url) return std::nullopt;
+  std::string_view rest = *url;
+  const bool scheme = rest.starts_with("http://") || rest.starts_with("https://");
+  if (scheme) rest.remove_prefix(rest.find("//") + 2);
+  const bool clean = std::ranges::none_of(rest, [](unsigned char c) { return c <= ' ' || c == '?' || c == '#'; });
+  if (!scheme || rest.empty() || rest.front() == '/' || rest.front() == ':' || !clean) {
+    reader.error(entry.value_at, "url of presence must be a base URL such as http://hub.internal:7070 (scheme, host, "
+                                 "optional port and path), got '" + *url + "'");
+    return std::nullopt;
+  }
+  while (url->ends_with('/')) url->pop_back();
+  return url;
+}
+
+void readPresence(YamlReader& reader, const Entry& entry, std::optional<PresenceHub>& hub) {
+  Fields fields = reader.fields(entry, "presence", {"url", "poll_ms", "stale_ms"});
+  if (!fields.ok()) return;
+  PresenceHub presence;
+  presence.where = entry.key_at;
+  bool ok = true;
+  if (const Entry* url = fields.find("url")) {
+    auto text = readHubUrl(reader, *url);
+    ok = text.has_value();
+    presence.url = text.value_or("");
+  } else {
+    reader.error(entry.key_at, "presence needs url: the hub's base URL (the gateway polls GET <url>/presence)");
+    ok = false;
+  }
+  if (const Entry* poll = fields.find("poll_ms")) {
+    presence.poll_ms = static_cast<int>(reader.integer(*poll, "poll_ms of presence", 100, 600'000).value_or(presence.poll_ms));
+  }
+  if (const Entry* stale = fields.find("stale_ms")) {
+    presence.stale_ms =
+        static_cast<int>(reader.integer(*stale, "stale_ms of presence", 100, 3'600'000).value_or(presence.stale_ms));
+  }
+  if (presence.stale_ms <= presence.poll_ms) {
+    reader.error(fields.find("stale_ms") ? fields.find("stale_ms")->value_at : entry.key_at,
+                 "stale_ms of presence (" + std::to_string(presence.stale_ms) + ") must be more than poll_ms (" +
+                     std::to_string(presence.poll_ms) + "), or every node is stale between two polls");
+    ok = false;
+  }
+  if (ok) hub = std::move(presence);
+}
+
 }  // namespace
 
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft) {
@@ -318,7 +365,8 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   std::optional<Entry> body = readTopLevel(reader, source.text, "gateway");
   if (!body) return;
   Fields gateway =
-      reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies"});
+      reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
+                                       "ad_hoc_chains", "presence"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -347,6 +395,13 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   }
   if (const Entry* proxies = gateway.find("trusted_proxies"); proxies != nullptr && !proxies->value.IsNull()) {
     readTrustedProxies(reader, *proxies, draft.identity);
+  }
+  if (const Entry* chains = gateway.find("ad_hoc_chains")) {
+    draft.ad_hoc_chains = reader.boolean(*chains, "ad_hoc_chains").value_or(true);
+  }
+  if (const Entry* presence = gateway.find("presence")) {
+    draft.presence_at = presence->key_at;
+    readPresence(reader, *presence, draft.presence);
   }
 }
 

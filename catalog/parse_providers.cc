@@ -9,6 +9,7 @@ namespace sluice::catalog {
 namespace {
 
 constexpr int64_t kMaxTimeoutMs = 3'600'000;
+constexpr int64_t kMaxInputBytes = int64_t{1} << 40;
 
 std::string lowercase(std::string_view text) {
   std::string out(text);
@@ -105,7 +106,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     endpoint.where = e.key_at;
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
-    Fields fields = reader.fields(e, what, {"wire", "url"});
+    Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes"});
     if (fields.ok()) {
       if (const Entry* wire = fields.find("wire")) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
@@ -117,10 +118,25 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
       } else {
         reader.error(e.key_at, what + " needs wire: anthropic, openai-chat, openai-responses or gemini");
       }
+      if (const Entry* presence = fields.find("presence")) {
+        if (auto node = reader.string(*presence, "presence of " + what)) {
+          if (checkName(reader, {*node, presence->value_at}, "presence node")) endpoint.presence_node = *node;
+        }
+      }
       if (const Entry* url = fields.find("url")) {
         endpoint.url = readUrl(reader, *url, "url of " + what).value_or("");
-      } else {
-        reader.error(e.key_at, what + " needs url");
+      } else if (!fields.find("presence")) {
+        reader.error(e.key_at, what + " needs url (only an endpoint with presence: may leave it out, to use the "
+                                      "address its presence hub reports)");
+      }
+      if (const Entry* skip_busy = fields.find("skip_busy")) {
+        endpoint.skip_busy = reader.boolean(*skip_busy, "skip_busy of " + what).value_or(false);
+        if (!fields.find("presence")) {
+          reader.error(skip_busy->key_at, "skip_busy of " + what + " needs presence: (only a presence hub says a node is busy)");
+        }
+      }
+      if (const Entry* limit = fields.find("max_input_bytes")) {
+        endpoint.max_input_bytes = reader.integer(*limit, "max_input_bytes of " + what, 1, kMaxInputBytes);
       }
     }
     provider.endpoints.push_back(std::move(endpoint));

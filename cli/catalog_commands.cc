@@ -134,6 +134,15 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
             {"header", proxies->header}, {"from", from}, {"match", std::string(catalog::toString(proxies->match))}};
       }
     }
+    if (plan->chain) {
+      report["chain"] = nlohmann::json::array();
+      for (const auto& piece : plan->pieces) {
+        nlohmann::json entry = {{"piece", piece.text}, {"kind", std::string(dispatch::toString(piece.kind))},
+                                {"route_match", dispatch::joinRouteMatch(piece.route_match)}};
+        if (piece.skipped) entry["skipped"] = {{"error_key", *piece.skipped}, {"message", piece.skipped_message}};
+        report["chain"].push_back(std::move(entry));
+      }
+    }
     if (!route.context_fallbacks.empty()) report["route"]["context_fallbacks"] = route.context_fallbacks;
     for (const auto& attempt : plan->attempts) {
       report["deployments"].push_back({{"endpoint", attempt.endpoint->key},
@@ -146,6 +155,16 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
                                        {"upstream_model", attempt.deployment->upstream_model},
                                        {"weight", attempt.weight},
                                        {"pricing", priceJson(attempt.deployment->pricing)}});
+      auto& row = report["deployments"].back();
+      if (plan->chain) {
+        row["piece"] = plan->pieces[attempt.piece].text;
+        row["model"] = attempt.deployment->model_id;
+        row["route"] = attempt.route ? attempt.route->id : "";
+      }
+      if (attempt.endpoint->presence_node) {
+        row["presence"] = {{"node", *attempt.endpoint->presence_node}, {"skip_busy", attempt.endpoint->skip_busy}};
+      }
+      if (attempt.endpoint->max_input_bytes) row["max_input_bytes"] = *attempt.endpoint->max_input_bytes;
     }
     out << report.dump(2) << "\n";
     return 0;
@@ -159,6 +178,17 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   if (project) out << "project      " << *project << "\n";
   if (const auto identity = identityLine(catalog); !identity.empty()) out << "identity     " << identity << "\n";
   out << "route_match  " << dispatch::joinRouteMatch(plan->route_match) << "\n";
+  if (plan->chain) {
+    out << "chain        " << plan->pieces.size() << (plan->pieces.size() == 1 ? " piece" : " pieces")
+        << ", tried in order (the route and model above are the first target's):\n";
+    for (size_t i = 0; i < plan->pieces.size(); ++i) {
+      const auto& piece = plan->pieces[i];
+      out << "  " << i + 1 << ". " << piece.text << " (" << dispatch::toString(piece.kind) << ")";
+      if (piece.skipped) out << ": passed over, " << *piece.skipped << ": " << piece.skipped_message;
+      else if (!piece.route_match.empty()) out << ": " << dispatch::joinRouteMatch(piece.route_match);
+      out << "\n";
+    }
+  }
   if (!route.context_fallbacks.empty()) {
     out << "fallbacks    ";
     for (size_t i = 0; i < route.context_fallbacks.size(); ++i) out << (i ? ", " : "") << route.context_fallbacks[i];
@@ -167,8 +197,20 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   out << "deployments, in failover order:\n";
   int position = 1;
   for (const auto& attempt : plan->attempts) {
-    out << "  " << position++ << ". " << attempt.endpoint->key << "\n"
-        << "       wire " << catalog::toString(attempt.endpoint->wire) << ", url " << attempt.endpoint->url << "\n"
+    out << "  " << position++ << ". " << attempt.endpoint->key
+        << (plan->chain ? "  (piece " + plan->pieces[attempt.piece].text + ", model " + attempt.deployment->model_id + ")"
+                        : std::string())
+        << "\n"
+        << "       wire " << catalog::toString(attempt.endpoint->wire) << ", url "
+        << (attempt.endpoint->url.empty() ? "(the presence hub's address for the node)" : attempt.endpoint->url) << "\n";
+    if (attempt.endpoint->presence_node) {
+      out << "       own machine: used while presence node " << *attempt.endpoint->presence_node << " is available"
+          << (attempt.endpoint->skip_busy ? " and not busy" : "") << "\n";
+    }
+    if (attempt.endpoint->max_input_bytes) {
+      out << "       skipped for request bodies over " << *attempt.endpoint->max_input_bytes << " bytes\n";
+    }
+    out
         << "       credential " << attempt.credential->id << " (" << catalog::toString(attempt.credential->kind)
         << (attempt.credential->configured() ? "" : ", NOT CONFIGURED: skipped") << ")\n"
         << "       upstream model " << attempt.deployment->upstream_model

@@ -19,6 +19,7 @@
 #include "server/boot/shutdown.h"
 #include "server/boot/tunables.h"
 #include "server/http/gateway.h"
+#include "server/presence/poller.h"
 
 using namespace sluice;
 
@@ -45,6 +46,10 @@ int serve(const boot::Settings& settings) {
   // Live reload: SIGHUP, and any change to the catalog's files once it has settled.
   boot::CatalogReloader reloader(options.services_dir, gateway, std::chrono::milliseconds(settings.reload.watch_ms));
   const auto housekeeping = boot::startQuotaHousekeeping(gateway);
+  // Own machines: the presence hub the catalog names (if any), polled in the background.
+  presence::PresencePoller presence_poller([&gateway] { return gateway.catalog(); }, gateway.upstream(),
+                                           gateway.presence(), gateway.metrics());
+  presence_poller.start();
   // GET /readyz answers from this check's last verdict, never from a connection of its own.
   const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));

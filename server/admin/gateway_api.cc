@@ -5,6 +5,7 @@
 
 #include <pqxx/pqxx>
 
+#include "server/dispatch/target_check.h"
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 
@@ -106,16 +107,35 @@ Reply gatewayOverview(ConsoleContext& context, const Exchange&) {
 Reply gatewayProviders(ConsoleContext& context, const Exchange&) {
   const auto catalog = context.gateway.catalog();
   const auto states = breakerStates(context.gateway);
+  const auto presence = context.gateway.presence().snapshot();
+  const auto now = std::chrono::steady_clock::now();
   json providers = json::array();
   for (const auto& provider : catalog->providers) {
     const auto* credential = catalog->credential(provider.credential_id);
     json endpoints = json::array();
     for (const auto& endpoint : provider.endpoints) {
-      endpoints.push_back({{"key", endpoint.key},
-                           {"id", endpoint.id},
-                           {"wire", std::string(catalog::toString(endpoint.wire))},
-                           {"url", endpoint.url},
-                           {"breaker", breakerName(states, endpoint.key)}});
+      json row = {{"key", endpoint.key},
+                  {"id", endpoint.id},
+                  {"wire", std::string(catalog::toString(endpoint.wire))},
+                  {"url", endpoint.url},
+                  {"breaker", breakerName(states, endpoint.key)}};
+      if (endpoint.max_input_bytes) row["max_input_bytes"] = *endpoint.max_input_bytes;
+      if (endpoint.presence_node) {
+        // An own machine: what the hub last said, as the request path would judge it now.
+        const auto state = dispatch::presenceState(presence, *endpoint.presence_node, endpoint.skip_busy, now);
+        const auto node = presence.nodes.find(*endpoint.presence_node);
+        json shown = {{"node", *endpoint.presence_node},
+                      {"state", state ? std::string(*state) : std::string("available")},
+                      {"skip_busy", endpoint.skip_busy},
+                      {"reason", node != presence.nodes.end() ? node->second.reason : std::string()}};
+        if (node != presence.nodes.end()) {
+          shown["busy"] = node->second.busy;
+          if (!node->second.host.empty()) shown["address"] = node->second.host + ":" + std::to_string(node->second.port);
+        }
+        if (state && *state == "stale" && !presence.last_error.empty()) shown["reason"] = presence.last_error;
+        row["presence"] = std::move(shown);
+      }
+      endpoints.push_back(std::move(row));
     }
     json models = json::array();
     for (const auto& [model_id, deployments] : catalog->deployments) {

@@ -12,6 +12,7 @@
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/pricing.h"
 #include "server/http/admission.h"
+#include "server/dispatch/target_check.h"
 #include "server/http/attempt_runner.h"
 #include "server/http/request_id.h"
 #include "server/http/request_ledger.h"
@@ -117,6 +118,19 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     return failed(503, std::string(wire::error_keys::kCredentialMissing), message, audit::Outcome::NoDeploymentAvailable, message, 0);
   }
   http::AttemptCall call{&attempt, requestBody(wire, deployment->upstream_model, prompt), false, "", wire, nullptr};
+  if (attempt.endpoint->url.empty() && attempt.endpoint->presence_node) {
+    // An own machine without a url is reached at the address its hub reports, up or not: the
+    // button tests the machine, as it tests an endpoint whose breaker is open.
+    const auto presence = context.gateway.presence().snapshot();
+    const auto node = presence.nodes.find(*attempt.endpoint->presence_node);
+    if (node == presence.nodes.end() || node->second.host.empty() || node->second.port <= 0) {
+      const std::string message = "the presence hub reports no address for node '" + *attempt.endpoint->presence_node +
+                                  "', and the endpoint declares no url";
+      return failed(503, std::string(wire::error_keys::kNoDeploymentAvailable), message,
+                    audit::Outcome::NoDeploymentAvailable, message, 0);
+    }
+    call.base_url = dispatch::presenceBaseUrl(wire, node->second.host, node->second.port);
+  }
   call.ask_breaker = false;
   call.single_try = true;
   http::AttemptResult result = runner.send(std::move(call));

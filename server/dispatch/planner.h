@@ -19,7 +19,13 @@
 //   4. order by strategy and health (server/dispatch/strategy.h);
 //   5. max_tokens clamped to the serving model's max_output.
 //
-// NOTE: every deployment in a plan serves the same model, and a context window belongs to the
+// A requested model holding '|' (or naming a route id, `provider/endpoint` or `provider/*`) is an
+// ad-hoc chain: each piece is planned as above on its own and the attempts are concatenated in
+// piece order (server/dispatch/chain.h). The plan then says `chain:<pieces>` and carries the
+// pieces, each attempt knows its piece, model and route, and Plan::access lists every route and
+// model the chain can reach, so admission applies the access rules to each.
+//
+// NOTE: every deployment of a plain plan serves the same model, and a context window belongs to the
 // model, so "a fitting request skips failover deployments whose window is too small" never has
 // anything to skip once the model fits; the check is made once, on the model.
 
@@ -45,6 +51,22 @@ struct PlanRequest {
   std::optional<int64_t> max_tokens = std::nullopt;  // as the client asked
 };
 
+// One piece of an ad-hoc chain, as planned.
+struct PlanPiece {
+  enum class Kind { Model, Alias, Route, Endpoint, Provider };
+  std::string text;                      // as written (a "sluice/" prefix kept)
+  Kind kind = Kind::Model;
+  std::vector<std::string> route_match;  // its own segments (route:, scope:, context_window:, ...)
+  std::optional<std::string> skipped;    // why planning passed over it (an error key); no attempts then
+  std::string skipped_message;
+};
+std::string_view toString(PlanPiece::Kind kind);
+
+struct AccessTarget {
+  const catalog::Route* route = nullptr;
+  std::string model_id;
+};
+
 struct Plan {
   std::string requested_model;  // as sent (after defaulting), marker included
   std::string model_id;         // the declared model that serves it (after a context fallback)
@@ -61,6 +83,13 @@ struct Plan {
   // the request named none (the encoder applies its default).
   std::optional<int64_t> max_tokens;
   bool max_tokens_clamped = false;
+
+  // An ad-hoc chain: the text after `chain:` (the pieces as written, '|'-joined) and the pieces.
+  std::optional<std::string> chain;
+  std::vector<PlanPiece> pieces;
+  // Every (route, model) the plan can reach, each of which the caller must be allowed to name
+  // alone (identity/access.h); one entry for a plain plan.
+  std::vector<AccessTarget> access;
 };
 
 // A plan that cannot be made. It is an ApiError (callers that only want status/key/message keep
@@ -73,9 +102,17 @@ struct Refusal : wire::ApiError {
 // Refusals: 404 model_not_found (unknown id), 404 retired_model (names the replacement),
 // 400 invalid_request (no model and no default), 503 no_deployment (nothing declared to serve it),
 // 400 context_window_exceeded (names the estimate, the limit and the model),
-// 403 governance_denied (names the route and the flag).
+// 403 governance_denied (names the route and the flag). A chain adds 400 invalid_chain (chains
+// turned off, an empty piece, more than kMaxChainTargets targets or kMaxChainDepth levels) and
+// 404 model_not_found / retired_model naming the piece; a piece that plans to a context-window,
+// governance or no-deployment refusal is passed over (`skip:<piece>=<key>`), and when every piece
+// is, the first piece's refusal is the chain's.
 std::expected<Plan, Refusal> planDispatch(const catalog::Catalog& catalog, const PlanRequest& request);
 
 std::string joinRouteMatch(const std::vector<std::string>& segments);
+
+// The route_match of a plan once `served` (one of its attempts, or nullptr) answered: the plan's
+// segments, then for a chain `piece:<text>` and that piece's own segments.
+std::vector<std::string> servedRouteMatch(const Plan& plan, const Attempt* served);
 
 }  // namespace sluice::dispatch

@@ -281,16 +281,24 @@ std::expected<void, wire::ApiError> Admission::identify(const Presented& present
 }
 
 std::optional<wire::ApiError> Admission::decideAccess(const catalog::Catalog& catalog, const dispatch::Plan& plan) const {
-  identity::AccessRequest access;
-  access.route_id = plan.route->id;
-  access.route_kind = plan.route->kind;
-  access.model_id = plan.model_id;
-  const identity::Decision decision =
-      identity::decideAccess(catalog.access_rules, access, identity::accessSubject(who_->caller, who_->scope));
-  if (decision.allowed) return std::nullopt;
-  log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
-                              {"entity", decision.entity}, {"basis", decision.basis}});
-  return wire::ApiError::make(403, wire::error_keys::kAccessDenied, decision.message());
+  // Every route and model the plan can reach (each piece of an ad-hoc chain): a chain never reaches
+  // what the caller could not name alone, and is refused with the error that piece alone gets.
+  std::vector<dispatch::AccessTarget> targets = plan.access;
+  if (targets.empty()) targets.push_back({plan.route, plan.model_id});
+  const identity::AccessSubject subject = identity::accessSubject(who_->caller, who_->scope);
+  for (const dispatch::AccessTarget& target : targets) {
+    if (target.route == nullptr) continue;
+    identity::AccessRequest access;
+    access.route_id = target.route->id;
+    access.route_kind = target.route->kind;
+    access.model_id = target.model_id;
+    const identity::Decision decision = identity::decideAccess(catalog.access_rules, access, subject);
+    if (decision.allowed) continue;
+    log::info("access denied", {{"request_id", request_id_}, {"user", who_->caller.user},
+                                {"entity", decision.entity}, {"basis", decision.basis}});
+    return wire::ApiError::make(403, wire::error_keys::kAccessDenied, decision.message());
+  }
+  return std::nullopt;
 }
 
 std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_ptr<const catalog::Catalog>& catalog,

@@ -49,6 +49,7 @@ struct AttemptCall {
   // One call, no retry of any kind: every HTTP answer is an Answer (count_tokens, the console's
   // Test button); only a transport failure is Failed.
   bool single_try = false;
+  std::string base_url{};           // "" = the endpoint's url; else the presence hub's address for it
 };
 
 struct Answer {

@@ -116,11 +116,13 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
     if (!request) return std::unexpected(request.error());
     wire::EncodeOptions options;
     options.upstream_model = attempt.deployment->upstream_model;
-    options.max_output = plan.model->limits.max_output;
-    options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
+    const catalog::Model* model = attempt.model ? attempt.model : plan.model;
+    options.max_output = model->limits.max_output;
+    options.default_max_tokens = model->limits.max_output.value_or(4096);
     return wire::encodeRequest(provider_wire, **request, options);
   }
-  const bool clamp = plan.max_tokens_clamped && plan.max_tokens.has_value();
+  // Each attempt's own ceiling: a chain's attempts serve different models.
+  const bool clamp = attempt.max_tokens_clamped && attempt.max_tokens.has_value();
   // Without it a Chat stream carries no usage at all, and the request could not be accounted;
   // the relay takes the usage chunk out again before the client sees it.
   const bool add_usage = stream_ && provider_wire == catalog::Wire::OpenAIChat && !client_asked_usage_;
@@ -138,7 +140,7 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
   if (head_.walked && !plain_ids && !(add_usage && head_.values[kStreamOptions])) {
     std::vector<wire::MemberEdit> edits;
     edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
-    if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*plan.max_tokens)});
+    if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*attempt.max_tokens)});
     if (add_usage) edits.push_back({"stream_options", R"({"include_usage":true})"});
     if (auto edited = wire::editTopLevelMembers(raw_, head_, kHeadKeys, edits)) return std::move(*edited);
   }
@@ -148,7 +150,7 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
     if (auto stripped = wire::openai_chat::stripToolCallSignatures(body); !stripped) return std::unexpected(stripped.error());
   }
   body["model"] = attempt.deployment->upstream_model;
-  if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *plan.max_tokens;
+  if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *attempt.max_tokens;
   if (add_usage) {
     auto& options = body["stream_options"];
     if (!options.is_object()) options = ordered_json::object();

@@ -118,6 +118,7 @@ class CountTokens {
                          personalKeys(gateway_, admission_.who() ? admission_.who()->caller.user : std::string()));
     for (const auto& attempt : plan.attempts) {
       if (attempt.endpoint->wire != Wire::Anthropic) continue;
+      if (attempt.endpoint->url.empty()) continue;  // an own machine reached only at its hub's address
       if (runner.bind(attempt, false)) continue;
       parsed["model"] = attempt.deployment->upstream_model;
       AttemptCall call{&attempt, parsed.dump(), false, "/v1/messages/count_tokens", Wire::Anthropic, &request_};

@@ -1,11 +1,13 @@
 #include "server/http/exchange.h"
 
+#include <algorithm>
 #include <random>
 #include <variant>
 
 #include "server/dispatch/affinity.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/pricing.h"
+#include "server/dispatch/target_check.h"
 #include "server/dispatch/token_estimate.h"
 #include "server/http/attempt_runner.h"
 #include "server/http/gateway.h"
@@ -88,7 +90,8 @@ void Exchange::run() {
     ledger_.row().route_match = dispatch::joinRouteMatch(planned.error().route_match);
     return refuse(planned.error());
   }
-  if (planned->route != nullptr && planned->route->affinity) {
+  // A chain's order is the caller's: affinity applies to plain plans only.
+  if (planned->route != nullptr && planned->route->affinity && !planned->chain) {
     const auto pinned = dispatch::pinConversation(
         planned->attempts, conversationKey(), planned->route->affinity_ttl_seconds,
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -140,9 +143,17 @@ std::expected<dispatch::Plan, dispatch::Refusal> Exchange::plan() {
   request.max_tokens = body_->maxTokens();
   auto planned = dispatch::planDispatch(*catalog_, request);
   // The estimate counts the request's text at about four bytes a token, so it is at most a
-  // quarter of the body: a body that small always fits and needs no decoding.
-  if (planned && planned->model->limits.context_window &&
-      static_cast<int64_t>(body_->size() / 4) > *planned->model->limits.context_window) {
+  // quarter of the body: a body that small always fits and needs no decoding. A chain's attempts
+  // serve several models: the smallest window decides.
+  const auto might_not_fit = [&](const dispatch::Plan& plan) {
+    const auto over = [&](const catalog::Model* model) {
+      return model && model->limits.context_window &&
+             static_cast<int64_t>(body_->size() / 4) > *model->limits.context_window;
+    };
+    if (over(plan.model)) return true;
+    return std::ranges::any_of(plan.attempts, [&](const dispatch::Attempt& attempt) { return over(attempt.model); });
+  };
+  if (planned && might_not_fit(*planned)) {
     if (auto ir = body_->ir()) {
       request.estimated_input_tokens = dispatch::estimateInputTokens(**ir);
       planned = dispatch::planDispatch(*catalog_, request);
@@ -159,9 +170,29 @@ int Exchange::execute(const dispatch::Plan& plan) {
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;
-  const auto routed = [&] { ledger_.noteRouting(plan.route_match, &walk, runner.fieldSegments()); };
+  const dispatch::Attempt* served = nullptr;
+  // Targets skipped before any call (presence, max_input_bytes): their segments, once each.
+  std::vector<std::string> skip_segments;
+  const auto routed = [&] {
+    std::vector<std::string> extra = skip_segments;
+    extra.insert(extra.end(), runner.fieldSegments().begin(), runner.fieldSegments().end());
+    ledger_.noteRouting(dispatch::servedRouteMatch(plan, served), &walk, extra);
+  };
+  const dispatch::PresenceSnapshot presence = gateway_.presence().snapshot();
 
   while (const dispatch::Attempt* attempt = walk.next()) {
+    // An own machine the hub does not report up, or a body too large for the endpoint: skipped at
+    // once, never sent, so its breaker is not told anything.
+    const dispatch::TargetCheck target = dispatch::checkTarget(*attempt, presence, body_->size(), SteadyClock::now());
+    if (target.skip) {
+      ledger_.recordAttempt(*attempt, 0, target.skip->result, target.skip->detail, 0);
+      if (std::ranges::find(skip_segments, target.skip->segment) == skip_segments.end()) {
+        skip_segments.push_back(target.skip->segment);
+      }
+      unbound += (unbound.empty() ? "" : "; ") + target.skip->detail;
+      walk.skip(target.skip->detail);
+      continue;
+    }
     if (auto skipped = runner.bind(*attempt, !walk.lastResort())) {
       if (skipped->stage == Failed::Stage::CircuitOpen) {
         walk.defer(skipped->reason);
@@ -178,7 +209,9 @@ int Exchange::execute(const dispatch::Plan& plan) {
     }
     const bool passthrough = attempt->endpoint->wire == client_wire_;
     ledger_.noteLane(passthrough ? metrics::lane::kPassthrough : metrics::lane::kTranslation);
-    AttemptResult result = runner.send({attempt, std::move(*body), body_->stream(), "", client_wire_, &request_});
+    AttemptCall call{attempt, std::move(*body), body_->stream(), "", client_wire_, &request_};
+    call.base_url = target.base_url;
+    AttemptResult result = runner.send(std::move(call));
     if (std::holds_alternative<ClientGone>(result)) {
       routed();
       response_.setKeepAlive(false);
@@ -217,6 +250,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
     }
     runner.relayed(*attempt, answer, relayed);
     walk.sent(answer.outcome);
+    served = attempt;
     routed();
     if (relayed.client_gone) response_.setKeepAlive(false);
     ledger_.served(*attempt, relayed, dispatch::chargeFor(attempt->deployment->pricing, relayed.usage));
@@ -228,7 +262,8 @@ int Exchange::execute(const dispatch::Plan& plan) {
     refuse(clientFacing(last->error, client_wire_));
   } else {
     refuse(wire::ApiError::make(503, wire::error_keys::kNoDeploymentAvailable,
-                                "no deployment of '" + plan.model_id + "' can serve this request: " + unbound));
+                                "no deployment of '" + (plan.chain ? plan.requested_model : plan.model_id) +
+                                    "' can serve this request: " + unbound));
   }
   return runner.sent();
 }

@@ -24,6 +24,7 @@
 #include "server/identity/quota_store.h"
 #include "server/metrics/gateway_metrics.h"
 #include "server/metrics/registry.h"
+#include "server/presence/board.h"
 #include "server/upstream/client.h"
 #include "server/audit/refusal_throttle.h"
 #include "server/util/background_task.h"
@@ -131,6 +132,8 @@ class Gateway {
   void setTransport(upstream::Transport* transport) { transport_ = transport; }
   // Breakers and in-flight counts per provider endpoint (this process's view).
   EndpointStates& endpoints() { return endpoints_; }
+  // What the presence hub last said about the own machines (written by presence::PresencePoller).
+  presence::PresenceBoard& presence() { return presence_; }
   // Notices callers that hang up while their request waits on a provider.
   ClientWatch& clientWatch() { return client_watch_; }
   // What the background database check last saw (GET /readyz answers from it).
@@ -202,6 +205,7 @@ class Gateway {
   metrics::Registry registry_;
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
+  presence::PresenceBoard presence_;
   ClientWatch client_watch_;
   DatabaseReadiness database_readiness_;
   BodyBudget body_budget_;

@@ -187,6 +187,9 @@ void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& 
   usage_known_ = result.usage_reported;
   first_byte_at_ = result.first_byte_at;
   auto& row = audit_.record();
+  // An ad-hoc chain's attempts serve different models under different routes: the row names the one that served.
+  if (attempt.model) row.model = attempt.model->id;
+  if (attempt.route) row.route_id = attempt.route->id;
   row.served_provider = attempt.provider->id;
   row.served_endpoint = attempt.endpoint->key;
   row.usage = result.usage;

@@ -36,10 +36,10 @@ bool hasHeader(const std::vector<std::pair<std::string, std::string>>& headers, 
 
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path,
-                                    const std::string* personal_key) {
+                                    const std::string* personal_key, const std::string& base_url) {
   const catalog::Wire wire = attempt.endpoint->wire;
   upstream::Request call;
-  call.url = attempt.endpoint->url +
+  call.url = (base_url.empty() ? attempt.endpoint->url : base_url) +
              (path.empty() ? wire::upstreamPath(wire, attempt.deployment->upstream_model, stream) : path);
   call.body = std::move(body);
   call.timeouts = attempt.provider->timeouts;

@@ -15,9 +15,10 @@ class Request;
 // when given (the member's own key for a personal credential). The caller's own Authorization /
 // x-api-key never pass. When `client` is given and speaks the provider's wire its protocol headers
 // (anthropic-beta, anthropic-version, openai-beta) do, and so do the headers the provider lists in
-// forward_headers.
+// forward_headers. `base_url`, when not empty, replaces the endpoint's URL (an own machine at the
+// address its presence hub reports, dispatch/target_check.h).
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path = "",
-                                    const std::string* personal_key = nullptr);
+                                    const std::string* personal_key = nullptr, const std::string& base_url = "");
 
 }  // namespace sluice::http

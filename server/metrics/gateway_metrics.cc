@@ -65,6 +65,21 @@ struct GatewayMetrics::AuditSource {
   }
 };
 
+struct GatewayMetrics::PresenceSource {
+  std::mutex mutex;
+  std::function<Samples()> node_up;
+  std::function<Samples()> age;
+
+  Samples sample(std::function<Samples()> PresenceSource::*which) {
+    std::function<Samples()> copy;
+    {
+      std::lock_guard lock(mutex);
+      copy = this->*which;
+    }
+    return copy ? copy() : Samples{};
+  }
+};
+
 GatewayMetrics::GatewayMetrics(Registry& registry)
     : requests(registry.counter("gateway_requests_total",
                                 "Requests answered, by route, catalog model, provider that served them, client wire, "
@@ -173,7 +188,18 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                                 "Console sign-ins answered 429 because their address failed too "
                                                 "often (the sign-in throttle).")
                                    .with({})),
-      audit_(std::make_shared<AuditSource>()) {
+      presence_polls(registry.counter("gateway_presence_polls_total",
+                                      "Polls of the presence hub (gateway.presence), by result: ok or error.",
+                                      {"result"})),
+      audit_(std::make_shared<AuditSource>()),
+      presence_(std::make_shared<PresenceSource>()) {
+  registry.gaugeCallback("gateway_presence_node_up",
+                         "Own machines by presence node: 1 while the hub reports the node available and its last "
+                         "poll is fresh, else 0.",
+                         {"node"}, [source = presence_] { return source->sample(&PresenceSource::node_up); });
+  registry.gaugeCallback("gateway_presence_last_success_age_seconds",
+                         "Seconds since the presence hub was last read successfully.", {},
+                         [source = presence_] { return source->sample(&PresenceSource::age); });
   // Every series that is a closed set is created now so that it renders 0 before the first event
   // (rate() and absent() behave, alerts have a baseline).
   client_aborts.with({abort_phase::kBeforeResponse});
@@ -187,6 +213,8 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
   for (const char* reason : {"timeout", "no_certificate", "certificate_refused", "protocol", "closed"}) {
     tls_handshake_failures.with({reason});
   }
+  presence_polls.with({"ok"});
+  presence_polls.with({"error"});
 
   // The audit writer's figures, read at scrape time. The callbacks hold the source, not `this`.
   const auto audit_gauge = [&](std::string_view name, std::string_view help, double (*pick)(const AuditFigures&)) {
@@ -292,6 +320,16 @@ void GatewayMetrics::recordCatalogReload(bool accepted) {
 void GatewayMetrics::setAuditSource(std::function<AuditFigures()> source) {
   std::lock_guard lock(audit_->mutex);
   audit_->source = std::move(source);
+}
+
+}  // namespace sluice::metrics
+
+namespace sluice::metrics {
+
+void GatewayMetrics::setPresenceSource(std::function<Samples()> node_up, std::function<Samples()> last_success_age) {
+  std::lock_guard lock(presence_->mutex);
+  presence_->node_up = std::move(node_up);
+  presence_->age = std::move(last_success_age);
 }
 
 }  // namespace sluice::metrics

@@ -117,6 +117,11 @@ struct GatewayMetrics {
   // families render no sample.
   void setAuditSource(std::function<AuditFigures()> source);
 
+  // Where the presence families' samples come from (presence::PresencePoller):
+  // gateway_presence_node_up{node} and gateway_presence_last_success_age_seconds. Called at every
+  // scrape; must not throw. Without a source they render no sample.
+  void setPresenceSource(std::function<Samples()> node_up, std::function<Samples()> last_success_age);
+
   // The families; with() takes the label values in the order shown. recordRequest() fills the
   // ones marked (R); the request path updates the others where the event happens.
   // gateway_requests_total{route,model,served_provider,client_wire,status,outcome} (R)
@@ -172,10 +177,14 @@ struct GatewayMetrics {
   Counter& audit_rows_suppressed;
   // gateway_console_sign_ins_refused_total: console sign-ins answered 429 by the sign-in throttle
   Counter& console_sign_ins_refused;
+  // gateway_presence_polls_total{result}: "ok" or "error", one per poll of the presence hub
+  CounterFamily& presence_polls;
 
  private:
   struct AuditSource;
   std::shared_ptr<AuditSource> audit_;  // shared with the registry's callbacks
+  struct PresenceSource;
+  std::shared_ptr<PresenceSource> presence_;  // likewise
   std::mutex catalog_mutex_;
   std::optional<std::string> catalog_version_;
 };

@@ -21,6 +21,7 @@ inline constexpr std::string_view kModelNotFound = "model_not_found";      // 40
 inline constexpr std::string_view kRetiredModel = "retired_model";         // 404: the model is retired
 inline constexpr std::string_view kGovernanceDenied = "governance_denied"; // 403: no deployment meets the route's requires
 inline constexpr std::string_view kNoDeployment = "no_deployment";         // 503: the route lists no deployment for the model
+inline constexpr std::string_view kInvalidChain = "invalid_chain";         // 400: an ad-hoc chain that is off, empty, too long or too deep
 inline constexpr std::string_view kNoDeploymentAvailable = "no_deployment_available";  // 503: every deployment was skipped (breaker, credential)
 
 // Admission: identity, access rules and quotas.

@@ -173,6 +173,17 @@ BOOST_AUTO_TEST_CASE(model_capabilities_and_advertising) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_sluice_prefix_resolves_like_the_bare_id) {
+  auto catalog = testing::compileClean(testing::baselineSources());
+  BOOST_TEST(catalog->resolve("sluice/claude-sonnet-5-5").kind == Resolution::Kind::Model);
+  BOOST_TEST(catalog->resolve("sluice/claude-sonnet-5-5").model_id == "claude-sonnet-5-5");
+  BOOST_TEST(catalog->resolve("sluice/claude-sonnet-5-5[1m]").model_id == "claude-sonnet-5-5");
+  BOOST_TEST(catalog->resolve("sluice/go-deepseek-v4-pro").kind == Resolution::Kind::Alias);
+  BOOST_TEST(catalog->resolve("sluice/claude-sonnet-4-5").kind == Resolution::Kind::Retired);
+  BOOST_TEST(catalog->resolve("sluice/nothing").kind == Resolution::Kind::Unknown);
+  BOOST_TEST(catalog->resolveExact("sluice/claude-sonnet-5-5").kind == Resolution::Kind::Unknown);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

@@ -14,6 +14,9 @@ using testing::compileClean;
 using testing::edit;
 using testing::expectError;
 
+constexpr std::string_view kHub = "\n  presence: { url: \"http://hub.internal:7070/\", poll_ms: 500, stale_ms: 2000 }\n";
+constexpr std::string_view kOwnEndpoint = "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1 }";
+
 BOOST_AUTO_TEST_SUITE(parse_gateway)
 
 BOOST_AUTO_TEST_CASE(route_fields_are_read) {
@@ -89,8 +92,8 @@ BOOST_AUTO_TEST_CASE(unknown_gateway_key_is_refused) {
   CatalogSources sources = baselineSources();
   edit(sources.gateway, "  quotas:\n", "  quota:\n");
   expectError(compileCatalog(sources), at(sources.gateway, "quota:"),
-              "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas, identity, trusted_proxies "
-              "(did you mean 'quotas'?)");
+              "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas, identity, trusted_proxies, "
+              "ad_hoc_chains, presence (did you mean 'quotas'?)");
 }
 
 BOOST_AUTO_TEST_CASE(identity_defaults_to_key_without_trusted_proxies) {
@@ -316,6 +319,64 @@ BOOST_AUTO_TEST_CASE(quota_mode_must_be_warn_or_enforce) {
   edit(sources.gateway, "mode: warn", "mode: block");
   expectError(compileCatalog(sources), at(sources.gateway, "block"),
               "mode of quotas must be one of: warn, enforce; got 'block'");
+}
+
+BOOST_AUTO_TEST_CASE(ad_hoc_chains_are_on_by_default_and_can_be_turned_off) {
+  CatalogSources sources = baselineSources();
+  BOOST_TEST(compileClean(sources)->ad_hoc_chains);
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: claude-sonnet-5-5\n  ad_hoc_chains: false\n");
+  BOOST_TEST(!compileClean(sources)->ad_hoc_chains);
+}
+BOOST_AUTO_TEST_CASE(ad_hoc_chains_must_be_a_boolean) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: claude-sonnet-5-5\n  ad_hoc_chains: sometimes\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "sometimes"), "ad_hoc_chains");
+}
+BOOST_AUTO_TEST_CASE(an_unknown_gateway_key_is_still_an_error) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: claude-sonnet-5-5\n  adhoc_chains: true\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "adhoc_chains"), "adhoc_chains");
+}
+BOOST_AUTO_TEST_CASE(the_presence_hub_is_read_with_its_defaults) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n",
+       "  default_model: claude-sonnet-5-5\n  presence: { url: \"http://hub.internal:7070/\" }\n");
+  auto catalog = compileClean(sources);
+  BOOST_REQUIRE(catalog->presence.has_value());
+  BOOST_TEST(catalog->presence->url == "http://hub.internal:7070");
+  BOOST_TEST(catalog->presence->poll_ms == 1500);
+  BOOST_TEST(catalog->presence->stale_ms == 5000);
+  BOOST_TEST(!compileClean(baselineSources())->presence.has_value());
+}
+BOOST_AUTO_TEST_CASE(presence_hub_errors_name_the_key) {
+  {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: claude-sonnet-5-5\n  presence: { poll_ms: 500 }\n");
+    expectError(compileCatalog(sources), at(sources.gateway, "presence"), "presence needs url");
+  }
+  {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: claude-sonnet-5-5\n  presence: { url: hub.internal }\n");
+    expectError(compileCatalog(sources), at(sources.gateway, "hub.internal"), "url of presence must be a base URL");
+  }
+  {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "  default_model: claude-sonnet-5-5\n",
+         "  default_model: claude-sonnet-5-5\n  presence: { url: \"http://hub\", poll_ms: 3000, stale_ms: 2000 }\n");
+    expectError(compileCatalog(sources), at(sources.gateway, "2000"), "must be more than poll_ms");
+  }
+  {
+    CatalogSources sources = baselineSources();
+    edit(sources.gateway, "  default_model: claude-sonnet-5-5\n",
+         "  default_model: claude-sonnet-5-5\n  presence: { url: \"http://hub\", interval: 3 }\n");
+    expectError(compileCatalog(sources), at(sources.gateway, "interval"), "interval");
+  }
+}
+BOOST_AUTO_TEST_CASE(presence_needs_a_hub_in_gateway_yaml) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: studio-1 }");
+  expectError(compileCatalog(sources), at(sources.providers, "api: { wire: openai-chat, presence"),
+              "declares no presence hub");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -14,6 +14,9 @@ using testing::compileClean;
 using testing::edit;
 using testing::expectError;
 
+constexpr std::string_view kHub = "\n  presence: { url: \"http://hub.internal:7070/\", poll_ms: 500, stale_ms: 2000 }\n";
+constexpr std::string_view kOwnEndpoint = "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1 }";
+
 BOOST_AUTO_TEST_SUITE(parse_providers)
 
 BOOST_AUTO_TEST_CASE(every_provider_field_is_read) {
@@ -206,6 +209,47 @@ BOOST_AUTO_TEST_CASE(endpoint_ids_are_plain_names) {
   CatalogSources sources = baselineSources();
   edit(sources.providers, "      responses: {", "      \"re/sponses\": {");
   expectError(compileCatalog(sources), at(sources.providers, "\"re/sponses\""), "endpoint id 're/sponses' is not valid");
+}
+
+BOOST_AUTO_TEST_CASE(an_own_machine_endpoint_is_read_and_may_leave_out_its_url) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
+  edit(sources.providers, kOwnEndpoint,
+       "      api: { wire: openai-chat, presence: studio-1, skip_busy: true, max_input_bytes: 20000 }");
+  auto catalog = compileClean(sources);
+  const Endpoint* endpoint = catalog->endpoint("deepseek-eu/api");
+  BOOST_REQUIRE(endpoint != nullptr);
+  BOOST_TEST(endpoint->url.empty());
+  BOOST_TEST(endpoint->presence_node.value_or("") == "studio-1");
+  BOOST_TEST(endpoint->skip_busy);
+  BOOST_TEST(endpoint->max_input_bytes.value_or(0) == 20000);
+  BOOST_TEST(catalog->presence->poll_ms == 500);
+  BOOST_TEST(catalog->presence->stale_ms == 2000);
+}
+BOOST_AUTO_TEST_CASE(max_input_bytes_needs_no_presence_and_must_be_positive) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, kOwnEndpoint,
+       "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1, max_input_bytes: 4096 }");
+  BOOST_TEST(compileClean(sources)->endpoint("deepseek-eu/api")->max_input_bytes.value_or(0) == 4096);
+  CatalogSources zero = baselineSources();
+  edit(zero.providers, kOwnEndpoint, "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1, max_input_bytes: 0 }");
+  expectError(compileCatalog(zero), atIn(zero.providers, "max_input_bytes", "0 }"), "max_input_bytes");
+}
+BOOST_AUTO_TEST_CASE(a_url_is_still_required_without_presence) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat }");
+  expectError(compileCatalog(sources), at(sources.providers, "api: { wire: openai-chat }"), "needs url");
+}
+BOOST_AUTO_TEST_CASE(skip_busy_needs_presence) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1, skip_busy: true }");
+  expectError(compileCatalog(sources), atIn(sources.providers, "eu.deepseek", "skip_busy"), "skip_busy");
+}
+BOOST_AUTO_TEST_CASE(a_presence_node_is_a_name) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: \"studio 1\" }");
+  expectError(compileCatalog(sources), at(sources.providers, "\"studio 1\""), "presence node");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

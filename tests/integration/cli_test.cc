@@ -81,4 +81,21 @@ BOOST_AUTO_TEST_CASE(catalog_explain_prints_the_dispatch_chain) {
   BOOST_TEST(unknown.out.find("model_not_found") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(catalog_explain_prints_an_ad_hoc_chain_piece_by_piece) {
+  const auto result = run("DEEPSEEK_API_KEY=k " + ctl() + " catalog explain 'claude-haiku-5-5|sluice/deepseek-v4-pro' --services " +
+                          sluice::test::sourceDir() + "/services 2>/dev/null");
+  BOOST_TEST(result.code == 0);
+  BOOST_TEST(result.out.find("route_match  chain:claude-haiku-5-5|sluice/deepseek-v4-pro") != std::string::npos, result.out);
+  BOOST_TEST(result.out.find("2. sluice/deepseek-v4-pro (model): route:deepseek-v4-pro") != std::string::npos, result.out);
+  BOOST_TEST(result.out.find("2. deepseek/api  (piece sluice/deepseek-v4-pro, model deepseek-v4-pro)") != std::string::npos,
+             result.out);
+  const auto json = run(ctl() + " catalog explain 'claude-haiku-5-5|deepseek/api' --json --services " +
+                        sluice::test::sourceDir() + "/services 2>/dev/null");
+  BOOST_TEST(json.out.find("\"kind\": \"endpoint\"") != std::string::npos, json.out);
+  const auto bad = run(ctl() + " catalog explain 'claude-haiku-5-5||x' --services " + sluice::test::sourceDir() +
+                       "/services 2>&1");
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(bad.out.find("invalid_chain") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -25,13 +25,13 @@ std::string sluicectl(const std::string& args) {
 
 }  // namespace
 
-TestMember newMember(const std::string& base, const std::string& role) {
+TestMember newMember(const std::string& base, const std::string& role, const std::string& flags) {
   static std::atomic<int> counter{0};
   TestMember member;
   member.name = base + "-" + std::to_string(::getpid()) + "-" +
                 std::to_string(std::chrono::system_clock::now().time_since_epoch().count() % 1000000) + "-" +
                 std::to_string(counter++);
-  sluicectl("users add " + member.name + " --role " + role);
+  sluicectl("users add " + member.name + " --role " + role + (flags.empty() ? "" : " " + flags));
   std::string created = sluicectl("keys create " + member.name + " --name test");
   while (!created.empty() && created.back() == '\n') created.pop_back();
   member.key = created.substr(created.rfind('\n') == std::string::npos ? 0 : created.rfind('\n') + 1);

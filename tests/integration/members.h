@@ -12,7 +12,8 @@ struct TestMember {
 };
 
 // A new member (a name no earlier run used: members persist in the test database) with `role`
-// ("member" or "admin") and one key. Fails the test when sluicectl does.
-TestMember newMember(const std::string& base, const std::string& role = "member");
+// ("member" or "admin") and one key; `flags` are more `users add` flags ("--group contractors").
+// Fails the test when sluicectl does.
+TestMember newMember(const std::string& base, const std::string& role = "member", const std::string& flags = "");
 
 }  // namespace sluice::test
