@@ -71,6 +71,7 @@ struct Draft {
   std::optional<Located<std::string>> default_model;
   std::vector<RouteDraft> routes;
   Quotas quotas;
+  std::optional<DataProtection> data_protection;
   std::vector<AccessRuleDraft> access_rules;
 };
 

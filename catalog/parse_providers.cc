@@ -91,6 +91,14 @@ std::optional<std::string> readUrl(YamlReader& reader, const Entry& entry, const
   return url;
 }
 
+std::optional<Trust> readTrust(YamlReader& reader, const Entry& entry, const std::string& owner) {
+  return reader.choice<Trust>(entry, "trust of " + owner,
+                              {{"local", Trust::Local},
+                               {"trusted_raw", Trust::TrustedRaw},
+                               {"trusted_masked", Trust::TrustedMasked},
+                               {"public", Trust::Public}});
+}
+
 void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& owner,
                    Provider& provider) {
   Fields endpoints = reader.fields(entry, "endpoints of " + owner);
@@ -105,7 +113,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     endpoint.where = e.key_at;
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
-    Fields fields = reader.fields(e, what, {"wire", "url"});
+    Fields fields = reader.fields(e, what, {"wire", "url", "trust"});
     if (fields.ok()) {
       if (const Entry* wire = fields.find("wire")) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
@@ -122,6 +130,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
       } else {
         reader.error(e.key_at, what + " needs url");
       }
+      if (const Entry* trust = fields.find("trust")) endpoint.trust_written = readTrust(reader, *trust, what);
     }
     provider.endpoints.push_back(std::move(endpoint));
   }
@@ -178,7 +187,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   std::string owner = "provider '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
                                 {"display_name", "credential", "headers", "forward_headers", "user_agent",
-                                 "governance", "retry", "breaker", "timeouts", "endpoints"});
+                                 "governance", "retry", "breaker", "timeouts", "trust", "endpoints"});
   if (!fields.ok()) return draft;
   if (const Entry* e = fields.find("display_name")) {
     provider.display_name = reader.string(*e, "display_name of " + owner).value_or(entry.key);
@@ -217,6 +226,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
     }
   }
   readPolicies(reader, fields, owner, provider);
+  if (const Entry* e = fields.find("trust")) provider.trust = readTrust(reader, *e, owner);
   if (const Entry* e = fields.find("endpoints")) {
     readEndpoints(reader, *e, owner, provider);
   } else {

@@ -139,6 +139,8 @@ audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   if (key == wire::error_keys::kRetiredModel) return Outcome::RetiredModel;
   if (key == wire::error_keys::kRequestTooLarge) return Outcome::RequestTooLarge;
   if (key == wire::error_keys::kContextWindowExceeded) return Outcome::ContextWindowExceeded;
+  if (key == wire::error_keys::kDataProtectionFailed) return Outcome::DataProtectionFailed;
+  if (key == wire::error_keys::kDataProtectionBlocked) return Outcome::DataProtectionBlocked;
   if (key == wire::error_keys::kGovernanceDenied) return Outcome::GovernanceDenied;
   if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
   if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;
