@@ -108,17 +108,23 @@ std::expected<const wire::Request*, wire::ApiError> ClientBody::ir() {
   return &*ir_;
 }
 
+std::expected<std::string, wire::ApiError> ClientBody::encodedFor(const wire::Request& request,
+                                                                  const dispatch::Attempt& attempt,
+                                                                  const dispatch::Plan& plan) {
+  wire::EncodeOptions options;
+  options.upstream_model = attempt.deployment->upstream_model;
+  options.max_output = plan.model->limits.max_output;
+  options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
+  return wire::encodeRequest(attempt.endpoint->wire, request, options);
+}
+
 std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::Attempt& attempt,
                                                                const dispatch::Plan& plan) {
   const catalog::Wire provider_wire = attempt.endpoint->wire;
   if (provider_wire != client_wire_) {
     auto request = ir();
     if (!request) return std::unexpected(request.error());
-    wire::EncodeOptions options;
-    options.upstream_model = attempt.deployment->upstream_model;
-    options.max_output = plan.model->limits.max_output;
-    options.default_max_tokens = plan.model->limits.max_output.value_or(4096);
-    return wire::encodeRequest(provider_wire, **request, options);
+    return encodedFor(**request, attempt, plan);
   }
   const bool clamp = plan.max_tokens_clamped && plan.max_tokens.has_value();
   // Without it a Chat stream carries no usage at all, and the request could not be accounted;

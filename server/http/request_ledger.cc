@@ -1,5 +1,7 @@
 #include "server/http/request_ledger.h"
 
+#include <algorithm>
+
 #include "server/audit/sink.h"
 
 #include "server/http/gateway.h"
@@ -131,6 +133,18 @@ void RequestLedger::recordAttempt(const dispatch::Attempt& attempt, int status, 
   record.duration_ms = duration_ms;
   gateway_.metrics().upstream_attempts.with({attempt.provider->id, attempt.endpoint->id, record.result}).inc();
   audit_.record().attempts.push_back(std::move(record));
+}
+
+void RequestLedger::noteMasked(const std::map<protection::Kind, int>& counts, catalog::Trust tier) {
+  auto& row = audit_.record();
+  row.masked.clear();
+  for (const auto& [kind, count] : counts) row.masked[std::string(protection::toString(kind))] = count;
+  if (kind_ != Kind::Request || std::ranges::find(masked_tiers_, tier) != masked_tiers_.end()) return;
+  masked_tiers_.push_back(tier);
+  const std::string tier_name(catalog::toString(tier));
+  for (const auto& [kind, count] : counts) {
+    gateway_.metrics().data_protection_masked.with({std::string(protection::toString(kind)), tier_name}).inc(static_cast<uint64_t>(count));
+  }
 }
 
 audit::Outcome RequestLedger::outcomeOf(std::string_view key) {

@@ -88,7 +88,7 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                          {"provider", "endpoint", "result"})),
       overhead_seconds(registry.histogram("gateway_overhead_seconds",
                                           "Time spent in Sluice itself per request, excluding time waiting on "
-                                          "upstreams, by lane (passthrough, translation, local).",
+                                          "upstreams, by lane (passthrough, translation, masked, local).",
                                           {"lane"}, overheadBuckets())),
       request_duration_seconds(registry.histogram("gateway_request_duration_seconds",
                                                   "Request duration from arrival to the last byte sent.",
@@ -168,6 +168,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                                 "Console sign-ins answered 429 because their address failed too "
                                                 "often (the sign-in throttle).")
                                    .with({})),
+      data_protection_masked(registry.counter("sluice_data_protection_masked_total",
+                                              "Values masked in requests sent to a masked trust tier "
+                                              "(occurrences, counted once per request and tier), by kind and tier.",
+                                              {"kind", "tier"})),
       audit_(std::make_shared<AuditSource>()) {
   // Every series that is a closed set is created now so that it renders 0 before the first event
   // (rate() and absent() behave, alerts have a baseline).

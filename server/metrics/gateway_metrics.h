@@ -47,6 +47,7 @@ inline constexpr std::string_view kMidStream = "mid_stream";
 namespace lane {
 inline constexpr std::string_view kPassthrough = "passthrough";  // client wire == endpoint wire
 inline constexpr std::string_view kTranslation = "translation";  // decoded to the IR and re-encoded
+inline constexpr std::string_view kMasked = "masked";            // decoded, masked (data protection) and re-encoded
 inline constexpr std::string_view kLocal = "local";              // answered without an upstream (refusals)
 }  // namespace lane
 
@@ -169,6 +170,9 @@ struct GatewayMetrics {
   Counter& audit_rows_suppressed;
   // gateway_console_sign_ins_refused_total: console sign-ins answered 429 by the sign-in throttle
   Counter& console_sign_ins_refused;
+  // sluice_data_protection_masked_total{kind,tier}: values masked (occurrences, never the values)
+  // in requests sent to a masked tier (trusted_masked, public), counted once per request and tier
+  CounterFamily& data_protection_masked;
 
  private:
   struct AuditSource;
