@@ -383,6 +383,39 @@ BOOST_AUTO_TEST_CASE(a_blocked_kind_never_reaches_a_public_deployment) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_audit_row_the_metric_and_sluicectl_count_what_was_masked_never_the_values) {
+  auto masked = gateway.call("POST", kMessages, {}, request(kMessages, "pub", false).dump());
+  BOOST_REQUIRE_EQUAL(masked.status, 200);
+  auto raw = gateway.call("POST", kMessages, {{"x-mock-script", R"({"echo":true})"}}, request(kMessages, "raw", false).dump());
+  BOOST_REQUIRE_EQUAL(raw.status, 200);
+  // Occurrences per kind: the tool's e-mail and the user's twice, the deploy key and the API key, ...
+  const json expected = json::parse(R"({"api_key":2,"email":3,"password":1,"payment_card":1,"vault":1})");
+  const json row = this->row(masked);
+  BOOST_REQUIRE(row.is_object());
+  BOOST_TEST(row["masked"] == expected, row["masked"].dump());
+  for (const auto& original : kOriginals) BOOST_TEST(row.dump().find(original) == std::string::npos, original);
+  const json raw_row = this->row(raw);
+  BOOST_REQUIRE(raw_row.is_object());
+  BOOST_TEST(raw_row["masked"].is_null());  // trusted_raw: nothing masked
+
+  const std::string metrics = gateway.call("GET", "/metrics").body;
+  BOOST_TEST(metrics.find("sluice_data_protection_masked_total{kind=\"email\",tier=\"public\"} 3\n") != std::string::npos,
+             metrics);
+  BOOST_TEST(metrics.find("sluice_data_protection_masked_total{kind=\"api_key\",tier=\"public\"} 2\n") != std::string::npos);
+  BOOST_TEST(metrics.find("gateway_overhead_seconds_count{lane=\"masked\"} 1\n") != std::string::npos);
+  BOOST_TEST(metrics.find("gateway_overhead_seconds_count{lane=\"passthrough\"} 1\n") != std::string::npos);
+
+  int code = -1;
+  const std::string printed = sluice::test::capture(sluice::test::binPath("sluicectl") + " --database-url '" +
+                                                        testDatabaseUrl() + "' audit " +
+                                                        masked.header("x-sluice-request-id") + " 2>&1",
+                                                    &code);
+  BOOST_TEST(code == 0, printed);
+  BOOST_TEST(printed.find("masked              api_key 2, email 3, password 1, payment_card 1, vault 1\n") !=
+                 std::string::npos,
+             printed);
+}
+
 BOOST_AUTO_TEST_CASE(count_tokens_never_asks_a_masked_tier) {
   reset();
   auto response = gateway.call("POST", "/v1/messages/count_tokens", {},
