@@ -121,6 +121,19 @@ BOOST_AUTO_TEST_CASE(an_undecodable_body_fails_closed_with_a_reason_that_quotes_
   BOOST_TEST(protection.failedReason() == failed.reason);
 }
 
+BOOST_AUTO_TEST_CASE(a_masking_limit_passed_fails_closed_naming_the_limit) {
+  // 10,001 distinct e-mail addresses: one more than a request may hold placeholders for.
+  std::string text;
+  for (int i = 0; i <= 10'000; ++i) text += "u" + std::to_string(i) + "@example.com ";
+  Case c(body(text));
+  RequestProtection protection(*c.compiled.catalog, c.client);
+  BOOST_TEST((protection.decide(c.attempt(0)).verdict == Verdict::Raw));  // a local box still gets it
+  const auto failed = protection.decide(c.attempt(3));
+  BOOST_TEST((failed.verdict == Verdict::Failed));
+  BOOST_TEST(failed.reason == "masking failed: the request holds more than 10000 distinct values to mask");
+  BOOST_TEST(protection.counts().empty());
+}
+
 BOOST_AUTO_TEST_CASE(a_catalog_compiled_without_a_detector_fails_closed) {
   Case c(body("mail ann@example.com"), kProtection, /*attach=*/false);
   BOOST_TEST(c.compiled.catalog->data_protection->detector == nullptr);
