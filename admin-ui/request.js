@@ -10,6 +10,8 @@
     document.querySelector('h1').textContent = 'Request ' + r.id;
     const failover = r.served_endpoint && r.endpoint && r.served_endpoint !== r.endpoint;
     const attempts = Array.isArray(r.attempts) ? r.attempts : [];
+    // Data protection: values masked per kind before a provider saw them (counts, never values).
+    const masked = r.masked && typeof r.masked === 'object' ? Object.entries(r.masked) : [];
     let offset = 0;
     app.replaceChildren(
       el('p', {}, el('a', { href: '/admin/requests', text: '← All requests' })),
@@ -30,6 +32,7 @@
           ['Status', String(r.status)], ['Outcome', el('span', { id: 'outcome', class: r.outcome === 'ok' ? 'good' : 'bad', text: r.outcome })],
           ['Error', r.error_key ? `${r.error_key}: ${r.error_message || ''}` : ''], ['Streaming', r.is_streaming ? 'yes' : 'no'],
           ['Client left early', r.aborted ? 'yes' : 'no'],
+          ['Masked', el('span', { id: 'masked', text: masked.length ? masked.map(([kind, n]) => `${kind} ${n}`).join(', ') : 'nothing' })],
         ])),
         el('div', { class: 'card' }, el('h2', { text: 'Tokens, cost, time' }), S.kv([
           ['Input tokens', S.fmtInt(r.input_tokens)], ['Output tokens', S.fmtInt(r.output_tokens)],

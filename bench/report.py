@@ -3,12 +3,14 @@
 import os
 import subprocess
 
-ORDER = ["direct", "nginx", "sluice-pass", "sluice-trans", "sluice-pass+db", "sluice-trans+db", "portkey"]
+ORDER = ["direct", "nginx", "sluice-pass", "sluice-trans", "sluice-masked", "sluice-pass+db", "sluice-trans+db",
+         "portkey"]
 LABELS = {
     "direct": "direct (upstream)",
     "nginx": "nginx proxy_pass",
     "sluice-pass": "Sluice passthrough",
     "sluice-trans": "Sluice translation",
+    "sluice-masked": "Sluice masked (data protection, ~1 KB prompt)",
     "sluice-pass+db": "Sluice passthrough + keys & audit",
     "sluice-trans+db": "Sluice translation + keys & audit",
     "portkey": "Portkey gateway",

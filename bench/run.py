@@ -9,6 +9,8 @@ Targets (request/response lanes go to the static upstream, streaming lanes to th
   nginx           nginx proxy_pass with a keep-alive upstream pool (the floor for one hop)
   sluice-pass     Sluice, OpenAI client -> openai-chat endpoint (no database)
   sluice-trans    Sluice, Anthropic client (/v1/messages) -> the same endpoint (no database)
+  sluice-masked   Sluice, OpenAI client -> an openai-chat endpoint of trust tier `public` (no database):
+                  data protection masks a ~1 KB prompt of code with secrets, and restores the answer
   sluice-pass+db  the same two lanes with --database-url: API keys and the audit writer on
   sluice-trans+db   a real PostgreSQL, as a user runs it
   portkey         the Portkey gateway (npm @portkey-ai/gateway), provider openai, custom host
@@ -36,6 +38,33 @@ DIRECT_BODY = {"model": "gpt-bench", "messages": [{"role": "user", "content": "H
 # ramp paces slower so that it measures how many open streams a target holds rather than how many
 # events two shared cores can move (4,000 streams at 20 ms would be 200k events/s through the mock,
 # the target and the generator; at 500 ms it is 8k).
+# The masked lane's prompt: about 1 KB of what a coding agent pastes (code, a log line, an .env
+# file), with a few secrets and personal values that data protection masks.
+MASKED_PROMPT = """Why does the deploy fail? Here is the config and the log.
+
+```python
+import os, boto3
+
+def client():
+    # TODO: read these from the vault
+    return boto3.client("s3", aws_access_key_id="AKIAIOSFODNN7EXAMPLE",
+                        region_name=os.environ.get("AWS_REGION", "eu-west-1"))
+
+def notify(user):
+    send_mail(to="oncall@example.com", cc=user.email, subject=f"deploy {VERSION} failed")
+```
+
+.env:
+DATABASE_URL=postgres://deploy:s3cr3t-Pa55@db.internal:5432/app
+OPENAI_API_KEY=sk-proj-Zx81Qw7Er6Ty5Ui4Op3As2Df1Gh0JkLm
+SENTRY_DSN=https://public@sentry.example.com/42
+LOG_LEVEL=info
+
+log:
+2026-05-01T12:00:03.117Z ERROR deploy.py:41 upload failed for build 7f3c2a1 from 10.20.30.40: AccessDenied
+2026-05-01T12:00:03.120Z INFO  retrying in 5s (attempt 2/3), contact jane.doe@example.org or +44 20 7946 0958
+"""
+MASKED_BODY = {"model": "bench-masked", "messages": [{"role": "user", "content": MASKED_PROMPT}]}
 STREAM_SHAPE = (20, 40, 100)
 RAMP_SHAPE = (500, 6, 250)
 
@@ -555,6 +584,13 @@ def run_all(args, bench, procs, workdir):
                    stream_body=anthropic_stream, marker=ANTHROPIC_MARKER, sluice=True)
         p.idle_rss = t.idle_rss = idle_before
         targets += [p, t]
+        if not suffix:
+            # Data protection: the same OpenAI client to a `public` endpoint of the same upstreams.
+            m = Target("sluice-masked", "Sluice masked (data protection)", port, "/v1/chat/completions", bearer,
+                       MASKED_BODY, sluice.pid, stream_path="/v1/chat/completions", stream_headers=bearer,
+                       stream_body={**MASKED_BODY, "model": "bench-masked-stream", "stream": True}, sluice=True)
+            m.idle_rss = idle_before
+            targets.append(m)
 
     portkey_port = free_port()
     portkey, _ = procs.start("portkey", ["node", args.portkey, f"--port={portkey_port}", "--headless"])
@@ -608,8 +644,8 @@ def run_all(args, bench, procs, workdir):
         bench.streaming(tg)
     res["loadavg_before_ramp"] = open("/proc/loadavg").read().split()[:3]
     for tg in stream_targets:
-        if tg.name.endswith("+db") and "trans" in tg.name:
-            continue  # time: the passthrough lane with the database stands for both
+        if (tg.name.endswith("+db") and "trans" in tg.name) or tg.name == "sluice-masked":
+            continue  # time: the passthrough lane (with the database) stands for the others
         if bench.quick and tg.name not in ("direct", "nginx", "sluice-pass"):
             continue
         bench.streams_ramp(tg)

@@ -39,6 +39,18 @@ std::optional<Wire> parseWire(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view toString(Trust trust) {
+  switch (trust) {
+    case Trust::Local: return "local";
+    case Trust::TrustedRaw: return "trusted_raw";
+    case Trust::TrustedMasked: return "trusted_masked";
+    case Trust::Public: return "public";
+  }
+  return "unknown";
+}
+
+bool masksRequests(Trust trust) { return trust == Trust::TrustedMasked || trust == Trust::Public; }
+
 std::string_view toString(ClientFamily family) {
   switch (family) {
     case ClientFamily::Claude: return "claude";

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,10 @@
 #include <vector>
 
 #include "catalog/cidr.h"
+
+namespace sluice::protection {
+class Detector;
+}
 
 namespace sluice::catalog {
 
@@ -45,6 +50,22 @@ enum class QuotaScope { User, Project, ApiKey, Organisation };
 std::string_view toString(QuotaScope scope);
 
 enum class AccessDefault { Open, Closed };
+
+// How far an endpoint is trusted with what clients send (gateway.data_protection). Local and
+// TrustedRaw receive requests as the client sent them; TrustedMasked and Public receive them
+// masked; Public is also where `block:` kinds are never sent.
+enum class Trust { Local, TrustedRaw, TrustedMasked, Public };
+std::string_view toString(Trust trust);
+// TrustedMasked and Public.
+bool masksRequests(Trust trust);
+
+// The kinds of value `mask:` and `block:` may name, in the catalog's spelling (the same as
+// server/protection's toString(Kind); the vault is its own key, not a kind to list).
+inline constexpr std::string_view kMaskKinds[] = {"email",    "phone",       "payment_card", "iban",
+                                                   "api_key",  "jwt",         "private_key",  "password",
+                                                   "url_credentials", "ip_address"};
+// The largest vault file read (the loader reads at most one byte more, so a larger one is refused).
+inline constexpr size_t kMaxVaultFileBytes = 64u << 20;
 
 // 1-based position in a source file, as printed in diagnostics.
 struct Location {
@@ -104,6 +125,10 @@ struct Endpoint {
   std::optional<std::string> presence_node;
   bool skip_busy = false;                  // with presence: also skipped while the node is busy
   std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
+  std::optional<Trust> trust_written;  // the endpoint's own `trust:`
+  // The effective tier: the endpoint's own, else its provider's, else Public. It matters only
+  // when gateway.data_protection is declared (Catalog::protects()).
+  Trust trust = Trust::Public;
   Location where;
 };
 
@@ -120,6 +145,7 @@ struct Provider {
   RetryPolicy retry;
   BreakerPolicy breaker;
   Timeouts timeouts;
+  std::optional<Trust> trust;  // `trust:` as written; endpoints inherit it
   std::vector<Endpoint> endpoints;
   Location where;
 };
@@ -272,6 +298,22 @@ struct AccessRule {
   Location where;
 };
 
+// gateway.data_protection: what is masked in requests sent to a masked tier, and restored in the
+// answers.
+struct DataProtection {
+  std::vector<std::string> mask;   // kinds of kMaskKinds, in file order, without repeats
+  std::vector<std::string> block;  // kinds never sent to a Public endpoint (each also in `mask`)
+  bool restore = true;             // put the originals back into the answers
+  std::string vault_ref;           // "file:PATH" as written (after interpolation); "" = no vault
+  std::string vault_text;          // the vault file's content: secret, never shown
+  Location where;                  // the data_protection key
+  Location vault_at;               // the vault value (where a refused vault is reported)
+  // The detectors compiled once for this catalog, shared read-only by every request. Set by the
+  // loader (server/config/catalog_loader.h), never by the pure compiler; null when the catalog
+  // was compiled without it, and masking then fails closed.
+  std::shared_ptr<const protection::Detector> detector;
+};
+
 // What a requested model id resolves to, before any route is chosen.
 struct Resolution {
   enum class Kind { Model, Alias, Retired, Unknown } kind = Kind::Unknown;
@@ -294,6 +336,8 @@ class Catalog {
   Quotas quotas;
   IdentitySettings identity;
   std::vector<AccessRule> access_rules;
+  // Declared: requests to masked tiers are masked. Absent: nothing is masked, `trust:` is ignored.
+  std::optional<DataProtection> data_protection;
   std::string version;  // short content hash of the source texts
 
   const Credential* credential(std::string_view id) const;
@@ -314,6 +358,9 @@ class Catalog {
 
   // The effective governance of a deployment: the provider's flags, overridden by the model's.
   Governance governanceOf(const Deployment& deployment) const;
+
+  // True when gateway.data_protection is declared and `endpoint`'s tier receives requests masked.
+  bool masks(const Endpoint& endpoint) const { return data_protection && masksRequests(endpoint.trust); }
 };
 
 // Removes a trailing "[1m]" (any case) that Claude Code appends to 1M-context models.

@@ -150,22 +150,30 @@ std::set<std::string> variablesReferenced(const CatalogSources& sources) {
 
 std::vector<std::string> secretFilesReferenced(const CatalogSources& sources) {
   std::vector<std::string> paths;
-  if (!sources.credentials) return paths;
   DiagnosticSink ignored;
   Draft draft;
   const VariablePolicy variables = policyFor(sources);
   ParseContext context{sources.env, sources.secret_files, ignored, variables};
   try {
-    parseCredentials(*sources.credentials, context, draft);
+    if (sources.credentials) parseCredentials(*sources.credentials, context, draft);
   } catch (const YAML::Exception&) {
     return paths;  // compileCatalog() reports it
   }
-  for (const Credential& credential : draft.credentials) {
-    constexpr std::string_view kPrefix = "file:";
-    if (credential.secret_ref.starts_with(kPrefix) && credential.secret_ref.size() > kPrefix.size()) {
-      std::string path = credential.secret_ref.substr(kPrefix.size());
-      if (std::ranges::find(paths, path) == paths.end()) paths.push_back(std::move(path));
+  constexpr std::string_view kPrefix = "file:";
+  const auto add = [&](const std::string& ref) {
+    if (!ref.starts_with(kPrefix) || ref.size() <= kPrefix.size()) return;
+    std::string path = ref.substr(kPrefix.size());
+    if (std::ranges::find(paths, path) == paths.end()) paths.push_back(std::move(path));
+  };
+  for (const Credential& credential : draft.credentials) add(credential.secret_ref);
+  // The data protection vault is read the same way (its content is as secret as a key).
+  if (sources.gateway) {
+    try {
+      parseGateway(*sources.gateway, context, draft);
+    } catch (const YAML::Exception&) {
+      return paths;  // compileCatalog() reports it
     }
+    if (draft.data_protection) add(draft.data_protection->vault_ref);
   }
   return paths;
 }

@@ -31,7 +31,7 @@ struct CatalogSources {
   std::optional<SourceText> gateway;
   std::optional<SourceText> access_rules;
   std::map<std::string, std::string> env;           // for ${VAR}, ${VAR:-default} and env:NAME
-  std::map<std::string, std::string> secret_files;  // path -> content, for file:PATH secrets
+  std::map<std::string, std::string> secret_files;  // path -> content, for file:PATH secrets and the vault
   // When set, the only variables a ${NAME} may read (the console's editor passes
   // variablesReferenced() of the files on disk). The master key's variables and those credentials
   // name (`secret: env:NAME`) are never readable by a ${NAME}, whatever this holds.
@@ -48,8 +48,9 @@ struct CompileResult {
 // from the environment: it shows the ${NAME} (or the catalog text) the value came from.
 CompileResult compileCatalog(const CatalogSources& sources);
 
-// The PATHs of `secret: file:PATH` references (after interpolation), so the loader can read them
-// before calling compileCatalog(). Unparseable input yields an empty list.
+// The PATHs of `secret: file:PATH` references and of gateway.data_protection's `vault: file:PATH`
+// (after interpolation), so the loader can read them before calling compileCatalog() (a vault at
+// most kMaxVaultFileBytes + 1 bytes). Unparseable input yields an empty list.
 std::vector<std::string> secretFilesReferenced(const CatalogSources& sources);
 
 // The NAMEs of every ${NAME} in the scalars (keys and values, comments excepted) of the given

@@ -64,7 +64,10 @@ void linkProviders(LinkState& state) {
   std::vector<std::string> known;
   for (const Credential& c : state.catalog.credentials) known.push_back(c.id);
   for (const ProviderDraft& draft : state.draft.providers) {
-    const Provider& provider = draft.provider;
+    Provider provider = draft.provider;
+    for (Endpoint& endpoint : provider.endpoints) {
+      endpoint.trust = endpoint.trust_written.value_or(provider.trust.value_or(Trust::Public));
+    }
     if (state.draft.credentials_loaded && !provider.credential_id.empty() &&
         state.catalog.credential(provider.credential_id) == nullptr) {
       state.sink.error(draft.credential_at, "provider '" + provider.id +
@@ -72,7 +75,7 @@ void linkProviders(LinkState& state) {
                                                 provider.credential_id +
                                                 "'; declared credentials: " + joinIds(known));
     }
-    state.catalog.providers.push_back(provider);
+    state.catalog.providers.push_back(std::move(provider));
   }
 }
 
@@ -108,6 +111,7 @@ Catalog link(const Draft& draft, DiagnosticSink& sink) {
   linkDeployments(state);
   linkRoutes(state);
   linkAccessRules(state);
+  state.catalog.data_protection = draft.data_protection;
   return std::move(state.catalog);
 }
 

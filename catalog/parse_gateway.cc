@@ -358,6 +358,91 @@ void readPresence(YamlReader& reader, const Entry& entry, std::optional<Presence
   if (ok) hub = std::move(presence);
 }
 
+std::string maskKindNames() {
+  std::string names;
+  for (std::string_view kind : kMaskKinds) names += (names.empty() ? "" : ", ") + std::string(kind);
+  return names;
+}
+
+// A list of kinds for `mask:` or `block:`: each known, none twice; the vault is its own key.
+std::vector<Located<std::string>> readKinds(YamlReader& reader, const Entry& entry, const std::string& what) {
+  std::vector<Located<std::string>> kinds;
+  const auto list = reader.stringList(entry, what);
+  if (!list) return kinds;
+  for (const auto& kind : *list) {
+    if (kind.value == "vault") {
+      reader.error(kind.where, what + " may not name 'vault': the vault is its own key (vault: file:PATH), "
+                                      "and every entry of it is masked");
+    } else if (std::ranges::find(kMaskKinds, std::string_view(kind.value)) == std::end(kMaskKinds)) {
+      reader.error(kind.where, what + " names unknown kind '" + kind.value + "'; kinds: " + maskKindNames());
+    } else if (std::ranges::any_of(kinds, [&](const auto& seen) { return seen.value == kind.value; })) {
+      reader.error(kind.where, what + " names '" + kind.value + "' more than once");
+    } else {
+      kinds.push_back(kind);
+    }
+  }
+  return kinds;
+}
+
+// NOTE: messages name the vault's path, never its content.
+void readVault(YamlReader& reader, const ParseContext& context, const Entry& entry, DataProtection& protection) {
+  protection.vault_at = entry.value_at;
+  const auto ref = reader.string(entry, "vault of data_protection");
+  if (!ref) return;
+  if (!ref->starts_with("file:") || ref->size() == 5) {
+    reader.error(entry.value_at, "vault of data_protection must be file:PATH (a file of exact strings, one a line), "
+                                 "got '" + *ref + "'");
+    return;
+  }
+  protection.vault_ref = *ref;
+  const std::string path = ref->substr(5);
+  const auto found = context.secret_files.find(path);
+  if (found == context.secret_files.end()) {
+    reader.error(entry.value_at, "vault file " + path + " could not be read; requests to masked tiers "
+                                 "are not sent without it");
+    return;
+  }
+  if (found->second.size() > kMaxVaultFileBytes) {
+    reader.error(entry.value_at, "vault file " + path + " is larger than " +
+                                     std::to_string(kMaxVaultFileBytes >> 20) + " MiB");
+    return;
+  }
+  protection.vault_text = found->second;
+}
+
+void readDataProtection(YamlReader& reader, const ParseContext& context, const Entry& entry, Draft& draft) {
+  DataProtection& protection = draft.data_protection.emplace();
+  protection.where = entry.key_at;
+  protection.vault_at = entry.key_at;
+  Fields fields = reader.fields(entry, "data_protection", {"mask", "vault", "restore", "block"});
+  if (!fields.ok()) return;
+  if (const Entry* e = fields.find("mask")) {
+    for (auto& kind : readKinds(reader, *e, "mask of data_protection")) protection.mask.push_back(kind.value);
+  }
+  if (const Entry* e = fields.find("vault")) readVault(reader, context, *e, protection);
+  if (const Entry* e = fields.find("restore")) {
+    protection.restore = reader.boolean(*e, "restore of data_protection").value_or(true);
+  }
+  if (const Entry* e = fields.find("block")) {
+    for (auto& kind : readKinds(reader, *e, "block of data_protection")) {
+      // A kind is looked for only when it is masked; a block of an unmasked kind would never fire.
+      if (std::ranges::find(protection.mask, kind.value) == protection.mask.end()) {
+        reader.error(kind.where, "block of data_protection names '" + kind.value +
+                                     "', which mask does not list; a blocked kind must also be masked");
+        continue;
+      }
+      protection.block.push_back(kind.value);
+    }
+  }
+  // Masking nothing is a mistake to point out; a list whose items were all refused was reported.
+  const Entry* mask = fields.find("mask");
+  const bool mask_empty =
+      mask == nullptr || mask->value.IsNull() || (mask->value.IsSequence() && mask->value.size() == 0);
+  if (mask_empty && fields.find("vault") == nullptr) {
+    reader.error(entry.key_at, "data_protection needs mask: [kinds] or vault: file:PATH; kinds: " + maskKindNames());
+  }
+}
+
 }  // namespace
 
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft) {
@@ -366,7 +451,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (!body) return;
   Fields gateway =
       reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
-                                       "ad_hoc_chains", "presence"});
+                                       "ad_hoc_chains", "presence", "data_protection"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -403,6 +488,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
     draft.presence_at = presence->key_at;
     readPresence(reader, *presence, draft.presence);
   }
+  if (const Entry* e = gateway.find("data_protection")) readDataProtection(reader, context, *e, draft);
 }
 
 }  // namespace sluice::catalog

@@ -92,6 +92,14 @@ std::optional<std::string> readUrl(YamlReader& reader, const Entry& entry, const
   return url;
 }
 
+std::optional<Trust> readTrust(YamlReader& reader, const Entry& entry, const std::string& owner) {
+  return reader.choice<Trust>(entry, "trust of " + owner,
+                              {{"local", Trust::Local},
+                               {"trusted_raw", Trust::TrustedRaw},
+                               {"trusted_masked", Trust::TrustedMasked},
+                               {"public", Trust::Public}});
+}
+
 void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& owner,
                    Provider& provider) {
   Fields endpoints = reader.fields(entry, "endpoints of " + owner);
@@ -106,7 +114,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     endpoint.where = e.key_at;
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
-    Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes"});
+    Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust"});
     if (fields.ok()) {
       if (const Entry* wire = fields.find("wire")) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
@@ -138,6 +146,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
       if (const Entry* limit = fields.find("max_input_bytes")) {
         endpoint.max_input_bytes = reader.integer(*limit, "max_input_bytes of " + what, 1, kMaxInputBytes);
       }
+      if (const Entry* trust = fields.find("trust")) endpoint.trust_written = readTrust(reader, *trust, what);
     }
     provider.endpoints.push_back(std::move(endpoint));
   }
@@ -194,7 +203,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   std::string owner = "provider '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
                                 {"display_name", "credential", "headers", "forward_headers", "user_agent",
-                                 "governance", "retry", "breaker", "timeouts", "endpoints"});
+                                 "governance", "retry", "breaker", "timeouts", "trust", "endpoints"});
   if (!fields.ok()) return draft;
   if (const Entry* e = fields.find("display_name")) {
     provider.display_name = reader.string(*e, "display_name of " + owner).value_or(entry.key);
@@ -233,6 +242,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
     }
   }
   readPolicies(reader, fields, owner, provider);
+  if (const Entry* e = fields.find("trust")) provider.trust = readTrust(reader, *e, owner);
   if (const Entry* e = fields.find("endpoints")) {
     readEndpoints(reader, *e, owner, provider);
   } else {

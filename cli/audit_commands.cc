@@ -118,6 +118,15 @@ void printRequest(const nlohmann::json& row, std::ostream& out) {
                     " microdollars)");
   field("cache savings", formatDollars(num(row, "cache_savings_microdollars")) + " (" +
                              groupThousands(num(row, "cache_savings_microdollars")) + " microdollars)");
+  // Data protection: counts per kind of what was masked before a provider saw it, never values.
+  const auto masked = row.find("masked");
+  if (masked != row.end() && masked->is_object() && !masked->empty()) {
+    std::string counts;
+    for (const auto& [kind, count] : masked->items()) {
+      counts += (counts.empty() ? "" : ", ") + kind + " " + (count.is_number() ? std::to_string(count.get<long long>()) : "?");
+    }
+    field("masked", counts);
+  }
   field("latency", ms(optNum(row, "latency_ms")));
   field("time to first byte", ms(optNum(row, "ttfb_ms")));
   field("upstream", ms(optNum(row, "upstream_ms")));

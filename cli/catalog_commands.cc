@@ -165,6 +165,17 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
         row["presence"] = {{"node", *attempt.endpoint->presence_node}, {"skip_busy", attempt.endpoint->skip_busy}};
       }
       if (attempt.endpoint->max_input_bytes) row["max_input_bytes"] = *attempt.endpoint->max_input_bytes;
+      if (catalog.data_protection) {
+        report["deployments"].back()["trust"] = std::string(catalog::toString(attempt.endpoint->trust));
+        report["deployments"].back()["masked"] = catalog.masks(*attempt.endpoint);
+      }
+    }
+    if (catalog.data_protection) {
+      const auto& protection = *catalog.data_protection;
+      report["data_protection"] = {{"mask", protection.mask},
+                                   {"block", protection.block},
+                                   {"restore", protection.restore},
+                                   {"vault", !protection.vault_ref.empty()}};
     }
     out << report.dump(2) << "\n";
     return 0;
@@ -194,6 +205,17 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
     for (size_t i = 0; i < route.context_fallbacks.size(); ++i) out << (i ? ", " : "") << route.context_fallbacks[i];
     out << "\n";
   }
+  if (catalog.data_protection) {
+    const auto& protection = *catalog.data_protection;
+    const auto join = [](const std::vector<std::string>& kinds) {
+      std::string text;
+      for (const auto& kind : kinds) text += (text.empty() ? "" : ", ") + kind;
+      return text.empty() ? std::string("none") : text;
+    };
+    out << "protection   masks " << join(protection.mask) << (protection.vault_ref.empty() ? "" : " and the vault")
+        << " for trusted_masked and public; blocks " << join(protection.block) << " from public; "
+        << (protection.restore ? "restores answers" : "answers not restored") << "\n";
+  }
   out << "deployments, in failover order:\n";
   int position = 1;
   for (const auto& attempt : plan->attempts) {
@@ -216,6 +238,10 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
         << "       upstream model " << attempt.deployment->upstream_model
         << (route.strategy == catalog::Strategy::Weighted ? ", weight " + std::to_string(attempt.weight) : "") << "\n"
         << "       price " << priceLine(attempt.deployment->pricing) << "\n";
+    if (catalog.data_protection) {
+      out << "       trust " << catalog::toString(attempt.endpoint->trust)
+          << (catalog.masks(*attempt.endpoint) ? ": sent masked" : ": sent as the client wrote it") << "\n";
+    }
   }
   return 0;
 }

@@ -80,10 +80,10 @@ catalog::CompileResult compileHere(const ConsoleContext& context, const std::str
   sources.allowed_variables = catalog::variablesReferenced(sources);
   sources.gateway = catalog::SourceText{dir + "/ai/gateway.yaml", gateway_text};
   sources.env = config::processEnvironment();
-  for (const auto& path : catalog::secretFilesReferenced(sources)) {
-    if (auto content = readFile(path)) sources.secret_files[path] = std::move(*content);
-  }
-  return catalog::compileCatalog(sources);
+  config::readSecretFiles(sources);
+  auto result = catalog::compileCatalog(sources);
+  config::attachDataProtection(result);
+  return result;
 }
 
 // On a helper thread: it reads files, and yaml-cpp recurses per level of nesting, which a

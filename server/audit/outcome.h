@@ -21,6 +21,8 @@ enum class Outcome {
   InvalidRequest,
   RequestTooLarge,
   ContextWindowExceeded,
+  DataProtectionFailed,
+  DataProtectionBlocked,
   Unauthenticated,
   AccessDenied,
   GovernanceDenied,
@@ -45,6 +47,8 @@ constexpr std::string_view toString(Outcome value) {
     case Outcome::InvalidRequest: return outcome::kInvalidRequest;
     case Outcome::RequestTooLarge: return outcome::kRequestTooLarge;
     case Outcome::ContextWindowExceeded: return outcome::kContextWindowExceeded;
+    case Outcome::DataProtectionFailed: return outcome::kDataProtectionFailed;
+    case Outcome::DataProtectionBlocked: return outcome::kDataProtectionBlocked;
     case Outcome::Unauthenticated: return outcome::kUnauthenticated;
     case Outcome::AccessDenied: return outcome::kAccessDenied;
     case Outcome::GovernanceDenied: return outcome::kGovernanceDenied;

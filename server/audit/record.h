@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ inline constexpr std::string_view kRetiredModel = "retired_model";
 inline constexpr std::string_view kInvalidRequest = "invalid_request";
 inline constexpr std::string_view kRequestTooLarge = "request_too_large";
 inline constexpr std::string_view kContextWindowExceeded = "context_window_exceeded";
+inline constexpr std::string_view kDataProtectionFailed = "data_protection_failed";    // 400
+inline constexpr std::string_view kDataProtectionBlocked = "data_protection_blocked";  // 400
 inline constexpr std::string_view kUnauthenticated = "unauthenticated";
 inline constexpr std::string_view kAccessDenied = "access_denied";
 inline constexpr std::string_view kGovernanceDenied = "governance_denied";
@@ -100,6 +103,10 @@ struct Record {
   std::optional<int64_t> latency_ms;   // arrival → last byte; RequestAudit fills it when unset
   std::optional<int64_t> ttfb_ms;      // arrival → first byte sent to the client
   std::optional<int64_t> upstream_ms;  // time spent waiting on upstreams (all attempts)
+
+  // Data protection: values masked per kind ("email" -> 2), occurrences, never the values. Empty
+  // (NULL in the table) when nothing was masked or no attempt was sent to a masked tier.
+  std::map<std::string, int64_t> masked;
 
   bool aborted = false;            // the client went away before the response was complete
   bool probe = false;              // a console test call: excluded from usage analytics

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -97,6 +98,20 @@ void appendAttempts(std::string& out, const std::vector<AttemptRecord>& attempts
     item.close();
   }
   out += ']';
+}
+
+// {"email":2,"api_key":1}: counts per kind, never values.
+void appendMasked(std::string& out, const std::map<std::string, int64_t>& masked) {
+  out += '{';
+  bool first = true;
+  for (const auto& [kind, count] : masked) {
+    if (!first) out += ',';
+    first = false;
+    log::appendJsonString(out, kind);
+    out += ':';
+    out += std::to_string(count);
+  }
+  out += '}';
 }
 
 // One COPY text line, field by field: the column order is store::kAuditColumns', checked by the
@@ -240,6 +255,12 @@ std::string toRowJson(const Record& record) {
   row.nullable("request_body", record.request_body);
   row.nullable("response_body", record.response_body);
   row.text("replica", record.replica);
+  row.name("masked");
+  if (record.masked.empty()) {
+    out += "null";
+  } else {
+    appendMasked(out, record.masked);
+  }
   row.close();
   return out;
 }
@@ -295,6 +316,13 @@ std::string toCopyLine(const Record& record) {
   row.nullable(record.request_body);
   row.nullable(record.response_body);
   row.text(record.replica);
+  if (record.masked.empty()) {
+    row.text("");
+  } else {
+    std::string masked;
+    appendMasked(masked, record.masked);
+    row.json(masked);
+  }
   row.end();
   return out;
 }

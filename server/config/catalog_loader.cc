@@ -1,8 +1,12 @@
 #include "server/config/catalog_loader.h"
 
 #include <fstream>
+#include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
+
+#include "server/protection/detectors.h"
 
 extern char** environ;
 
@@ -16,6 +20,17 @@ std::optional<std::string> readFile(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// At most `limit` bytes of the file (a longer one is cut there; the caller compares the size).
+std::optional<std::string> readFilePrefix(const std::string& path, size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text(limit, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(limit));
+  if (in.bad()) return std::nullopt;
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 std::optional<catalog::SourceText> readSource(const std::string& dir, const std::string& relative) {
@@ -38,10 +53,37 @@ catalog::CompileResult loadCatalog(const std::string& services_dir, const std::m
   sources.gateway = readSource(services_dir, "ai/gateway.yaml");
   sources.access_rules = readSource(services_dir, "access-control/rules.yaml");
   sources.env = env;
+  readSecretFiles(sources);
+  auto result = catalog::compileCatalog(sources);
+  attachDataProtection(result);
+  return result;
+}
+
+void readSecretFiles(catalog::CatalogSources& sources) {
   for (const auto& path : catalog::secretFilesReferenced(sources)) {
-    if (auto content = readFile(path)) sources.secret_files[path] = std::move(*content);
+    if (auto content = readFilePrefix(path, catalog::kMaxVaultFileBytes + 1)) sources.secret_files[path] = std::move(*content);
   }
-  return catalog::compileCatalog(sources);
+}
+
+void attachDataProtection(catalog::CompileResult& result) {
+  if (!result.ok() || !result.catalog->data_protection) return;
+  const catalog::DataProtection& declared = *result.catalog->data_protection;
+  std::set<protection::Kind> kinds;
+  for (const std::string& name : declared.mask) {
+    // The catalog accepts only the kinds of catalog::kMaskKinds, each one a protection::Kind.
+    if (const auto kind = protection::kindFromString(name)) kinds.insert(*kind);
+  }
+  auto detector = protection::Detector::create(kinds, protection::parseVault(declared.vault_text));
+  if (!detector) {
+    result.diagnostics.push_back({catalog::Severity::Error, declared.vault_at.file, declared.vault_at.line,
+                                  declared.vault_at.column, "vault of data_protection is refused: " + detector.error()});
+    result.catalog.reset();
+    return;
+  }
+  // The catalog is immutable once shared; this copy is the one that will be.
+  auto attached = std::make_shared<catalog::Catalog>(*result.catalog);
+  attached->data_protection->detector = std::make_shared<const protection::Detector>(std::move(*detector));
+  result.catalog = std::move(attached);
 }
 
 std::map<std::string, std::string> processEnvironment() {

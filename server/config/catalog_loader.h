@@ -11,8 +11,19 @@ namespace sluice::config {
 
 // Reads DIR/ai/{credentials,providers,models,deployments,gateway}.yaml and
 // DIR/access-control/rules.yaml (absent files are passed as absent; the compiler reports them),
-// the `file:` secrets they name, and compiles with `env`. Never throws for missing files.
+// the `file:` secrets and the data protection vault they name, compiles with `env`, then
+// attachDataProtection(). Never throws for missing files.
 catalog::CompileResult loadCatalog(const std::string& services_dir, const std::map<std::string, std::string>& env);
+
+// The `file:` secrets and vault `sources` names, read (each at most catalog::kMaxVaultFileBytes + 1
+// bytes; an unreadable one is left out and the compiler reports it).
+void readSecretFiles(catalog::CatalogSources& sources);
+
+// When the compiled catalog declares gateway.data_protection: compiles its protection::Detector
+// once (the mask kinds and the vault's entries) and sets DataProtection::detector. A vault the
+// detector refuses (too many entries, an entry too short or long, not UTF-8) turns the result
+// into a failure with an error at the vault key naming the entry by position, never its text.
+void attachDataProtection(catalog::CompileResult& result);
 
 // The process environment as a map.
 std::map<std::string, std::string> processEnvironment();

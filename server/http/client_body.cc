@@ -108,18 +108,25 @@ std::expected<const wire::Request*, wire::ApiError> ClientBody::ir() {
   return &*ir_;
 }
 
+std::expected<std::string, wire::ApiError> ClientBody::encodedFor(const wire::Request& request,
+                                                                  const dispatch::Attempt& attempt,
+                                                                  const dispatch::Plan& plan) {
+  wire::EncodeOptions options;
+  options.upstream_model = attempt.deployment->upstream_model;
+  // Each attempt's own model: a chain's attempts serve different models.
+  const catalog::Model* model = attempt.model ? attempt.model : plan.model;
+  options.max_output = model->limits.max_output;
+  options.default_max_tokens = model->limits.max_output.value_or(4096);
+  return wire::encodeRequest(attempt.endpoint->wire, request, options);
+}
+
 std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::Attempt& attempt,
                                                                const dispatch::Plan& plan) {
   const catalog::Wire provider_wire = attempt.endpoint->wire;
   if (provider_wire != client_wire_) {
     auto request = ir();
     if (!request) return std::unexpected(request.error());
-    wire::EncodeOptions options;
-    options.upstream_model = attempt.deployment->upstream_model;
-    const catalog::Model* model = attempt.model ? attempt.model : plan.model;
-    options.max_output = model->limits.max_output;
-    options.default_max_tokens = model->limits.max_output.value_or(4096);
-    return wire::encodeRequest(provider_wire, **request, options);
+    return encodedFor(**request, attempt, plan);
   }
   // Each attempt's own ceiling: a chain's attempts serve different models.
   const bool clamp = attempt.max_tokens_clamped && attempt.max_tokens.has_value();

@@ -46,6 +46,12 @@ class ClientBody {
   // wires match, else the request encoded for the provider's wire.
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan);
 
+  // `request` (this body's IR, or a masked copy of it) encoded for `attempt`'s wire, as bodyFor()
+  // encodes a translation; the encoder's refusal when the wire cannot express it.
+  static std::expected<std::string, wire::ApiError> encodedFor(const wire::Request& request,
+                                                               const dispatch::Attempt& attempt,
+                                                               const dispatch::Plan& plan);
+
  private:
   enum HeadKey : size_t { kModel, kStream, kStreamOptions, kMaxTokens, kMaxCompletionTokens, kMaxOutputTokens };
   std::optional<nlohmann::ordered_json> member(HeadKey key) const;

@@ -88,7 +88,7 @@ class CountTokens {
     ledger_.noteRouting(withEndpoint(plan->route_match), nullptr, {});
     auto ticket = admission_.admit(catalog, *plan, QuotaUse::CheckOnly);
     if (!ticket) return refuse(ticket.error());
-    if (askProvider(*plan, parsed)) return;
+    if (askProvider(*catalog, *plan, parsed)) return;
     auto decoded = wire::decodeRequest(Wire::Anthropic, *body);
     if (!decoded) return refuse(decoded.error());
     const nlohmann::json answer = {{"input_tokens", dispatch::estimateInputTokens(*decoded)}};
@@ -110,14 +110,16 @@ class CountTokens {
   }
 
   // The first Anthropic-wire deployment that can be bound counts; true when its answer was sent.
-  // A provider that cannot count right now (5xx, unreachable) leaves it to the estimate.
-  bool askProvider(const dispatch::Plan& plan, wire::Json& parsed) {
+  // A provider that cannot count right now (5xx, unreachable) leaves it to the estimate. An
+  // endpoint of a masked trust tier is never asked (data protection): counting the masked text
+  // would not count the client's, and the raw text must not reach it; the estimate answers.
+  bool askProvider(const catalog::Catalog& catalog, const dispatch::Plan& plan, wire::Json& parsed) {
     upstream::Cancel cancel;
     const HangUpGuard watching = request_.watchHangUp(cancel);
     AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
                          personalKeys(gateway_, admission_.who() ? admission_.who()->caller.user : std::string()));
     for (const auto& attempt : plan.attempts) {
-      if (attempt.endpoint->wire != Wire::Anthropic) continue;
+      if (attempt.endpoint->wire != Wire::Anthropic || catalog.masks(*attempt.endpoint)) continue;
       if (attempt.endpoint->url.empty()) continue;  // an own machine reached only at its hub's address
       if (runner.bind(attempt, false)) continue;
       parsed["model"] = attempt.deployment->upstream_model;

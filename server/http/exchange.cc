@@ -13,6 +13,7 @@
 #include "server/http/gateway.h"
 #include "server/http/relay.h"
 #include "server/http/request.h"
+#include "server/http/request_protection.h"
 #include "server/http/respond.h"
 #include "server/http/server_session.h"
 #include "server/log/json_log.h"
@@ -180,6 +181,12 @@ int Exchange::execute(const dispatch::Plan& plan) {
   };
   const dispatch::PresenceSnapshot presence = gateway_.presence().snapshot();
 
+  // Data protection: decided per attempt, before its breaker is asked (a skipped attempt takes no
+  // half-open probe). Without gateway.data_protection every attempt is Raw and nothing is decoded.
+  std::optional<RequestProtection> protection;
+  if (catalog_->data_protection) protection.emplace(*catalog_, *body_);
+  bool protection_skipped = false;
+
   while (const dispatch::Attempt* attempt = walk.next()) {
     // An own machine the hub does not report up, or a body too large for the endpoint: skipped at
     // once, never sent, so its breaker is not told anything.
@@ -193,6 +200,21 @@ int Exchange::execute(const dispatch::Plan& plan) {
       walk.skip(target.skip->detail);
       continue;
     }
+
+    RequestProtection::Decision decision;
+    if (protection) {
+      decision = protection->decide(*attempt);
+      if (decision.verdict == RequestProtection::Verdict::Failed ||
+          decision.verdict == RequestProtection::Verdict::Blocked) {
+        // Fails closed: never sent raw. The reason names a limit or kinds, never request text.
+        const bool blocked = decision.verdict == RequestProtection::Verdict::Blocked;
+        ledger_.recordAttempt(*attempt, 0, blocked ? "skipped:data_protection_blocked" : "skipped:data_protection",
+                              attempt->endpoint->key + ": " + decision.reason, 0);
+        walk.skip(decision.reason);
+        protection_skipped = true;
+        continue;
+      }
+    }
     if (auto skipped = runner.bind(*attempt, !walk.lastResort())) {
       if (skipped->stage == Failed::Stage::CircuitOpen) {
         walk.defer(skipped->reason);
@@ -202,13 +224,19 @@ int Exchange::execute(const dispatch::Plan& plan) {
       }
       continue;
     }
-    auto body = body_->bodyFor(*attempt, plan);
+    // A masked attempt always takes the decode/encode path, even on the client's own wire.
+    const bool masked = decision.verdict == RequestProtection::Verdict::Masked;
+    auto body = masked ? ClientBody::encodedFor(protection->maskedRequest(), *attempt, plan)
+                       : body_->bodyFor(*attempt, plan);
     if (!body) {
       refuse(body.error());
       return runner.sent();
     }
-    const bool passthrough = attempt->endpoint->wire == client_wire_;
-    ledger_.noteLane(passthrough ? metrics::lane::kPassthrough : metrics::lane::kTranslation);
+    const bool passthrough = !masked && attempt->endpoint->wire == client_wire_;
+    ledger_.noteLane(passthrough ? metrics::lane::kPassthrough
+                     : masked    ? metrics::lane::kMasked
+                                 : metrics::lane::kTranslation);
+    if (masked) ledger_.noteMasked(protection->counts(), attempt->endpoint->trust);
     AttemptCall call{attempt, std::move(*body), body_->stream(), "", client_wire_, &request_};
     call.base_url = target.base_url;
     AttemptResult result = runner.send(std::move(call));
@@ -234,6 +262,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
     options.cancel = &cancel;
     options.hide_unasked_usage =
         passthrough && body_->stream() && client_wire_ == catalog::Wire::OpenAIChat && !body_->clientAskedUsage();
+    if (masked) options.restore = protection->mapping();
     RelayResult relayed;
     try {
       upstream::Response& provider = *answer.response;
@@ -257,7 +286,16 @@ int Exchange::execute(const dispatch::Plan& plan) {
     return runner.sent();
   }
   routed();
-  if (last) {
+  if (protection_skipped) {
+    // A deployment that could have served was passed over for data protection: that is what the
+    // client can act on (a failure of another deployment, if any, is in the audit row's attempts).
+    const bool failed = !protection->failedReason().empty();
+    refuse(wire::ApiError::make(
+        400, failed ? wire::error_keys::kDataProtectionFailed : wire::error_keys::kDataProtectionBlocked,
+        failed ? "no deployment of '" + plan.model_id + "' can be sent this request: data protection could not be "
+                     "applied (" + protection->failedReason() + ")"
+               : "no deployment of '" + plan.model_id + "' can be sent this request: " + protection->blockedReason()));
+  } else if (last) {
     ledger_.noteUpstreamFailure(runner.sent(), last->outcome.transport == dispatch::TransportKind::Timeout);
     refuse(clientFacing(last->error, client_wire_));
   } else {

@@ -4,6 +4,7 @@
 
 #include "server/http/respond.h"
 #include "server/log/json_log.h"
+#include "server/protection/restorer.h"
 #include "server/wire/openai_chat/unasked_usage_filter.h"
 
 namespace sluice::http {
@@ -244,6 +245,7 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
     }
     result.usage = decoded->usage;
     result.usage_reported = decoded->usage_reported;
+    if (options.restore) protection::restoreResponse(*decoded, *options.restore);
     sendJson(response, result.status, wire::encodeResponse(client_wire, *decoded, context));
     result.first_byte_at = SteadyClock::now();
     return result;
@@ -254,7 +256,16 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
   ClientStream client(response, result);
   auto decoder = wire::makeStreamDecoder(provider_wire);
   auto encoder = wire::makeStreamEncoder(client_wire, context);
-  auto forward = [&](const std::vector<wire::StreamEvent>& events) {
+  // Between the decoder and the encoder: holds back at most a placeholder's possible prefix.
+  std::optional<protection::StreamRestorer> restorer;
+  if (options.restore) restorer.emplace(*options.restore);
+  std::vector<wire::StreamEvent> restored;
+  auto forward = [&](std::vector<wire::StreamEvent> events) {
+    if (restorer) {
+      restored.clear();
+      for (auto& event : events) restorer->feed(std::move(event), restored);
+      events.swap(restored);
+    }
     std::string bytes;
     for (const auto& event : events) {
       takeUsage(event, result);

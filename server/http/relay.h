@@ -15,6 +15,7 @@
 #include <Poco/Net/HTTPServerResponse.h>
 
 #include "catalog/catalog.h"
+#include "server/protection/mapping.h"
 #include "server/upstream/client.h"
 #include "server/wire/codec.h"
 #include "server/wire/usage.h"
@@ -27,6 +28,11 @@ struct RelayOptions {
   // Passthrough OpenAI Chat streams the gateway asked usage for on the client's behalf: the usage
   // chunk is read, then removed from what the client sees.
   bool hide_unasked_usage = false;
+  // The answer of a masked attempt (relayTranslated only): the placeholders the model echoed are
+  // replaced by the request's originals, in whole answers and, as they pass, in stream events
+  // (protection::StreamRestorer). Null: nothing is restored. Error answers pass as they are.
+  // Must outlive the relay call.
+  const protection::Mapping* restore = nullptr;
 };
 
 struct RelayResult {
@@ -45,7 +51,8 @@ struct RelayResult {
 RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
                              catalog::Wire wire, const wire::ResponseContext& context, const RelayOptions& options);
 
-// Different wires: provider_wire is decoded into the IR and encoded as client_wire.
+// Different wires, or a masked attempt (options.restore): provider_wire is decoded into the IR
+// and encoded as client_wire.
 RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
                             catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context,
                             const RelayOptions& options);

@@ -1,5 +1,7 @@
 #include "server/http/request_ledger.h"
 
+#include <algorithm>
+
 #include "server/audit/sink.h"
 
 #include "server/http/gateway.h"
@@ -137,12 +139,26 @@ void RequestLedger::recordAttempt(const dispatch::Attempt& attempt, int status, 
   audit_.record().attempts.push_back(std::move(record));
 }
 
+void RequestLedger::noteMasked(const std::map<protection::Kind, int>& counts, catalog::Trust tier) {
+  auto& row = audit_.record();
+  row.masked.clear();
+  for (const auto& [kind, count] : counts) row.masked[std::string(protection::toString(kind))] = count;
+  if (kind_ != Kind::Request || std::ranges::find(masked_tiers_, tier) != masked_tiers_.end()) return;
+  masked_tiers_.push_back(tier);
+  const std::string tier_name(catalog::toString(tier));
+  for (const auto& [kind, count] : counts) {
+    gateway_.metrics().data_protection_masked.with({std::string(protection::toString(kind)), tier_name}).inc(static_cast<uint64_t>(count));
+  }
+}
+
 audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   using audit::Outcome;
   if (key == wire::error_keys::kModelNotFound) return Outcome::UnknownModel;
   if (key == wire::error_keys::kRetiredModel) return Outcome::RetiredModel;
   if (key == wire::error_keys::kRequestTooLarge) return Outcome::RequestTooLarge;
   if (key == wire::error_keys::kContextWindowExceeded) return Outcome::ContextWindowExceeded;
+  if (key == wire::error_keys::kDataProtectionFailed) return Outcome::DataProtectionFailed;
+  if (key == wire::error_keys::kDataProtectionBlocked) return Outcome::DataProtectionBlocked;
   if (key == wire::error_keys::kGovernanceDenied) return Outcome::GovernanceDenied;
   if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
   if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;

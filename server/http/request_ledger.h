@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "server/identity/caller.h"
 #include "server/identity/scope.h"
 #include "server/metrics/gateway_metrics.h"
+#include "server/protection/detectors.h"
 #include "server/wire/api_error.h"
 
 namespace sluice::http {
@@ -64,6 +66,10 @@ class RequestLedger {
   void noteRouting(const std::vector<std::string>& plan_segments, const dispatch::AttemptWalk* walk,
                    const std::vector<std::string>& extra);
   void noteLane(std::string_view lane) { lane_ = lane; }
+  // An attempt to an endpoint of `tier` (trusted_masked, public) is sent masked with `counts`
+  // occurrences per kind: the row's `masked` and, once per tier per request,
+  // sluice_data_protection_masked_total.
+  void noteMasked(const std::map<protection::Kind, int>& counts, catalog::Trust tier);
   void noteQuotaWarning(std::string message) { quota_warning_ = std::move(message); }
   // An upstream failure that ended the request: refused() then picks upstream_error,
   // upstream_timeout or all_deployments_failed from how many attempts were sent.
@@ -128,6 +134,7 @@ class RequestLedger {
   bool timed_out_ = false;
   bool ended_ = false;
   bool row_suppressed_ = false;
+  std::vector<catalog::Trust> masked_tiers_;  // counted in sluice_data_protection_masked_total
 };
 
 }  // namespace sluice::http

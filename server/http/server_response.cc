@@ -68,6 +68,11 @@ std::ostream& ServerResponse::send() {
   return *stream_;
 }
 
+void ServerResponse::setBodyTap(BodyTap* tap) {
+  tap_ = tap;
+  if (writer_) writer_->setTap(tap);
+}
+
 void ServerResponse::sendBuffer(const void* buffer, std::size_t length) {
   if (sent_) throw Poco::IllegalStateException("response already sent");
   sent_ = true;

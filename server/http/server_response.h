@@ -32,8 +32,10 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
 
   void setHeadOnly(bool head_only) { head_only_ = head_only; }
   // Shown the body bytes sent from now on (a whole answer, or each run of a streamed one); may
-  // be null. Must outlive the response's sending.
-  void setBodyTap(BodyTap* tap) { tap_ = tap; }
+  // be null. Must outlive the response's sending, or be replaced (null) before it ends: a body
+  // already being written is told too, so the end of a chunked body, written after the handler
+  // returned, never reaches a tap that is gone.
+  void setBodyTap(BodyTap* tap);
   // Ends the body. False when the connection cannot carry another request.
   bool finish();
 

@@ -103,7 +103,7 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                          {"provider", "endpoint", "result"})),
       overhead_seconds(registry.histogram("gateway_overhead_seconds",
                                           "Time spent in Sluice itself per request, excluding time waiting on "
-                                          "upstreams, by lane (passthrough, translation, local).",
+                                          "upstreams, by lane (passthrough, translation, masked, local).",
                                           {"lane"}, overheadBuckets())),
       request_duration_seconds(registry.histogram("gateway_request_duration_seconds",
                                                   "Request duration from arrival to the last byte sent.",
@@ -191,6 +191,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
       presence_polls(registry.counter("gateway_presence_polls_total",
                                       "Polls of the presence hub (gateway.presence), by result: ok or error.",
                                       {"result"})),
+      data_protection_masked(registry.counter("sluice_data_protection_masked_total",
+                                              "Values masked in requests sent to a masked trust tier "
+                                              "(occurrences, counted once per request and tier), by kind and tier.",
+                                              {"kind", "tier"})),
       audit_(std::make_shared<AuditSource>()),
       presence_(std::make_shared<PresenceSource>()) {
   registry.gaugeCallback("gateway_presence_node_up",

@@ -47,6 +47,7 @@ inline constexpr std::string_view kMidStream = "mid_stream";
 namespace lane {
 inline constexpr std::string_view kPassthrough = "passthrough";  // client wire == endpoint wire
 inline constexpr std::string_view kTranslation = "translation";  // decoded to the IR and re-encoded
+inline constexpr std::string_view kMasked = "masked";            // decoded, masked (data protection) and re-encoded
 inline constexpr std::string_view kLocal = "local";              // answered without an upstream (refusals)
 }  // namespace lane
 
@@ -179,6 +180,9 @@ struct GatewayMetrics {
   Counter& console_sign_ins_refused;
   // gateway_presence_polls_total{result}: "ok" or "error", one per poll of the presence hub
   CounterFamily& presence_polls;
+  // sluice_data_protection_masked_total{kind,tier}: values masked (occurrences, never the values)
+  // in requests sent to a masked tier (trusted_masked, public), counted once per request and tier
+  CounterFamily& data_protection_masked;
 
  private:
   struct AuditSource;

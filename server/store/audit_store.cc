@@ -18,7 +18,7 @@ const std::vector<std::string_view> kAuditColumns = {
     "status",       "outcome",           "error_key",          "error_message",     "input_tokens",
     "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
     "cache_savings_microdollars", "latency_ms",   "ttfb_ms",           "upstream_ms",        "aborted",           "probe",
-    "request_body", "response_body", "replica",
+    "request_body", "response_body", "replica",      "masked",
 };
 
 namespace {

@@ -15,6 +15,8 @@ inline constexpr std::string_view kUnsupportedField = "unsupported_field";  // 4
 inline constexpr std::string_view kUnsupportedWire = "unsupported_wire";    // 400: the wire is not a client wire (gemini)
 inline constexpr std::string_view kRequestTooLarge = "request_too_large";   // 413: the body is over the size limit
 inline constexpr std::string_view kContextWindowExceeded = "context_window_exceeded";  // 400: no model on the route holds the prompt
+inline constexpr std::string_view kDataProtectionFailed = "data_protection_failed";    // 400: masking could not be applied for any deployment left
+inline constexpr std::string_view kDataProtectionBlocked = "data_protection_blocked";  // 400: holds a `block:` kind and only public deployments are left
 
 // Planning: the catalog cannot serve the request.
 inline constexpr std::string_view kModelNotFound = "model_not_found";      // 404: no such model, or no route for it

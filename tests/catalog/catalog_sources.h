@@ -16,6 +16,7 @@ inline std::ostream& operator<<(std::ostream& os, Wire v) { return os << toStrin
 inline std::ostream& operator<<(std::ostream& os, ClientFamily v) { return os << toString(v); }
 inline std::ostream& operator<<(std::ostream& os, CredentialKind v) { return os << toString(v); }
 inline std::ostream& operator<<(std::ostream& os, Strategy v) { return os << toString(v); }
+inline std::ostream& operator<<(std::ostream& os, Trust v) { return os << toString(v); }
 inline std::ostream& operator<<(std::ostream& os, RouteKind v) { return os << toString(v); }
 inline std::ostream& operator<<(std::ostream& os, QuotaScope v) { return os << toString(v); }
 inline std::ostream& operator<<(std::ostream& os, QuotaMode v) {

@@ -11,6 +11,7 @@ using testing::at;
 using testing::atIn;
 using testing::baselineSources;
 using testing::compileClean;
+using testing::dump;
 using testing::edit;
 using testing::expectError;
 
@@ -93,7 +94,7 @@ BOOST_AUTO_TEST_CASE(unknown_gateway_key_is_refused) {
   edit(sources.gateway, "  quotas:\n", "  quota:\n");
   expectError(compileCatalog(sources), at(sources.gateway, "quota:"),
               "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas, identity, trusted_proxies, "
-              "ad_hoc_chains, presence (did you mean 'quotas'?)");
+              "ad_hoc_chains, presence, data_protection (did you mean 'quotas'?)");
 }
 
 BOOST_AUTO_TEST_CASE(identity_defaults_to_key_without_trusted_proxies) {
@@ -377,6 +378,140 @@ BOOST_AUTO_TEST_CASE(presence_needs_a_hub_in_gateway_yaml) {
   edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: studio-1 }");
   expectError(compileCatalog(sources), at(sources.providers, "api: { wire: openai-chat, presence"),
               "declares no presence hub");
+}
+
+// gateway.data_protection
+
+constexpr std::string_view kProtection = R"(  data_protection:
+    mask: [email, api_key, private_key, password]
+    vault: file:/etc/sluice/vault.txt
+    restore: false
+    block: [private_key]
+)";
+
+CatalogSources withProtection(std::string_view block = kProtection) {
+  CatalogSources sources = baselineSources();
+  append(sources.gateway, block);
+  sources.secret_files["/etc/sluice/vault.txt"] = "# customers\nAcme Corp\nbuild-07.internal\n";
+  return sources;
+}
+
+BOOST_AUTO_TEST_CASE(data_protection_is_read) {
+  auto catalog = compileClean(withProtection());
+  BOOST_REQUIRE(catalog->data_protection.has_value());
+  const DataProtection& protection = *catalog->data_protection;
+  BOOST_TEST(protection.mask == (std::vector<std::string>{"email", "api_key", "private_key", "password"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(protection.block == std::vector<std::string>{"private_key"}, boost::test_tools::per_element());
+  BOOST_TEST(!protection.restore);
+  BOOST_TEST(protection.vault_ref == "file:/etc/sluice/vault.txt");
+  BOOST_TEST(protection.vault_text == "# customers\nAcme Corp\nbuild-07.internal\n");
+  BOOST_TEST(protection.detector == nullptr);  // the loader compiles it, not the pure compiler
+  // Declared: an endpoint without trust is public, so it is masked.
+  BOOST_TEST(catalog->masks(*catalog->endpoint("anthropic/api")));
+}
+
+BOOST_AUTO_TEST_CASE(data_protection_defaults_restore_and_needs_no_vault_or_block) {
+  auto catalog = compileClean(withProtection("  data_protection:\n    mask: [email]\n"));
+  const DataProtection& protection = *catalog->data_protection;
+  BOOST_TEST(protection.restore);
+  BOOST_TEST(protection.block.empty());
+  BOOST_TEST(protection.vault_ref.empty());
+  BOOST_TEST(protection.vault_text.empty());
+}
+
+BOOST_AUTO_TEST_CASE(every_mask_kind_is_accepted) {
+  std::string kinds;
+  for (std::string_view kind : kMaskKinds) kinds += (kinds.empty() ? "" : ", ") + std::string(kind);
+  auto catalog = compileClean(withProtection("  data_protection:\n    mask: [" + kinds + "]\n    block: [" + kinds + "]\n"));
+  BOOST_TEST(catalog->data_protection->mask.size() == std::size(kMaskKinds));
+  BOOST_TEST(catalog->data_protection->block.size() == std::size(kMaskKinds));
+}
+
+BOOST_AUTO_TEST_CASE(trust_tiers_decide_which_endpoints_are_masked) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email]\n");
+  edit(sources.providers, "    display_name: DeepSeek\n", "    display_name: DeepSeek\n    trust: local\n");
+  edit(sources.providers, "    credential: deepseek-eu\n", "    credential: deepseek-eu\n    trust: trusted_raw\n");
+  edit(sources.providers, "    display_name: OpenCode Go\n", "    display_name: OpenCode Go\n    trust: trusted_masked\n");
+  auto catalog = compileClean(sources);
+  BOOST_TEST(!catalog->masks(*catalog->endpoint("deepseek/api")));
+  BOOST_TEST(!catalog->masks(*catalog->endpoint("deepseek-eu/api")));
+  BOOST_TEST(catalog->masks(*catalog->endpoint("opencode-go/chat")));
+  BOOST_TEST(catalog->masks(*catalog->endpoint("anthropic/api")));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_data_protection_key_is_refused) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email]\n    unmask: true\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "unmask"),
+              "unknown key 'unmask' in data_protection; expected one of: mask, vault, restore, block");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_kind_is_refused_naming_the_kinds) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email, ssn]\n    block: [credit_card]\n");
+  const CompileResult result = compileCatalog(sources);
+  expectError(result, at(sources.gateway, "ssn"),
+              "mask of data_protection names unknown kind 'ssn'; kinds: email, phone, payment_card, iban, api_key, "
+              "jwt, private_key, password, url_credentials, ip_address");
+  expectError(result, at(sources.gateway, "credit_card"), "block of data_protection names unknown kind 'credit_card'");
+}
+
+BOOST_AUTO_TEST_CASE(vault_as_a_kind_is_refused) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email, vault]\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "vault]"),
+              "mask of data_protection may not name 'vault': the vault is its own key (vault: file:PATH)");
+}
+
+BOOST_AUTO_TEST_CASE(a_kind_named_twice_is_refused) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email, phone, email]\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "email", 2),
+              "mask of data_protection names 'email' more than once");
+}
+
+BOOST_AUTO_TEST_CASE(a_blocked_kind_must_also_be_masked) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email]\n    block: [private_key]\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "private_key"),
+              "block of data_protection names 'private_key', which mask does not list; a blocked kind must also be masked");
+}
+
+BOOST_AUTO_TEST_CASE(data_protection_that_masks_nothing_is_refused) {
+  for (std::string_view block : {"  data_protection:\n    restore: true\n", "  data_protection:\n    mask: []\n",
+                                 "  data_protection: {}\n"}) {
+    CatalogSources sources = withProtection(block);
+    expectError(compileCatalog(sources), at(sources.gateway, "data_protection"),
+                "data_protection needs mask: [kinds] or vault: file:PATH");
+  }
+  // A vault alone is enough.
+  auto catalog = compileClean(withProtection("  data_protection:\n    vault: file:/etc/sluice/vault.txt\n"));
+  BOOST_TEST(catalog->data_protection->mask.empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_vault_must_be_a_readable_file_and_is_never_shown) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: [email]\n    vault: env:VAULT\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "env:VAULT"), "vault of data_protection must be file:PATH");
+
+  sources = withProtection("  data_protection:\n    mask: [email]\n    vault: file:/nowhere/vault.txt\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "file:/nowhere"),
+              "vault file /nowhere/vault.txt could not be read");
+
+  sources = withProtection("  data_protection:\n    mask: [email]\n    vault: file:/etc/sluice/vault.txt\n");
+  sources.secret_files["/etc/sluice/vault.txt"] = std::string(kMaxVaultFileBytes + 1, 'x');
+  const CompileResult result = compileCatalog(sources);
+  expectError(result, at(sources.gateway, "file:/etc"), "vault file /etc/sluice/vault.txt is larger than 64 MiB");
+  BOOST_TEST(result.diagnostics.size() == 1u, dump(result));
+  BOOST_TEST(result.diagnostics[0].message.find("xxxx") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(bad_restore_and_list_shapes_are_refused) {
+  CatalogSources sources = withProtection("  data_protection:\n    mask: email\n    restore: maybe\n");
+  const CompileResult result = compileCatalog(sources);
+  expectError(result, at(sources.gateway, "email"), "mask of data_protection must be a list");
+  expectError(result, at(sources.gateway, "maybe"), "restore of data_protection must be");
+}
+
+BOOST_AUTO_TEST_CASE(secret_files_referenced_lists_the_vault) {
+  CatalogSources sources = withProtection();
+  std::vector<std::string> expected = {"/run/secrets/deepseek", "/etc/sluice/vault.txt"};
+  BOOST_TEST(secretFilesReferenced(sources) == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -252,6 +252,45 @@ BOOST_AUTO_TEST_CASE(a_presence_node_is_a_name) {
   expectError(compileCatalog(sources), at(sources.providers, "\"studio 1\""), "presence node");
 }
 
+BOOST_AUTO_TEST_CASE(trust_is_read_per_provider_and_overridden_per_endpoint) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "    display_name: OpenCode Go\n", "    display_name: OpenCode Go\n    trust: trusted_masked\n");
+  edit(sources.providers, "responses: { wire: openai-responses, url: https://opencode.ai/zen/go/v1 }",
+       "responses: { wire: openai-responses, url: https://opencode.ai/zen/go/v1, trust: local }");
+  edit(sources.providers, "    display_name: DeepSeek\n", "    display_name: DeepSeek\n    trust: trusted_raw\n");
+  auto catalog = compileClean(sources);
+  BOOST_TEST(catalog->provider("opencode-go")->trust.value_or(Trust::Local) == Trust::TrustedMasked);
+  BOOST_TEST(catalog->endpoint("opencode-go/chat")->trust == Trust::TrustedMasked);
+  BOOST_TEST(!catalog->endpoint("opencode-go/chat")->trust_written.has_value());
+  BOOST_TEST(catalog->endpoint("opencode-go/responses")->trust == Trust::Local);
+  BOOST_TEST(catalog->endpoint("deepseek/api")->trust == Trust::TrustedRaw);
+  // Nothing written: public, which matters only once data_protection is declared.
+  BOOST_TEST(!catalog->provider("anthropic")->trust.has_value());
+  BOOST_TEST(catalog->endpoint("anthropic/api")->trust == Trust::Public);
+  BOOST_TEST(!catalog->data_protection.has_value());
+  BOOST_TEST(!catalog->masks(*catalog->endpoint("anthropic/api")));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_trust_tier_is_refused_on_provider_and_endpoint) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, "    display_name: DeepSeek\n", "    display_name: DeepSeek\n    trust: private\n");
+  edit(sources.providers, "chat: { wire: openai-chat, url: https://opencode.ai/zen/go/v1 }",
+       "chat: { wire: openai-chat, url: https://opencode.ai/zen/go/v1, trust: [local] }");
+  const CompileResult result = compileCatalog(sources);
+  expectError(result, at(sources.providers, "private"),
+              "trust of provider 'deepseek' must be one of: local, trusted_raw, trusted_masked, public; got 'private'");
+  expectError(result, at(sources.providers, "[local]"), "trust of endpoint 'opencode-go/chat' must be");
+}
+
+BOOST_AUTO_TEST_CASE(masked_tiers_are_trusted_masked_and_public) {
+  BOOST_TEST(!masksRequests(Trust::Local));
+  BOOST_TEST(!masksRequests(Trust::TrustedRaw));
+  BOOST_TEST(masksRequests(Trust::TrustedMasked));
+  BOOST_TEST(masksRequests(Trust::Public));
+  BOOST_TEST(toString(Trust::TrustedRaw) == "trusted_raw");
+  BOOST_TEST(toString(Trust::TrustedMasked) == "trusted_masked");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace

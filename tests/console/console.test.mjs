@@ -176,6 +176,29 @@ describe('admin console', () => {
     await shot('request-failover');
   });
 
+  test('a request to a public deployment shows what data protection masked, never the values', async () => {
+    const masked = await stack.message(stack.memberKey, 'gpt-5-5', 'Write to ann.lee@example.com and bob@example.org, then ann.lee@example.com again');
+    assert.equal(masked.status, 200, JSON.stringify(masked.body));
+    const plain = await stack.message(stack.memberKey, 'claude-sonnet-5-5', 'Write to ann.lee@example.com');
+    assert.equal(plain.status, 200);
+    await until(async () => {
+      const row = await page.evaluate(async (id) => (await fetch('/admin/api/requests/' + id)).json(), masked.id);
+      return row.masked?.email === 3;
+    }, 'the masked counts in the audit row');
+    await page.goto(`${stack.url}/admin/requests/${masked.id}`);
+    await page.waitForSelector('#masked');
+    assert.equal(await page.textContent('#masked'), 'email 3');
+    assert.doesNotMatch(await page.textContent('#main'), /ann\.lee@example\.com/);
+    await shot('request-masked');
+    await until(async () => {
+      const row = await page.evaluate(async (id) => (await fetch('/admin/api/requests/' + id)).json(), plain.id);
+      return row.id === plain.id;
+    }, 'the trusted_raw request in the audit trail');
+    await page.goto(`${stack.url}/admin/requests/${plain.id}`);
+    await page.waitForSelector('#masked');
+    assert.equal(await page.textContent('#masked'), 'nothing');
+  });
+
   test('the route editor refuses an invalid change and applies a valid one that the next request follows', async () => {
     const file = path.join(stack.catalog, 'ai/gateway.yaml');
     const original = fs.readFileSync(file, 'utf8');

@@ -98,4 +98,27 @@ BOOST_AUTO_TEST_CASE(catalog_explain_prints_an_ad_hoc_chain_piece_by_piece) {
   BOOST_TEST(bad.out.find("invalid_chain") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(catalog_explain_shows_each_deployments_trust_tier_under_data_protection) {
+  const std::string dir = sluice::test::sourceDir() + "/tests/integration/catalogs/protection";
+  const std::string env = "ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL=http://127.0.0.1:9 PROTECTION_VAULT=" + dir + "/vault.txt ";
+  const auto result = run(env + ctl() + " catalog explain chain --services " + dir + " 2>&1");
+  BOOST_TEST(result.code == 0, result.out);
+  BOOST_TEST(result.out.find("blocks private_key from public") != std::string::npos, result.out);
+  const auto local = result.out.find("trust local: sent as the client wrote it");
+  const auto masked = result.out.find("trust public: sent masked");
+  BOOST_TEST(local != std::string::npos, result.out);
+  BOOST_TEST(masked != std::string::npos, result.out);
+  BOOST_TEST(local < masked);
+  const auto json = run(env + ctl() + " catalog explain chain --json --services " + dir + " 2>/dev/null");
+  BOOST_TEST(json.out.find("\"trust\": \"public\"") != std::string::npos, json.out);
+  BOOST_TEST(json.out.find("\"masked\": true") != std::string::npos, json.out);
+  // The vault's entries are never printed.
+  BOOST_TEST(json.out.find("Acme") == std::string::npos);
+  // A vault that cannot be read: refused, naming the key, exit 2.
+  const auto missing = run("ANTHROPIC_API_KEY=k ANTHROPIC_BASE_URL=http://127.0.0.1:9 PROTECTION_VAULT=/nowhere " + ctl() +
+                           " catalog check " + dir + " 2>&1");
+  BOOST_TEST(missing.code == 2);
+  BOOST_TEST(missing.out.find("gateway.yaml:5:12: error: vault file") != std::string::npos, missing.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

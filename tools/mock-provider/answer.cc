@@ -32,6 +32,8 @@ ToolCall chooseToolCall(const RequestInfo& request, const Script& script) {
   nlohmann::ordered_json arguments = nlohmann::ordered_json::object();
   if (script.tool_arguments) {
     arguments = *script.tool_arguments;
+  } else if (script.echo_text) {
+    arguments = nlohmann::ordered_json{{"text", request.last_user_text}};
   } else {
     const auto tool = std::find_if(request.tools.begin(), request.tools.end(),
                                    [&](const ToolDecl& decl) { return decl.name == name; });
@@ -41,6 +43,10 @@ ToolCall chooseToolCall(const RequestInfo& request, const Script& script) {
 }
 
 }  // namespace
+
+std::vector<std::string> textPieces(const Answer& answer) {
+  return answer.text_chunk_bytes > 0 ? splitFragments(answer.text, answer.text_chunk_bytes) : splitWords(answer.text);
+}
 
 std::string defaultAnswerText(std::string_view model) {
   return "Hello from the mock provider (" + std::string(model) + ").";
@@ -58,7 +64,9 @@ Answer planAnswer(const RequestInfo& request, const Script& script, std::uint64_
 
   if (wantsToolCall(request, script)) answer.tool_call = chooseToolCall(request, script);
   if (script.text) answer.text = *script.text;
+  else if (script.echo_text) answer.text = request.last_user_text;
   else if (!answer.tool_call) answer.text = defaultAnswerText(request.model);
+  answer.text_chunk_bytes = static_cast<std::size_t>(script.text_chunk_bytes);
 
   if (script.thinking.value_or(request.thinking_requested)) {
     answer.thinking = defaultThinkingText(request.model);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tools/mock-provider/request_info.h"
 #include "tools/mock-provider/script.h"
@@ -28,6 +29,7 @@ struct Answer {
   std::optional<std::string> thinking;  // reasoning text; OpenAI Chat reports only its token count
   std::string signature;     // Anthropic signature, Gemini thoughtSignature, Responses encrypted_content
   std::string text;          // may be empty when the answer is only a tool call
+  std::size_t text_chunk_bytes = 0;  // streamed text pieces: at most this many bytes; 0 = words
   std::optional<ToolCall> tool_call;
   AnswerFinish finish = AnswerFinish::Stop;
   Usage usage;
@@ -48,6 +50,12 @@ std::string defaultThinkingText(std::string_view model);
 // - thinking when script.thinking, else when the request asks for it.
 // - usage: input = countTokens(prompt_text); reasoning = countTokens(thinking);
 //   output = countTokens(text) + countTokens(arguments) + reasoning; script.usage overrides.
+// With script.echo_text the text is the last user text, and the tool arguments (unless scripted)
+// {"text": <it>}.
 Answer planAnswer(const RequestInfo& request, const Script& script, std::uint64_t seq, std::int64_t created);
+
+// The streamed pieces of the answer's text: splitFragments(text, text_chunk_bytes), or
+// splitWords(text) when text_chunk_bytes is 0.
+std::vector<std::string> textPieces(const Answer& answer);
 
 }  // namespace sluice::mock

@@ -99,7 +99,7 @@ std::vector<SseEvent> renderAnthropicStream(const Answer& answer) {
   }
   if (hasTextBlock(answer)) {
     start(Json{{"type", "text"}, {"text", ""}});
-    for (const auto& piece : splitWords(answer.text)) delta(Json{{"type", "text_delta"}, {"text", piece}});
+    for (const auto& piece : textPieces(answer)) delta(Json{{"type", "text_delta"}, {"text", piece}});
     stop();
   }
   if (answer.tool_call) {

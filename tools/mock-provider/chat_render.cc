@@ -92,7 +92,7 @@ std::vector<SseEvent> renderChatStream(const Answer& answer, bool include_usage)
                                    {"function", Json{{"name", answer.tool_call->name}, {"arguments", ""}}}}});
   if (hasText(answer)) {
     chunk(Json{{"role", "assistant"}, {"content", ""}, {"refusal", nullptr}});
-    for (const auto& piece : splitWords(answer.text)) chunk(Json{{"content", piece}});
+    for (const auto& piece : textPieces(answer)) chunk(Json{{"content", piece}});
     if (answer.tool_call) chunk(Json{{"tool_calls", first_call}});
   } else {
     chunk(Json{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", first_call}, {"refusal", nullptr}});

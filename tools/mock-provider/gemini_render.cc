@@ -92,7 +92,7 @@ std::vector<SseEvent> renderGeminiStream(const Answer& answer) {
   const std::int64_t thoughts = answer.thinking ? usage.reasoning : 0;
   std::string text_so_far;
   if (hasText(answer)) {
-    auto pieces = splitWords(answer.text);
+    auto pieces = textPieces(answer);
     if (pieces.empty()) pieces.emplace_back();
     for (const auto& piece : pieces) {
       text_so_far += piece;

@@ -155,7 +155,7 @@ std::vector<SseEvent> renderResponsesStream(const Answer& answer) {
     Json fields = where;
     fields["part"] = textPart("");
     out.add("response.content_part.added", fields);
-    for (const auto& piece : splitWords(answer.text)) {
+    for (const auto& piece : textPieces(answer)) {
       fields = where;
       fields["delta"] = piece;
       fields["logprobs"] = Json::array();

@@ -85,6 +85,8 @@ std::expected<void, std::string> parseField(const std::string& key, const Json& 
   if (key == "fixture") return assign(toString(value, key), script.fixture);
   if (key == "interaction") return assign(toInt(value, key, 0, 10'000), script.interaction);
   if (key == "text") return assign(toString(value, key), script.text);
+  if (key == "echo_text") return assign(toBool(value, key), script.echo_text);
+  if (key == "text_chunk_bytes") return assign(toInt(value, key, 0, 1'000'000), script.text_chunk_bytes);
   if (key == "tool_call") return assign(toBool(value, key), script.tool_call);
   if (key == "tool_name") return assign(toString(value, key), script.tool_name);
   if (key == "tool_arguments") {

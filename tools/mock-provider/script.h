@@ -45,6 +45,13 @@ struct Script {
   std::optional<std::string> fixture;        // path relative to the fixtures dir to replay
   int interaction = 0;                       // which interaction of a cassette to replay
   std::optional<std::string> text;           // the answer text
+  // The answer text is the last user text received (and a tool call's arguments, unless
+  // tool_arguments says otherwise, are {"text": <it>}): shows what a gateway sent, as a model
+  // that repeats its prompt would.
+  bool echo_text = false;
+  // Stream the text in pieces of at most this many bytes (never inside a UTF-8 sequence) instead
+  // of one word per delta; 0 = words.
+  int text_chunk_bytes = 0;
   std::optional<bool> tool_call;             // force (true) or forbid (false) a tool call
   std::optional<std::string> tool_name;      // which tool to call (default: the first one)
   std::optional<nlohmann::ordered_json> tool_arguments;  // the call's arguments (an object)

@@ -6,7 +6,9 @@
 // $SLUICE_TEST_DATABASE_URL's server, dropped by stop()), a copy of the shipped catalog, an admin
 // and a member made with `sluicectl users add` / `keys create`, and the member's personal key for
 // opencode-go. DeepSeek's endpoint points at a closed port and deepseek-flash gets a second
-// deployment (openai/responses), so deepseek-flash fails over.
+// deployment (openai/responses), so deepseek-flash fails over. Data protection is declared with
+// every provider `trusted_raw` but openai/responses, which is `public`: requests to it (gpt-5-5)
+// are masked, and their audit rows carry the counts the request page shows.
 
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -119,7 +121,16 @@ export async function startStack() {
   const providersYaml = fs.readFileSync(providers, 'utf8');
   const anchor = '  anthropic:\n';
   if (!providersYaml.includes(anchor)) throw new Error(`${providers}: no "${anchor.trim()}" provider to forward the mock's script to`);
-  fs.writeFileSync(providers, providersYaml.replace(anchor, `${anchor}    forward_headers: [x-mock-script]\n`));
+  const agent = '    user_agent: sluice/1\n';
+  const responses = 'responses: { wire: openai-responses, url: "${OPENAI_BASE_URL:-https://api.openai.com/v1}" }';
+  if (!providersYaml.includes(agent) || !providersYaml.includes(responses)) {
+    throw new Error(`${providers}: no "${agent.trim()}" lines or openai/responses endpoint to set trust tiers on`);
+  }
+  fs.writeFileSync(providers, providersYaml
+    .replace(anchor, `${anchor}    forward_headers: [x-mock-script]\n`)
+    .split(agent).join(`${agent}    trust: trusted_raw\n`)
+    .replace(responses, responses.replace(/ }$/, ', trust: public }')));
+  fs.appendFileSync(path.join(catalog, 'ai/gateway.yaml'), '  data_protection:\n    mask: [email, api_key]\n');
   const dbName = 'sluice_console_' + crypto.randomBytes(6).toString('hex');
   psql(databaseUrl, `CREATE DATABASE ${dbName}`);
   const dbUrl = withDatabaseName(databaseUrl, dbName);

@@ -142,7 +142,9 @@ function makeMemberKey(databaseUrl) {
   return key;
 }
 
-export async function startStack() {
+// `editCatalog(dir)`, when given, changes the catalog copy before the gateway starts (a test
+// file's own settings, e.g. gateway.data_protection).
+export async function startStack({ editCatalog } = {}) {
   const mock = await startChild(
     'sluice-mock-provider',
     ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir],
@@ -153,6 +155,7 @@ export async function startStack() {
   let apiKey;
   try {
     catalog = scriptableCatalog();
+    if (editCatalog) editCatalog(catalog);
     const env = { ...process.env };
     delete env.SLUICE_DATABASE_URL;
     Object.assign(env, {

@@ -38,6 +38,17 @@ BOOST_AUTO_TEST_CASE(every_column_is_present_and_empty_values_are_null) {
   BOOST_TEST(row["attempts"][0]["result"] == "status_503");
   BOOST_TEST(row["attempts"][0]["error"] == "overloaded");
   BOOST_TEST(row["request_body"].is_null());
+  BOOST_TEST(row["masked"].is_null());  // nothing masked
+}
+
+BOOST_AUTO_TEST_CASE(masked_counts_are_a_json_object_of_kinds) {
+  audit::Record record;
+  record.id = "m";
+  record.masked = {{"email", 2}, {"api_key", 1}};
+  const auto row = nlohmann::json::parse(audit::toRowJson(record));
+  BOOST_TEST(row["masked"] == nlohmann::json::parse(R"({"api_key":1,"email":2})"));
+  const std::string line = audit::toCopyLine(record);
+  BOOST_TEST(line.ends_with("\t{\"api_key\":1,\"email\":2}\n"));
 }
 
 BOOST_AUTO_TEST_CASE(text_postgres_cannot_store_is_cleaned) {
@@ -124,6 +135,7 @@ BOOST_AUTO_TEST_CASE(a_copy_line_stores_exactly_what_the_json_row_stores_and_the
   record.request_body = std::string("{\"a\":\"line\nbreak\ttab\x01\\\"}");
   record.response_body = std::string();
   record.replica = "r1";
+  record.masked = {{"email", 3}, {"vault", 1}};
 
   audit::Record by_copy = record;
   by_copy.id = "copy-row";
@@ -148,6 +160,13 @@ BOOST_AUTO_TEST_CASE(a_copy_line_stores_exactly_what_the_json_row_stores_and_the
   BOOST_TEST(db.scalar("SELECT client_family FROM ai_requests WHERE id = 'copy-row'") == "back\\slash \\N and \\. and \\t");
   BOOST_TEST(db.scalar("SELECT completed_at IS NOT NULL AND latency_ms IS NULL AND response_body IS NULL "
                        "FROM ai_requests WHERE id = 'copy-row'") == "t");
+  BOOST_TEST(db.scalar("SELECT masked->>'email' FROM ai_requests WHERE id = 'copy-row'") == "3");
+  // A row without counts: NULL on both paths.
+  audit::Record plain_copy = test::sampleRecord("copy-plain");
+  audit::Record plain_json = test::sampleRecord("json-plain");
+  store::copyAuditRows(*connection, audit::toCopyLine(plain_copy), {audit::rollupFacts(plain_copy)});
+  store::insertAuditRows(*connection, "[" + audit::toRowJson(plain_json) + "]");
+  BOOST_TEST(db.scalar("SELECT count(*) FROM ai_requests WHERE id IN ('copy-plain', 'json-plain') AND masked IS NULL") == "2");
   for (const std::string table : {"ai_usage_hourly", "ai_usage_daily"}) {
     const std::string sums = "SELECT concat_ws(',', count(*), sum(requests), sum(failed), sum(input_tokens), "
                              "sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "

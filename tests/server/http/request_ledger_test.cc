@@ -38,6 +38,8 @@ BOOST_AUTO_TEST_CASE(upstream_failures_are_told_apart_by_how_many_calls_were_sen
   BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("model_not_found")) == "unknown_model");
   BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("invalid_api_key")) == "unauthenticated");
   BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("quota_exceeded")) == "quota_exceeded");
+  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("data_protection_failed")) == "data_protection_failed");
+  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("data_protection_blocked")) == "data_protection_blocked");
   RequestPath path;
   for (const int sent : {1, 2}) {
     http::RequestLedger ledger(path.gateway(), "req-" + std::to_string(sent), "/v1/messages", catalog::Wire::Anthropic);

@@ -57,6 +57,7 @@ const std::vector<std::pair<std::string, std::string>>& expectedFamilies() {
       {"gateway_audit_spool_bytes", "gauge"},
       {"gateway_audit_database_available", "gauge"},
       {"sluice_metrics_series_dropped_total", "counter"},
+      {"sluice_data_protection_masked_total", "counter"},
   };
   return families;
 }

@@ -77,6 +77,8 @@ BOOST_AUTO_TEST_CASE(error_keys_keep_their_values) {
   BOOST_TEST(keys::kUnsupportedWire == "unsupported_wire");
   BOOST_TEST(keys::kRequestTooLarge == "request_too_large");
   BOOST_TEST(keys::kContextWindowExceeded == "context_window_exceeded");
+  BOOST_TEST(keys::kDataProtectionFailed == "data_protection_failed");
+  BOOST_TEST(keys::kDataProtectionBlocked == "data_protection_blocked");
   BOOST_TEST(keys::kModelNotFound == "model_not_found");
   BOOST_TEST(keys::kRetiredModel == "retired_model");
   BOOST_TEST(keys::kGovernanceDenied == "governance_denied");

@@ -99,4 +99,31 @@ BOOST_AUTO_TEST_CASE(arguments_follow_the_schema) {
   BOOST_TEST(argumentsForSchema(nullptr).dump() == "{}");
 }
 
+BOOST_AUTO_TEST_CASE(echo_text_answers_the_last_user_text_and_echoes_it_into_tool_arguments) {
+  const Answer text = plan(Wire::OpenAiChat, chat("mail ann@example.com now"), R"({"echo_text":true})");
+  BOOST_TEST(text.text == "mail ann@example.com now");
+  BOOST_TEST(!text.tool_call.has_value());
+  const Answer call = plan(Wire::OpenAiChat, chat("use a tool for ann@example.com", kWeatherTools), R"({"echo_text":true})");
+  BOOST_TEST_REQUIRE(call.tool_call.has_value());
+  BOOST_TEST(call.tool_call->arguments == R"({"text":"use a tool for ann@example.com"})");
+  BOOST_TEST(call.text == "use a tool for ann@example.com");
+  const Answer scripted = plan(Wire::OpenAiChat, chat("use a tool", kWeatherTools),
+                               R"({"echo_text":true,"tool_arguments":{"city":"Oslo"}})");
+  BOOST_TEST(scripted.tool_call->arguments == R"({"city":"Oslo"})");
+}
+
+BOOST_AUTO_TEST_CASE(text_chunk_bytes_streams_small_pieces_never_inside_a_character) {
+  Answer answer = plan(Wire::OpenAiChat, chat("hi"), R"({"text":"a \u27e6EMAIL_1\u27e7 b","text_chunk_bytes":2})");
+  const auto pieces = textPieces(answer);
+  std::string joined;
+  for (const auto& piece : pieces) joined += piece;
+  BOOST_TEST(joined == answer.text);
+  BOOST_TEST(pieces.size() > 6u);
+  BOOST_TEST(pieces[0] == "a ");
+  BOOST_TEST(pieces[1] == "\xE2\x9F\xA6");  // the bracket whole, longer than the 2 bytes asked
+  BOOST_TEST(pieces[2] == "EM");
+  answer.text_chunk_bytes = 0;
+  BOOST_TEST(textPieces(answer).size() == 3u);  // words
+}
+
 BOOST_AUTO_TEST_SUITE_END()

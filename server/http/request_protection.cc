@@ -1,0 +1,64 @@
+#include "server/http/request_protection.h"
+
+#include "server/protection/detectors.h"
+
+namespace sluice::http {
+
+namespace {
+
+const std::map<protection::Kind, int> kNoCounts;
+
+}  // namespace
+
+const protection::Mapping* RequestProtection::mapping() const {
+  if (!masked_ || !catalog_.data_protection || !catalog_.data_protection->restore) return nullptr;
+  return &masked_->result.mapping;
+}
+
+const std::map<protection::Kind, int>& RequestProtection::counts() const {
+  return masked_ ? masked_->result.counts : kNoCounts;
+}
+
+void RequestProtection::maskOnce() {
+  if (tried_) return;
+  tried_ = true;
+  const catalog::DataProtection& declared = *catalog_.data_protection;
+  if (declared.detector == nullptr) {
+    failure_ = "no detector was compiled for this catalog";
+    return;
+  }
+  auto decoded = body_.ir();
+  if (!decoded) {
+    // NOTE: the decoder's message may quote the body; only that it failed is said.
+    failure_ = "the request body does not decode into the gateway's model, so it cannot be masked";
+    return;
+  }
+  Masked masked{**decoded, {}};  // a copy: raw attempts keep the client's own request
+  auto result = protection::maskRequest(masked.request, *declared.detector);
+  if (!result) {
+    failure_ = "masking failed: " + result.error().reason;
+    return;
+  }
+  masked.result = std::move(*result);
+  for (const std::string& name : declared.block) {
+    const auto kind = protection::kindFromString(name);
+    if (kind && masked.result.counts.contains(*kind)) blocked_kinds_ += (blocked_kinds_.empty() ? "" : ", ") + name;
+  }
+  masked_ = std::move(masked);
+}
+
+RequestProtection::Decision RequestProtection::decide(const dispatch::Attempt& attempt) {
+  if (!catalog_.masks(*attempt.endpoint)) return {};
+  maskOnce();
+  if (!masked_) {
+    failed_reason_ = failure_;
+    return {Verdict::Failed, failure_};
+  }
+  if (attempt.endpoint->trust == catalog::Trust::Public && !blocked_kinds_.empty()) {
+    blocked_reason_ = "the request holds " + blocked_kinds_ + ", which is never sent to a public deployment";
+    return {Verdict::Blocked, blocked_reason_};
+  }
+  return {Verdict::Masked, {}};
+}
+
+}  // namespace sluice::http
