@@ -39,6 +39,26 @@ std::optional<Wire> parseWire(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view toString(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::Chat: return "chat";
+    case ModelKind::Embedding: return "embedding";
+    case ModelKind::Image: return "image";
+    case ModelKind::Audio: return "audio";
+    case ModelKind::Moderation: return "moderation";
+    case ModelKind::Rerank: return "rerank";
+  }
+  return "unknown";
+}
+
+std::optional<ModelKind> parseModelKind(std::string_view text) {
+  for (ModelKind kind : {ModelKind::Chat, ModelKind::Embedding, ModelKind::Image, ModelKind::Audio,
+                         ModelKind::Moderation, ModelKind::Rerank}) {
+    if (toString(kind) == text) return kind;
+  }
+  return std::nullopt;
+}
+
 std::string_view toString(ClientFamily family) {
   switch (family) {
     case ClientFamily::Claude: return "claude";

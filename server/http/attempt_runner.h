@@ -49,6 +49,12 @@ struct AttemptCall {
   // One call, no retry of any kind: every HTTP answer is an Answer (count_tokens, the console's
   // Test button); only a transport failure is Failed.
   bool single_try = false;
+  // The operations of the other /v1 endpoints: the body's type and the Accept asked for ("" =
+  // the wire's), and an upload streamed from the client after `body` (sent once: give it with
+  // single_try).
+  std::string content_type = {};
+  std::string accept = {};
+  upstream::BodySource* body_source = nullptr;
 };
 
 struct Answer {
