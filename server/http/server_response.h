@@ -33,7 +33,10 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
   void setHeadOnly(bool head_only) { head_only_ = head_only; }
   // Shown the body bytes sent from now on (a whole answer, or each run of a streamed one); may
   // be null. Must outlive the response's sending.
-  void setBodyTap(BodyTap* tap) { tap_ = tap; }
+  void setBodyTap(BodyTap* tap) {
+    tap_ = tap;
+    if (writer_) writer_->setTap(tap);  // a streamed body already begun stops (or starts) showing it too
+  }
   // Ends the body. False when the connection cannot carry another request.
   bool finish();
 
