@@ -137,6 +137,32 @@ def write(res, out):
       "each level's numbers are in results.json. In the 16-stream test a frame is late 100 ms after its pace.")
     w("")
 
+    f = res.get("fleet")
+    if f:
+        w(f"## A fleet: {f['replicas']} Sluice replicas with keys and audit behind nginx, one PostgreSQL (closed loop, c={f['connections']})")
+        w("")
+        w("| req/s (all replicas) | vs one nginx hop (c=16) | vs one replica (c=16) | p50 | p99 | replicas' CPU µs/req | nginx CPU µs/req | PostgreSQL CPU per 1,000 requests | answered | audit rows written | failures |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|")
+        one = t.get("sluice-pass+db", {}).get("closed", {}).get("16", {}).get("rps")
+        rows_written = f.get("rows_written")
+        w("| " + " | ".join([num(f["rps"]), ratio(f["rps"], nginx_rps), ratio(f["rps"], one), us(f["p50_us"]),
+                             us(f["p99_us"]), num(f["replicas_cpu_us_per_req"]), num(f["nginx_cpu_us_per_req"]),
+                             f"{f['postgres_cpu_ms_per_1000']:.1f} ms", f"{f['answered']:,}",
+                             "—" if rows_written is None else f"{rows_written:,}", str(f["failures"])]) + " |")
+        w("")
+        w("Every replica runs on the same two cores as nginx, PostgreSQL and the load generator, so the aggregate "
+          "shows the cost of the fleet's coordination (one database for keys, quotas and the audit trail), not "
+          "horizontal scaling. PostgreSQL CPU is that of every `postgres` process during the measured window. "
+          "Rows written are counted in `ai_requests` by replica name one second after each window (warm-up "
+          "requests included, so they may exceed the answered count).")
+        w("")
+        pg_rows = [(n, t[n]["closed"]["16"].get("postgres_cpu_ms_per_1000")) for n in names
+                   if n.endswith("+db") and t[n].get("closed", {}).get("16", {}).get("postgres_cpu_ms_per_1000") is not None]
+        if pg_rows:
+            w("PostgreSQL CPU per 1,000 requests on the single-replica lanes (c=16): " +
+              ", ".join(f"{LABELS[n]} {v:.1f} ms" for n, v in pg_rows) + ".")
+            w("")
+
     w("## Memory (VmRSS, MiB; nginx counts master and workers)")
     w("")
     w("| target | after start | idle (after one request) | peak at load (c=64) | after load (+5 s) | after the stream ramp |")

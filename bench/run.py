@@ -107,6 +107,24 @@ def cpu_ticks(pid):
 TICK_US = 1_000_000 / os.sysconf("SC_CLK_TCK")
 
 
+def postgres_ticks():
+    """CPU ticks (user + system) of every process named postgres: the server and its backends."""
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "postgres":
+                    continue
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime; each process once
+        except (OSError, ValueError, IndexError):
+            pass  # ended meanwhile
+    return total
+
+
 class Processes:
     """Everything the benchmark started; stopped by pid, never by name."""
 
@@ -155,6 +173,16 @@ class Processes:
             with open(os.path.join(logs, f"{name}.log"), "w") as f:
                 f.write("\n".join(kept) + "\n")
         return summary
+
+    def stop(self, proc):
+        """Stops one process (SIGTERM, then SIGKILL after 10 s); its log is kept."""
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
     def stop_all(self):
         for name, proc in reversed(self.children):
@@ -217,6 +245,7 @@ class Bench:
             argv += ["--stream-marker", target.marker, "--pace-ms", str(pace), "--late-ms", str(late),
                      "--expect-tokens", str(tokens), "--timeout-ms", "30000"]
         ticks0 = cpu_ticks(target.pid)
+        pg0 = postgres_ticks()
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         peak_rss = 0
         while proc.poll() is None:  # the target's resident set while the load runs
@@ -224,10 +253,12 @@ class Bench:
             time.sleep(0.1)
         out, err = proc.communicate()
         ticks1 = cpu_ticks(target.pid)
+        pg1 = postgres_ticks()
         if proc.returncode != 0:
             raise RuntimeError(f"sluice-loadgen failed ({proc.returncode}): {err}")
         result = json.loads(out)
         result["target_cpu_us"] = (ticks1 - ticks0) * TICK_US
+        result["postgres_cpu_us"] = (pg1 - pg0) * TICK_US
         result["target_peak_rss_kib"] = peak_rss
         return result
 
@@ -255,6 +286,7 @@ class Bench:
                     "p99_us": med([x["latency_us"]["p99"] for x in rs]),
                     "failures": sum(x["failures"] for x in rs),
                     "cpu_us_per_req": med([x["target_cpu_us"] / max(1, x["requests_all"]) for x in rs]),
+                    "postgres_cpu_ms_per_1000": med([x["postgres_cpu_us"] / max(1, x["requests_all"]) for x in rs]),
                     "runs": rs,
                 }
 
@@ -495,8 +527,10 @@ def run_all(args, bench, procs, workdir):
     sluice_common = [binary("sluice"), "--services", args.catalog, "--listen", "127.0.0.1:0",
                      "--threads", str(args.sluice_threads)]
     configs = [("", [] + (["--insecure-no-auth"] if has_auth else []), None)]
+    key_for_fleet = [None]
     if args.database_url:
         key = prepare_database(args, binary, res)
+        key_for_fleet[0] = key
         configs.append(("+db", ["--database-url", args.database_url, "--audit-spool",
                                 os.path.join(workdir, "audit.spool")], key))
     else:
@@ -556,6 +590,9 @@ def run_all(args, bench, procs, workdir):
             continue
         bench.steady(tg, args.steady_rate)
 
+    if args.database_url and key_for_fleet[0]:
+        fleet_lane(args, bench, procs, workdir, binary, key_for_fleet[0], static_port, sluice_env, sluice_common)
+
     # After load: the request lanes are done; give the processes a few seconds of quiet.
     time.sleep(5.0)
     for tg in targets:
@@ -578,6 +615,74 @@ def run_all(args, bench, procs, workdir):
         bench.streams_ramp(tg)
         if tg.name != "direct":
             res["targets"][tg.name]["rss_kib"]["after_streams"] = rss_kib(tg.pid)
+
+
+def fleet_lane(args, bench, procs, workdir, binary, key, static_port, sluice_env, sluice_common):
+    """Three replicas with keys and audit on one PostgreSQL behind one nginx (round robin, keep-alive
+    pool): the aggregate throughput, the CPU of the replicas and of PostgreSQL per request, and the
+    audit rows written against the requests answered."""
+    res = bench.results
+    replicas = []
+    for i in range(1, 4):
+        proc, port = procs.start(f"sluice-fleet-{i}", sluice_common + [
+            "--database-url", args.database_url, "--audit-spool", os.path.join(workdir, f"fleet-{i}.spool"),
+            "--replica-name", f"bench-fleet-{i}"], env=sluice_env, wait_listening=True)
+        replicas.append((proc, port))
+    lb_port = free_port()
+    servers = "\n".join(f"    server 127.0.0.1:{port};" for _, port in replicas)
+    _, lb_conf = nginx_conf(workdir, "fleet-lb", lb_port, "auto", f"""
+  upstream fleet {{
+{servers}
+    keepalive 256; keepalive_requests 1000000;
+  }}
+  server {{
+    listen 127.0.0.1:{lb_port} backlog=4096;
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    location / {{ proxy_pass http://fleet; }}
+  }}""")
+    lb, _ = procs.start("fleet-lb", ["nginx", "-p", os.path.dirname(lb_conf), "-c", lb_conf])
+    wait_port(lb_port)
+    fetch(f"http://127.0.0.1:{lb_port}/v1/chat/completions", PASS_BODY, {"Authorization": f"Bearer {key}"})
+
+    def rows():
+        out = subprocess.run(["psql", "-X", "-At", args.database_url, "-c",
+                              "SELECT count(*) FROM ai_requests WHERE replica LIKE 'bench-fleet-%'"],
+                             capture_output=True, text=True)
+        return int(out.stdout.strip() or 0) if out.returncode == 0 else None
+
+    target = Target("sluice-fleet", "three Sluice replicas behind nginx", lb_port, "/v1/chat/completions",
+                    [f"Authorization: Bearer {key}"], PASS_BODY, lb.pid)
+    connections = 48
+    runs = []
+    for r in range(bench.rounds):
+        log(f"fleet round {r + 1}/{bench.rounds}: three replicas, c={connections}")
+        rows0 = rows()
+        sluice0 = sum(cpu_ticks(p.pid) for p, _ in replicas)
+        result = bench.run(target, connections=connections, duration=bench.lat_duration * 2, warmup=bench.lat_warmup)
+        sluice1 = sum(cpu_ticks(p.pid) for p, _ in replicas)
+        time.sleep(1.0)  # a writer's last partial batch (flush interval 200 ms)
+        rows1 = rows()
+        answered = result["requests_all"] - result["failures"]  # warm-up included, as the rows are
+        result["replicas_cpu_us"] = (sluice1 - sluice0) * TICK_US
+        result["rows_written"] = None if rows0 is None or rows1 is None else rows1 - rows0
+        result["answered"] = answered
+        runs.append(result)
+    res["fleet"] = {
+        "replicas": len(replicas), "connections": connections,
+        "rps": med([x["rps"] for x in runs]),
+        "p50_us": med([x["latency_us"]["p50"] for x in runs]),
+        "p99_us": med([x["latency_us"]["p99"] for x in runs]),
+        "replicas_cpu_us_per_req": med([x["replicas_cpu_us"] / max(1, x["requests_all"]) for x in runs]),
+        "nginx_cpu_us_per_req": med([x["target_cpu_us"] / max(1, x["requests_all"]) for x in runs]),
+        "postgres_cpu_ms_per_1000": med([x["postgres_cpu_us"] / max(1, x["requests_all"]) for x in runs]),
+        "failures": sum(x["failures"] for x in runs),
+        "answered": sum(x["answered"] for x in runs),
+        "rows_written": None if any(x["rows_written"] is None for x in runs) else sum(x["rows_written"] for x in runs),
+        "runs": runs,
+    }
+    for proc, _ in replicas + [(lb, None)]:
+        procs.stop(proc)
 
 
 def prepare_database(args, binary, res):

@@ -115,6 +115,21 @@ std::string_view toString(QuotaScope scope) {
   return "unknown";
 }
 
+std::string_view toString(IdentityMode mode) {
+  switch (mode) {
+    case IdentityMode::Key: return "key";
+    case IdentityMode::Certificate: return "certificate";
+    case IdentityMode::Either: return "either";
+  }
+  return "key";
+}
+
+std::string_view toString(ProxyMatch match) { return match == ProxyMatch::Email ? "email" : "name"; }
+
+bool TrustedProxies::trusts(const IpAddress& peer) const {
+  return std::ranges::any_of(from, [&](const Cidr& block) { return block.contains(peer); });
+}
+
 bool Model::hasCapability(std::string_view capability) const {
   return std::ranges::find(capabilities, capability) != capabilities.end();
 }

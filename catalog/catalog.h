@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "catalog/cidr.h"
+
 namespace sluice::catalog {
 
 enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini };
@@ -226,6 +228,34 @@ struct Quotas {
   std::vector<QuotaWindow> windows;
 };
 
+// How callers prove who they are (gateway.identity): an API key, a verified TLS client
+// certificate mapped to a member, or either of the two.
+enum class IdentityMode { Key, Certificate, Either };
+std::string_view toString(IdentityMode mode);
+
+// How a trusted proxy's header names the member: by the member's name, or by an e-mail address
+// mapped to the member (`sluicectl users add NAME --cert-subject email:ADDRESS`).
+enum class ProxyMatch { Name, Email };
+std::string_view toString(ProxyMatch match);
+
+// gateway.trusted_proxies: an identity-aware proxy in front of the gateway names the member in
+// `header`, which counts only on connections whose peer address is in one of `from`.
+struct TrustedProxies {
+  std::string header;  // lower case
+  std::vector<Cidr> from;
+  ProxyMatch match = ProxyMatch::Name;
+  Location where;
+
+  // Whether a connection from `peer` may name its member in `header`.
+  bool trusts(const IpAddress& peer) const;
+};
+
+struct IdentitySettings {
+  IdentityMode mode = IdentityMode::Key;
+  std::optional<TrustedProxies> trusted_proxies;
+  Location where;  // of identity:, when declared
+};
+
 struct AccessBands {
   std::vector<std::string> person;
   std::vector<std::string> project;
@@ -258,6 +288,7 @@ class Catalog {
   std::vector<Route> routes;  // explicit routes in file order, then one implicit route per model
   std::string default_model;
   Quotas quotas;
+  IdentitySettings identity;
   std::vector<AccessRule> access_rules;
   std::string version;  // short content hash of the source texts
 

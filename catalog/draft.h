@@ -71,6 +71,7 @@ struct Draft {
   std::optional<Located<std::string>> default_model;
   std::vector<RouteDraft> routes;
   Quotas quotas;
+  IdentitySettings identity;
   std::vector<AccessRuleDraft> access_rules;
 };
 

@@ -202,6 +202,17 @@ void linkRoutes(LinkState& state) {
     }
   }
   state.catalog.quotas = state.draft.quotas;
+  state.catalog.identity = state.draft.identity;
+  // The proxy's identity header names a member to this gateway; it never reaches a provider.
+  if (const auto& proxies = state.catalog.identity.trusted_proxies) {
+    for (const Provider& provider : state.catalog.providers) {
+      if (std::ranges::find(provider.forward_headers, proxies->header) != provider.forward_headers.end()) {
+        state.sink.error(provider.where, "forward_headers of provider '" + provider.id + "' may not name '" +
+                                             proxies->header + "': it is the trusted proxies' identity header "
+                                             "(gateway.yaml), which never reaches a provider");
+      }
+    }
+  }
 }
 
 }  // namespace sluice::catalog

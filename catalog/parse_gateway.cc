@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
@@ -225,13 +226,99 @@ void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas) {
   }
 }
 
+bool isTokenChar(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return text;
+}
+
+// Headers that already mean something to the gateway or to HTTP: naming one of them as the
+// proxy's identity header would let it carry a credential, a session or framing.
+bool reservedIdentityHeader(std::string_view lower) {
+  return lower == "authorization" || lower == "proxy-authorization" || lower == "x-api-key" ||
+         lower == "x-goog-api-key" || lower == "api-key" || lower == "cookie" || lower == "x-csrf-token" ||
+         lower.starts_with("x-sluice-") || lower == "host" || lower == "content-length" ||
+         lower == "content-type" || lower == "transfer-encoding" || lower == "connection" || lower == "user-agent" ||
+         lower == "expect" || lower.starts_with("anthropic-") || lower.starts_with("openai-");
+}
+
+void readTrustedProxies(YamlReader& reader, const Entry& entry, IdentitySettings& identity) {
+  Fields fields = reader.fields(entry, "trusted_proxies", {"header", "from", "match"});
+  if (!fields.ok()) return;
+  TrustedProxies proxies;
+  proxies.where = entry.key_at;
+  bool ok = true;
+  if (const Entry* header = fields.find("header")) {
+    if (auto name = reader.string(*header, "header of trusted_proxies")) {
+      const std::string lower = lowercase(*name);
+      if (lower.empty() || lower.size() > 128 || !std::ranges::all_of(lower, isTokenChar)) {
+        reader.error(header->value_at, "header of trusted_proxies must be an HTTP header name, got '" + *name + "'");
+        ok = false;
+      } else if (reservedIdentityHeader(lower)) {
+        reader.error(header->value_at, "header of trusted_proxies may not be '" + *name +
+                                           "': it carries credentials, the gateway's own state, a client's protocol "
+                                           "or framing; use the header your proxy sets, e.g. X-Forwarded-Email or "
+                                           "Tailscale-User-Login");
+        ok = false;
+      } else {
+        proxies.header = lower;
+      }
+    } else {
+      ok = false;
+    }
+  } else {
+    reader.error(entry.key_at, "trusted_proxies needs header: the request header your proxy names the member in "
+                               "(e.g. X-Forwarded-Email)");
+    ok = false;
+  }
+  if (const Entry* from = fields.find("from")) {
+    for (const auto& item : reader.stringList(*from, "from of trusted_proxies", true).value_or(
+             std::vector<Located<std::string>>{})) {
+      std::string why;
+      auto block = parseCidr(item.value, &why);
+      if (!block) {
+        reader.error(item.where, "from of trusted_proxies: " + why);
+        ok = false;
+      } else if (block->prefix_bits == 0 || block->prefix_bits == 96) {
+        reader.error(item.where, "from of trusted_proxies: '" + item.value +
+                                     "' trusts every address, so anyone could name any member; list your proxies' "
+                                     "own addresses");
+        ok = false;
+      } else {
+        proxies.from.push_back(std::move(*block));
+      }
+    }
+    if (ok && proxies.from.empty()) {
+      reader.error(from->value_at, "from of trusted_proxies must list at least one address block");
+      ok = false;
+    }
+  } else {
+    reader.error(entry.key_at, "trusted_proxies needs from: the address blocks your proxies connect from "
+                               "(e.g. [10.0.0.0/8, 127.0.0.1/32])");
+    ok = false;
+  }
+  if (const Entry* match = fields.find("match")) {
+    proxies.match = reader.choice<ProxyMatch>(*match, "match of trusted_proxies",
+                                              {{"name", ProxyMatch::Name}, {"email", ProxyMatch::Email}})
+                        .value_or(ProxyMatch::Name);
+  }
+  if (ok) identity.trusted_proxies = std::move(proxies);
+}
+
 }  // namespace
 
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft) {
   YamlReader reader(source.path, context.env, context.sink, &context.variables);
   std::optional<Entry> body = readTopLevel(reader, source.text, "gateway");
   if (!body) return;
-  Fields gateway = reader.fields(*body, "gateway", {"default_model", "routes", "quotas"});
+  Fields gateway =
+      reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -250,6 +337,17 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
     }
   }
   if (const Entry* quotas = gateway.find("quotas")) readQuotas(reader, *quotas, draft.quotas);
+  if (const Entry* identity = gateway.find("identity")) {
+    draft.identity.mode = reader.choice<IdentityMode>(*identity, "identity",
+                                                      {{"key", IdentityMode::Key},
+                                                       {"certificate", IdentityMode::Certificate},
+                                                       {"either", IdentityMode::Either}})
+                              .value_or(IdentityMode::Key);
+    draft.identity.where = identity->value_at;
+  }
+  if (const Entry* proxies = gateway.find("trusted_proxies"); proxies != nullptr && !proxies->value.IsNull()) {
+    readTrustedProxies(reader, *proxies, draft.identity);
+  }
 }
 
 }  // namespace sluice::catalog

@@ -14,6 +14,20 @@ namespace sluice::cli {
 
 namespace {
 
+// How callers are identified, when the catalog says anything but the default ("" then):
+// "either; trusted proxies: x-forwarded-email from 10.0.0.0/8, 127.0.0.1/32 (match email)".
+std::string identityLine(const catalog::Catalog& catalog) {
+  const auto& identity = catalog.identity;
+  if (identity.mode == catalog::IdentityMode::Key && !identity.trusted_proxies) return "";
+  std::string line(catalog::toString(identity.mode));
+  if (const auto& proxies = identity.trusted_proxies) {
+    line += "; trusted proxies: " + proxies->header + " from ";
+    for (size_t i = 0; i < proxies->from.size(); ++i) line += (i ? ", " : "") + proxies->from[i].text;
+    line += " (match " + std::string(catalog::toString(proxies->match)) + ")";
+  }
+  return line;
+}
+
 nlohmann::json diagnosticJson(const catalog::Diagnostic& diagnostic) {
   return {{"severity", diagnostic.severity == catalog::Severity::Error ? "error" : "warning"},
           {"file", diagnostic.file},
@@ -126,6 +140,15 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
                              {"route_match", dispatch::joinRouteMatch(plan->route_match)},
                              {"deployments", nlohmann::json::array()}};
     if (project) report["project"] = *project;
+    if (const auto identity = identityLine(catalog); !identity.empty()) {
+      report["identity"] = {{"mode", std::string(catalog::toString(catalog.identity.mode))}};
+      if (const auto& proxies = catalog.identity.trusted_proxies) {
+        nlohmann::json from = nlohmann::json::array();
+        for (const auto& block : proxies->from) from.push_back(block.text);
+        report["identity"]["trusted_proxies"] = {
+            {"header", proxies->header}, {"from", from}, {"match", std::string(catalog::toString(proxies->match))}};
+      }
+    }
     if (!route.context_fallbacks.empty()) report["route"]["context_fallbacks"] = route.context_fallbacks;
     for (const auto& attempt : plan->attempts) {
       report["deployments"].push_back({{"endpoint", attempt.endpoint->key},
@@ -153,6 +176,7 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
       << (route.affinity && route.affinity_ttl_seconds > 0 ? " for " + std::to_string(route.affinity_ttl_seconds) + " s" : "")
       << ")\n";
   if (project) out << "project      " << *project << "\n";
+  if (const auto identity = identityLine(catalog); !identity.empty()) out << "identity     " << identity << "\n";
   out << "route_match  " << dispatch::joinRouteMatch(plan->route_match) << "\n";
   if (!route.context_fallbacks.empty()) {
     out << "fallbacks    ";

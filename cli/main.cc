@@ -97,6 +97,10 @@ int main(int argc, char** argv) {
   users_add->add_option("--group", user_add.groups, "a group (repeat for more)");
   users_add->add_option("--project", user_add.projects, "a project the member belongs to (repeat for more)");
   users_add->add_option("--primary-project", primary_project, "the project requests default to (one of --project)");
+  users_add->add_option("--cert-subject", user_add.cert_subjects,
+                        "a TLS client certificate name that identifies the member: cn:NAME (subject common name), "
+                        "uri:URI or email:ADDRESS (subjectAltName); email: also matches a trusted proxy's e-mail "
+                        "header (repeat for more)");
   users_add->fallthrough();
   auto* users_list = users->add_subcommand("list", "list the members");
   users_list->fallthrough();
@@ -104,6 +108,18 @@ int main(int argc, char** argv) {
   auto* users_disable = users->add_subcommand("disable", "disable a member: every key of theirs stops working");
   users_disable->add_option("NAME", disable_name, "the member")->required();
   users_disable->fallthrough();
+  std::string subject_name, subject_text;
+  auto* users_subject = users->add_subcommand("cert-subject", "the certificate subjects that identify a member");
+  users_subject->require_subcommand(1);
+  users_subject->fallthrough();
+  auto* users_subject_add = users_subject->add_subcommand("add", "add one: NAME SUBJECT (cn:…, uri:…, email:…)");
+  users_subject_add->add_option("NAME", subject_name, "the member")->required();
+  users_subject_add->add_option("SUBJECT", subject_text, "cn:NAME, uri:URI or email:ADDRESS")->required();
+  users_subject_add->fallthrough();
+  auto* users_subject_remove = users_subject->add_subcommand("remove", "remove one: NAME SUBJECT");
+  users_subject_remove->add_option("NAME", subject_name, "the member")->required();
+  users_subject_remove->add_option("SUBJECT", subject_text, "as it was added")->required();
+  users_subject_remove->fallthrough();
 
   sluice::cli::KeysCreateOptions key_create;
   std::string key_project, key_expires, key_name;
@@ -175,6 +191,10 @@ int main(int argc, char** argv) {
   }
   if (*users_list) return sluice::cli::usersList(database_url, json, std::cout, std::cerr);
   if (*users_disable) return sluice::cli::usersDisable(database_url, disable_name, json, now, std::cout, std::cerr);
+  if (*users_subject_add || *users_subject_remove) {
+    return sluice::cli::usersCertSubject(database_url, subject_name, subject_text, users_subject_add->parsed(), json, now,
+                                         std::cout, std::cerr);
+  }
   if (*keys_create) {
     key_create.project = given(key_project);
     key_create.expires = given(key_expires);

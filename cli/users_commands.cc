@@ -29,6 +29,7 @@ nlohmann::json memberJson(const identity::Member& member) {
           {"groups", member.groups},
           {"projects", member.projects},
           {"primary_project", member.primary_project ? nlohmann::json(*member.primary_project) : nlohmann::json()},
+          {"cert_subjects", member.cert_subjects},
           {"disabled_at", jsonTime(member.disabled_at)},
           {"created_at", jsonTime(member.created_at)}};
 }
@@ -48,6 +49,7 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
   member.groups = options.groups;
   member.projects = options.projects;
   member.primary_project = options.primary_project;
+  member.cert_subjects = options.cert_subjects;
   if (auto problem = identity::validateMember(member)) {
     err << "sluicectl: " << *problem << "\n";
     return 2;
@@ -62,7 +64,9 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
       out << memberJson(*added).dump(2) << "\n";
     } else {
       out << "added " << identity::toString(added->role) << " " << added->name << " (groups " << joined(added->groups)
-          << "; projects " << joined(added->projects, added->primary_project) << ")\n";
+          << "; projects " << joined(added->projects, added->primary_project);
+      if (!added->cert_subjects.empty()) out << "; certificate subjects " << joined(added->cert_subjects);
+      out << ")\n";
     }
     return 0;
   });
@@ -77,10 +81,10 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
       out << list.dump(2) << "\n";
       return 0;
     }
-    Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "STATUS", "CREATED"});
+    Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "CERT SUBJECTS", "STATUS", "CREATED"});
     for (const auto& member : members) {
       table.addRow({member.name, std::string(identity::toString(member.role)), joined(member.groups),
-                    joined(member.projects, member.primary_project),
+                    joined(member.projects, member.primary_project), joined(member.cert_subjects),
                     member.disabled_at ? "disabled " + readableUtc(*member.disabled_at) : "active",
                     readableUtc(member.created_at)});
     }
@@ -105,6 +109,41 @@ int usersDisable(const std::string& database_url, const std::string& name, bool 
       out << "disabled " << name << ": every key of theirs stops working within 5 seconds\n";
     } else {
       out << name << " was already disabled\n";
+    }
+    return 0;
+  });
+}
+
+int usersCertSubject(const std::string& database_url, const std::string& name, const std::string& subject, bool add,
+                     bool json, std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+  const auto parsed = identity::parseCertSubject(subject);
+  if (!parsed) {
+    err << "sluicectl: " << parsed.error() << "\n";
+    return 2;
+  }
+  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+    if (add) {
+      const auto added = identity::addCertSubject(connection, name, subject, now);
+      if (!added) {
+        err << "sluicectl: " << added.error().message << "\n";
+        return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
+      }
+      if (json) {
+        out << nlohmann::json({{"name", name}, {"cert_subject", *added}, {"added", true}}).dump(2) << "\n";
+      } else {
+        out << "certificate subject " << *added << " now identifies " << name << "\n";
+      }
+      return 0;
+    }
+    if (!identity::removeCertSubject(connection, name, subject)) {
+      err << "sluicectl: " << name << " has no certificate subject " << *parsed << "\n";
+      return 1;
+    }
+    if (json) {
+      out << nlohmann::json({{"name", name}, {"cert_subject", *parsed}, {"removed", true}}).dump(2) << "\n";
+    } else {
+      out << "certificate subject " << *parsed << " no longer identifies " << name
+          << " (gateways stop taking it within 2 seconds)\n";
     }
     return 0;
   });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Keeps the pure core pure: catalog/, server/wire/ and server/dispatch/ take text, values and
-# `now` as arguments and never touch sockets, the database, TLS, threads, files, the environment
-# or the clock.
+# Keeps the pure core pure: catalog/, server/wire/, server/dispatch/ and server/protection/ take
+# text, values and `now` as arguments and never touch sockets, the database, TLS, threads, files,
+# the environment or the clock.
 #
 #   scripts/check-pure-core.sh ROOT      # exit 0 when clean; 1 with file:line: reason lines
 #
@@ -15,7 +15,7 @@ root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "${root}"
 
 dirs=()
-for dir in catalog server/wire server/dispatch; do
+for dir in catalog server/wire server/dispatch server/protection; do
   [[ -d ${dir} ]] && dirs+=("${dir}")
 done
 if [[ ${#dirs[@]} -eq 0 ]]; then

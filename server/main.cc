@@ -49,6 +49,7 @@ int serve(const boot::Settings& settings) {
   const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));
 
+  if (const int code = boot::prepareTls(options, gateway); code != 0) return code;
   boot::Listener listener(options, gateway);
   if (const int code = listener.open(); code != 0) return code;
   const auto memory_keeper = boot::startMemoryKeeper(listener.threadPool(), gateway, audit.writer());

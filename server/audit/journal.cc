@@ -1,13 +1,14 @@
 #include "server/audit/journal.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <unordered_map>
 
@@ -17,35 +18,76 @@ namespace sluice::audit {
 
 namespace {
 
-int openAppend(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+int openReadWrite(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "audit journal " + path);
   return fd;
 }
 
-bool writeAll(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    text.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
+uint64_t roundUp(uint64_t size, uint64_t step) { return (size + step - 1) / step * step; }
 
 }  // namespace
 
 Journal::Journal(std::string path) : path_(std::move(path)) {
   std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
-  fd_ = openAppend(path_);
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0) size_ = static_cast<uint64_t>(st.st_size);
+  openMapped();
 }
 
-Journal::~Journal() {
+Journal::~Journal() { unmap(); }
+
+void Journal::unmap() {
+  if (map_ != nullptr) ::munmap(map_, capacity_);
+  map_ = nullptr;
+  capacity_ = 0;
   if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void Journal::openMapped() {
+  fd_ = openReadWrite(path_);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    const int error = errno;
+    unmap();
+    throw std::system_error(error, std::generic_category(), "audit journal " + path_);
+  }
+  const auto length = static_cast<uint64_t>(st.st_size);
+  capacity_ = std::max<uint64_t>(roundUp(length, kGrowth), kGrowth);
+  if (::ftruncate(fd_, static_cast<off_t>(capacity_)) != 0) {
+    const int error = errno;
+    unmap();
+    throw std::system_error(error, std::generic_category(), "audit journal " + path_);
+  }
+  void* map = ::mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (map == MAP_FAILED) {
+    const int error = errno;
+    capacity_ = 0;
+    unmap();
+    throw std::system_error(error, std::generic_category(), "audit journal " + path_);
+  }
+  map_ = static_cast<char*>(map);
+  // The lines end at the first zero byte (the file's own length, when it was written whole by an
+  // older build or a rewrite).
+  const void* zero = length > 0 ? std::memchr(map_, 0, length) : nullptr;
+  size_ = zero != nullptr ? static_cast<uint64_t>(static_cast<const char*>(zero) - map_) : length;
+}
+
+bool Journal::reserve(uint64_t more) {
+  // One byte more than the lines: the zero that ends them.
+  if (size_ + more < capacity_) return true;
+  return resize(roundUp(size_ + more + 1, kGrowth));
+}
+
+bool Journal::resize(uint64_t capacity) {
+  if (capacity > capacity_ && ::ftruncate(fd_, static_cast<off_t>(capacity)) != 0) return false;
+  void* map = ::mremap(map_, capacity_, capacity, MREMAP_MAYMOVE);
+  if (map == MAP_FAILED) return false;
+  map_ = static_cast<char*>(map);
+  if (capacity < capacity_ && ::ftruncate(fd_, static_cast<off_t>(capacity)) != 0) {
+    // The file stays longer than the mapping; its tail is never read (the lines end at a zero).
+  }
+  capacity_ = capacity;
+  return true;
 }
 
 std::string Journal::beginLine(std::string_view row_json) {
@@ -66,13 +108,23 @@ std::string Journal::endLine(std::string_view row_json) {
   return line;
 }
 
-void Journal::append(const std::string& line) {
+void Journal::append(std::string_view head, std::string_view row_json) {
   std::lock_guard lock(mutex_);
-  if (writeAll(fd_, line)) size_ += line.size();
+  const uint64_t length = head.size() + row_json.size() + 2;
+  if (map_ == nullptr || !reserve(length)) return;  // disk full: the row still goes to PostgreSQL
+  char* at = map_ + size_;
+  // The new end first: a process killed while copying leaves a torn last line, which load() drops,
+  // never a line that runs on into older bytes.
+  at[length] = '\0';
+  std::memcpy(at, head.data(), head.size());
+  std::memcpy(at + head.size(), row_json.data(), row_json.size());
+  at[head.size() + row_json.size()] = '}';
+  at[head.size() + row_json.size() + 1] = '\n';
+  size_ += length;
 }
 
-void Journal::appendBegin(std::string_view row_json) { append(beginLine(row_json)); }
-void Journal::appendEnd(std::string_view row_json) { append(endLine(row_json)); }
+void Journal::appendBegin(std::string_view row_json) { append("{\"b\":", row_json); }
+void Journal::appendEnd(std::string_view row_json) { append("{\"r\":", row_json); }
 
 uint64_t Journal::size() const {
   std::lock_guard lock(mutex_);
@@ -81,23 +133,26 @@ uint64_t Journal::size() const {
 
 void Journal::rewrite(const std::vector<std::string>& lines) {
   std::lock_guard lock(mutex_);
-  const std::string temporary = path_ + ".new";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "audit journal " + temporary);
-  uint64_t size = 0;
-  bool ok = true;
+  if (map_ == nullptr) throw std::system_error(EBADF, std::generic_category(), "audit journal " + path_);
+  // In place, in pages already allocated and mapped: a new file each time would cost a page fault
+  // per 4 KiB of every line written after it. A process killed while this copies leaves the new
+  // lines, a torn one, then older lines up to the old end: all rows the writer already has (a
+  // replay inserts a row once) or begins of requests whose rows are in PostgreSQL or the spool
+  // (an interrupted row never replaces a real one: same id and created_at).
+  uint64_t total = 0;
+  for (const auto& line : lines) total += line.size();
+  if (total + 1 > capacity_ && !resize(roundUp(total + 1, kGrowth))) {
+    throw std::system_error(errno ? errno : ENOSPC, std::generic_category(), "audit journal rewrite " + path_);
+  }
+  uint64_t at = 0;
   for (const auto& line : lines) {
-    ok = ok && writeAll(fd, line);
-    size += line.size();
+    std::memcpy(map_ + at, line.data(), line.size());
+    at += line.size();
   }
-  ::close(fd);
-  if (!ok || ::rename(temporary.c_str(), path_.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    throw std::system_error(errno ? errno : EIO, std::generic_category(), "audit journal rewrite " + path_);
-  }
-  ::close(fd_);
-  fd_ = openAppend(path_);
-  size_ = size;
+  map_[total] = '\0';
+  size_ = total;
+  // A burst grew the file: give the memory back once it is mostly empty again.
+  if (capacity_ > kGrowth && total + 1 <= kGrowth / 2) resize(kGrowth);
 }
 
 Journal::Loaded Journal::parse(std::string_view text) {
@@ -133,10 +188,9 @@ Journal::Loaded Journal::parse(std::string_view text) {
 }
 
 Journal::Loaded Journal::load() const {
-  std::ifstream in(path_, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse(text.str());
+  std::lock_guard lock(mutex_);
+  if (map_ == nullptr) return {};
+  return parse(std::string_view(map_, size_));
 }
 
 }  // namespace sluice::audit

@@ -2,8 +2,10 @@
 // The audit journal: what a replica killed outright (SIGKILL, the OOM killer, a crash) needs so
 // that every request it served, and every request it was serving, still leaves its row.
 //
-// Lines of JSON, appended with one write(2) each (the page cache keeps them when the process
-// dies; a machine that loses power loses the last seconds, as the database's own commit would):
+// Lines of JSON, copied into a shared memory mapping of the file: no system call per line, and
+// the page cache keeps them when the process dies (a machine that loses power loses the last
+// seconds, as the database's own commit would). The file grows in steps of kGrowth bytes; what
+// follows the last line is zero bytes, which load() stops at.
 //   {"b":<row>}  a request began (or got further): the row it leaves if the process dies now,
 //                outcome `interrupted`; a later "b" of the same id replaces an earlier one
 //   {"r":<row>}  a request ended: its row, until the writer has it in PostgreSQL or the spool
@@ -44,20 +46,32 @@ class Journal {
 
   void appendBegin(std::string_view row_json);
   void appendEnd(std::string_view row_json);
-  // Replaces the file with these lines (already "b"/"r"-wrapped), atomically (rename).
+  // Replaces the file's lines with these (already "b"/"r"-wrapped), in place.
   void rewrite(const std::vector<std::string>& lines);
   uint64_t size() const;
 
   static std::string beginLine(std::string_view row_json);
   static std::string endLine(std::string_view row_json);
 
+  // How much the file (and its mapping) grows at a time; the writer compacts it at half that.
+  static constexpr uint64_t kGrowth = 4u << 20;
+
  private:
-  void append(const std::string& line);
+  void append(std::string_view head, std::string_view row_json);
+  // Opens path_ and maps it; size_ is where the lines end (the first zero byte).
+  void openMapped();
+  void unmap();
+  // Makes room for `more` bytes past size_: false when the file cannot grow (disk full).
+  bool reserve(uint64_t more);
+  // Maps (and sizes the file to) `capacity` bytes; false when the file cannot grow.
+  bool resize(uint64_t capacity);
 
   std::string path_;
   mutable std::mutex mutex_;
   int fd_ = -1;
-  uint64_t size_ = 0;
+  char* map_ = nullptr;
+  uint64_t capacity_ = 0;  // the file's length, all of it mapped
+  uint64_t size_ = 0;      // bytes of lines
 };
 
 }  // namespace sluice::audit

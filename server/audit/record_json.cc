@@ -1,11 +1,13 @@
 #include "server/audit/record_json.h"
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <string_view>
 
 #include "server/log/json_log.h"
 #include "server/store/audit_store.h"
+#include "server/text/utf8.h"
 
 namespace sluice::audit {
 
@@ -79,6 +81,117 @@ class RowWriter {
   bool first_ = true;
 };
 
+void appendAttempts(std::string& out, const std::vector<AttemptRecord>& attempts) {
+  out += '[';
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    const AttemptRecord& attempt = attempts[i];
+    if (i > 0) out += ',';
+    RowWriter item(out);
+    item.open();
+    item.text("endpoint", attempt.endpoint);
+    item.text("provider", attempt.provider);
+    item.number("status", attempt.status);
+    item.text("result", attempt.result);
+    item.number("duration_ms", attempt.duration_ms);
+    if (!attempt.error.empty()) item.text("error", attempt.error);
+    item.close();
+  }
+  out += ']';
+}
+
+// One COPY text line, field by field: the column order is store::kAuditColumns', checked by the
+// tests against the JSON of the same record.
+class CopyWriter {
+ public:
+  explicit CopyWriter(std::string& out) : out_(out) {}
+
+  void text(std::string_view value) {
+    separate();
+    if (value.empty()) {
+      out_ += "\\N";
+      return;
+    }
+    escaped(value);
+  }
+  void number(int64_t value) {
+    separate();
+    char buffer[24];
+    const auto written = std::to_chars(buffer, buffer + sizeof buffer, value);
+    out_.append(buffer, written.ptr);
+  }
+  void number(const std::optional<int64_t>& value) {
+    if (value) return number(*value);
+    separate();
+    out_ += "\\N";
+  }
+  void boolean(bool value) {
+    separate();
+    out_ += value ? 't' : 'f';
+  }
+  void time(TimePoint value) {
+    separate();
+    if (value == TimePoint{}) {
+      out_ += "\\N";
+      return;
+    }
+    out_ += store::formatTimestamp(value);
+  }
+  void nullable(const std::optional<std::string>& value) {
+    if (value) return text(*value);
+    separate();
+    out_ += "\\N";
+  }
+  // A value already JSON (valid UTF-8, no NUL): only COPY's own escaping.
+  void json(std::string_view value) {
+    separate();
+    escaped(value);
+  }
+  void end() { out_ += '\n'; }
+
+ private:
+  void separate() {
+    if (!first_) out_ += '\t';
+    first_ = false;
+  }
+  // COPY's escapes, with what toRowJson does to text PostgreSQL cannot store: NUL removed, each
+  // broken UTF-8 sequence one U+FFFD.
+  void escaped(std::string_view value) {
+    size_t run = 0;
+    size_t i = 0;
+    const auto flush = [&](size_t end) { out_.append(value.data() + run, end - run); };
+    while (i < value.size()) {
+      const auto c = static_cast<unsigned char>(value[i]);
+      if (c >= 0x80) {
+        if (const size_t n = text::utf8SequenceLength(value, i); n > 0) {
+          i += n;
+          continue;
+        }
+        flush(i);
+        out_ += "\xEF\xBF\xBD";
+        run = ++i;
+        continue;
+      }
+      if (c != '\\' && c != '\t' && c != '\n' && c != '\r' && c != 0) {
+        ++i;
+        continue;
+      }
+      flush(i);
+      switch (c) {
+        case '\\': out_ += "\\\\"; break;
+        case '\t': out_ += "\\t"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\r': out_ += "\\r"; break;
+        default: break;  // NUL: removed
+      }
+      run = ++i;
+    }
+    flush(i);
+  }
+
+  std::string& out_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 std::string toRowJson(const Record& record) {
@@ -106,21 +219,7 @@ std::string toRowJson(const Record& record) {
   row.text("served_endpoint", record.served_endpoint);
   row.text("route_match", record.route_match);
   row.name("attempts");
-  out += '[';
-  for (size_t i = 0; i < record.attempts.size(); ++i) {
-    const AttemptRecord& attempt = record.attempts[i];
-    if (i > 0) out += ',';
-    RowWriter item(out);
-    item.open();
-    item.text("endpoint", attempt.endpoint);
-    item.text("provider", attempt.provider);
-    item.number("status", attempt.status);
-    item.text("result", attempt.result);
-    item.number("duration_ms", attempt.duration_ms);
-    if (!attempt.error.empty()) item.text("error", attempt.error);
-    item.close();
-  }
-  out += ']';
+  appendAttempts(out, record.attempts);
   row.boolean("is_streaming", record.is_streaming);
   row.number("status", record.status);
   row.text("outcome", record.outcome.empty() ? outcome::kInternalError : std::string_view(record.outcome));
@@ -145,6 +244,80 @@ std::string toRowJson(const Record& record) {
   row.text("replica", record.replica);
   row.close();
   return out;
+}
+
+}  // namespace sluice::audit
+
+namespace sluice::audit {
+
+std::string toCopyLine(const Record& record) {
+  std::string out;
+  out.reserve(640 + (record.request_body ? record.request_body->size() : 0) +
+              (record.response_body ? record.response_body->size() : 0));
+  std::string attempts;
+  attempts.reserve(128 * record.attempts.size() + 2);
+  appendAttempts(attempts, record.attempts);
+  CopyWriter row(out);
+  row.text(record.id);
+  row.time(record.created_at);
+  row.time(record.completed_at);
+  row.text(record.user);
+  row.text(record.api_key_id);
+  row.text(record.project);
+  row.text(record.project_source);
+  row.text(record.client_family);
+  row.text(record.client_wire);
+  row.text(record.requested_model);
+  row.text(record.model);
+  row.text(record.route_id);
+  row.text(record.strategy);
+  row.text(record.provider);
+  row.text(record.endpoint);
+  row.text(record.served_provider);
+  row.text(record.served_endpoint);
+  row.text(record.route_match);
+  row.json(attempts);
+  row.boolean(record.is_streaming);
+  row.number(static_cast<int64_t>(record.status));
+  row.text(record.outcome.empty() ? outcome::kInternalError : std::string_view(record.outcome));
+  row.text(record.error_key);
+  row.text(record.error_message);
+  row.number(record.usage.input_tokens);
+  row.number(record.usage.output_tokens);
+  row.number(record.usage.cache_read_tokens);
+  row.number(record.usage.cache_write_tokens);
+  row.number(record.usage.reasoning_tokens);
+  row.number(record.cost_microdollars);
+  row.number(record.cache_savings_microdollars);
+  row.number(record.latency_ms);
+  row.number(record.ttfb_ms);
+  row.number(record.upstream_ms);
+  row.boolean(record.aborted);
+  row.boolean(record.probe);
+  row.nullable(record.request_body);
+  row.nullable(record.response_body);
+  row.text(record.replica);
+  row.text(record.unit);
+  row.number(record.units);
+  row.end();
+  return out;
+}
+
+store::RollupFacts rollupFacts(const Record& record) {
+  store::RollupFacts facts;
+  facts.created_at = record.created_at;
+  facts.probe = record.probe;
+  facts.failed = !(record.outcome == outcome::kOk);
+  facts.user_name = record.user;
+  facts.project = record.project;
+  facts.model = record.model;
+  facts.provider = record.served_provider;
+  facts.route_id = record.route_id;
+  facts.endpoint = record.served_endpoint;
+  facts.measures = {record.usage.input_tokens,       record.usage.output_tokens,    record.usage.cache_read_tokens,
+                    record.usage.cache_write_tokens, record.usage.reasoning_tokens, record.cost_microdollars,
+                    record.cache_savings_microdollars};
+  return facts;
 }
 
 }  // namespace sluice::audit

@@ -1,10 +1,13 @@
 #pragma once
-// A Record as one line of JSON keyed by `ai_requests` column names: what the writer sends to
-// PostgreSQL (json_populate_recordset) and what the spool keeps on disk, byte for byte.
+// A Record as one line of JSON keyed by `ai_requests` column names: what the spool and the journal
+// keep on disk, byte for byte, and what a replay sends to PostgreSQL (json_populate_recordset).
+// The same Record as one line of COPY text: what the writer streams into PostgreSQL on the live
+// path (COPY ... FROM STDIN is parsed several times faster than JSON there).
 
 #include <string>
 
 #include "server/audit/record.h"
+#include "server/store/audit_store.h"
 
 namespace sluice::audit {
 
@@ -12,5 +15,14 @@ namespace sluice::audit {
 // removed and invalid UTF-8 is replaced (PostgreSQL text accepts neither). Never throws except
 // std::bad_alloc.
 std::string toRowJson(const Record& record);
+
+// One line of PostgreSQL's COPY text format, columns in store::kAuditColumns order, ending in
+// '\n'. The same values as toRowJson: empty strings and unset times are NULL (\N), NUL bytes
+// are removed, invalid UTF-8 is replaced; backslash, tab, newline and carriage return are escaped.
+// A NOT NULL column never gets \N (an unset outcome is internal_error, as in the JSON).
+std::string toCopyLine(const Record& record);
+
+// What the row adds to the usage rollups (store::RollupFacts).
+store::RollupFacts rollupFacts(const Record& record);
 
 }  // namespace sluice::audit

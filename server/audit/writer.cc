@@ -1,5 +1,6 @@
 #include "server/audit/writer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -73,6 +74,16 @@ std::string joinArray(const std::vector<std::string>& lines) {
   return array;
 }
 
+// A row waiting in the queue: its JSON (the spool's and the journal's form) and, for rows this
+// process made, its COPY line and rollup facts for the live path. Rows recovered from a journal
+// or read back from the spool have only their JSON: they may already be in PostgreSQL, so they
+// take the insert that skips rows already present.
+struct QueuedRow {
+  std::string json;
+  std::string copy;  // empty: JSON only
+  store::RollupFacts facts;
+};
+
 std::string joinLines(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& line : lines) {
@@ -93,7 +104,7 @@ struct Writer::State {
   mutable std::mutex mutex;
   std::condition_variable wake;       // the writer thread waits on it
   std::condition_variable progressed; // flush() waits on it
-  std::deque<std::string> queue;  // rows already serialised (toRowJson)
+  std::deque<QueuedRow> queue;  // rows already serialised
   bool started = false;
   bool stopping = false;
   uint64_t flush_waiters = 0;
@@ -126,7 +137,7 @@ struct Writer::State {
       for (const auto& [id, line] : open_begins) lines.push_back(line);
       {
         std::lock_guard lock(mutex);
-        for (const auto& row : queue) lines.push_back(Journal::endLine(row));
+        for (const auto& row : queue) lines.push_back(Journal::endLine(row.json));
       }
       journal->rewrite(lines);
     } catch (const std::exception& error) {
@@ -183,10 +194,60 @@ struct Writer::State {
     }
   }
 
-  // Writes `lines` into PostgreSQL. True when every row is there (new or already present).
-  // On a database-wide failure returns false (the caller spools them); rows PostgreSQL rejects for
-  // their content are set aside in <spool>.rejected so they cannot block the rest.
-  bool write(const std::vector<std::string>& lines) {
+  // Writes queued rows: with COPY when they all came from this process's requests (the live
+  // path), else, or when COPY finds a row already there, as writeJson() does.
+  bool write(const std::vector<QueuedRow>& rows) {
+    const bool copyable = std::all_of(rows.begin(), rows.end(), [](const QueuedRow& row) { return !row.copy.empty(); });
+    if (copyable) {
+      pqxx::connection* db = ensureConnected();
+      if (!db) return false;
+      const auto started_at = SteadyClock::now();
+      std::string text;
+      size_t total = 0;
+      for (const auto& row : rows) total += row.copy.size();
+      text.reserve(total);
+      std::vector<store::RollupFacts> facts;
+      facts.reserve(rows.size());
+      for (const auto& row : rows) {
+        text += row.copy;
+        facts.push_back(row.facts);
+      }
+      try {
+        store::copyAuditRows(*db, text, facts);
+        wrote(rows.size(), started_at);
+        return true;
+      } catch (const pqxx::sql_error& error) {
+        if (!isRowProblem(error)) {
+          changeDatabase(Database::Unavailable, error.what());
+          return false;
+        }
+        // A row already there or one PostgreSQL refuses: the insert that skips the first and
+        // sets the second aside decides (nothing of the COPY was committed).
+      } catch (const std::exception& error) {  // broken_connection, in_doubt_error, …
+        changeDatabase(Database::Unavailable, error.what());
+        return false;
+      }
+    }
+    std::vector<std::string> lines;
+    lines.reserve(rows.size());
+    for (const auto& row : rows) lines.push_back(row.json);
+    return writeJson(lines);
+  }
+
+  void wrote(size_t rows, SteadyClock::time_point started_at) {
+    const double elapsed = std::chrono::duration<double, std::milli>(SteadyClock::now() - started_at).count();
+    last_flush_ms.store(elapsed);
+    last_batch_size.store(rows);
+    batches.fetch_add(1);
+    rows_written.fetch_add(rows);
+    if (options.on_batch) options.on_batch(rows, elapsed / 1000.0);
+    changeDatabase(Database::Available, "");
+  }
+
+  // Writes `lines` (row JSON) into PostgreSQL. True when every row is there (new or already
+  // present). On a database-wide failure returns false (the caller spools them); rows PostgreSQL
+  // rejects for their content are set aside in <spool>.rejected so they cannot block the rest.
+  bool writeJson(const std::vector<std::string>& lines) {
     pqxx::connection* db = ensureConnected();
     if (!db) return false;
     const auto started_at = SteadyClock::now();
@@ -202,13 +263,7 @@ struct Writer::State {
       changeDatabase(Database::Unavailable, error.what());
       return false;
     }
-    const double elapsed = std::chrono::duration<double, std::milli>(SteadyClock::now() - started_at).count();
-    last_flush_ms.store(elapsed);
-    last_batch_size.store(lines.size());
-    batches.fetch_add(1);
-    rows_written.fetch_add(lines.size());
-    if (options.on_batch) options.on_batch(lines.size(), elapsed / 1000.0);
-    changeDatabase(Database::Available, "");
+    wrote(lines.size(), started_at);
     return true;
   }
 
@@ -244,6 +299,13 @@ struct Writer::State {
     return true;
   }
 
+  static std::vector<std::string> jsonOf(std::vector<QueuedRow> rows) {
+    std::vector<std::string> lines;
+    lines.reserve(rows.size());
+    for (auto& row : rows) lines.push_back(std::move(row.json));
+    return lines;
+  }
+
   void spoolLines(const std::vector<std::string>& lines) {
     if (lines.empty()) return;
     const std::string text = joinLines(lines);
@@ -273,7 +335,7 @@ struct Writer::State {
         break;
       }
       if (chunk.lines.empty()) break;
-      if (!write(chunk.lines)) {
+      if (!writeJson(chunk.lines)) {
         complete = false;
         break;
       }
@@ -301,7 +363,7 @@ struct Writer::State {
       log::error("audit: cannot open the spool", {{"error", error.what()}});
     }
     for (;;) {
-      std::vector<std::string> lines;
+      std::vector<QueuedRow> lines;
       bool last = false;
       {
         std::unique_lock lock(mutex);
@@ -323,13 +385,14 @@ struct Writer::State {
       } catch (const std::exception& error) {
         log::error("audit: spool unavailable", {{"error", error.what()}});
       }
-      if (!lines.empty() && !(spool_empty && write(lines))) spoolLines(lines);
+      const size_t taken = lines.size();
+      if (!lines.empty() && !(spool_empty && write(lines))) spoolLines(jsonOf(std::move(lines)));
       {
         std::lock_guard lock(mutex);
-        processed += lines.size();
+        processed += taken;
       }
       progressed.notify_all();
-      if (journal && (journal->size() > (4u << 20) || SteadyClock::now() - compacted_at > std::chrono::seconds(2))) {
+      if (journal && (journal->size() > Journal::kGrowth / 2 || SteadyClock::now() - compacted_at > std::chrono::seconds(2))) {
         compactJournal();
       }
       if (last) break;
@@ -352,8 +415,8 @@ void Writer::start() {
       state_->journal = std::make_unique<Journal>(spool->path() + ".journal");
       // What a process killed outright left: its rows, and its unfinished requests as interrupted.
       const Journal::Loaded left = state_->journal->load();
-      for (const auto& row : left.ended) state_->queue.push_back(row);
-      for (const auto& row : left.interrupted) state_->queue.push_back(row);
+      for (const auto& row : left.ended) state_->queue.push_back(QueuedRow{row, {}, {}});
+      for (const auto& row : left.interrupted) state_->queue.push_back(QueuedRow{row, {}, {}});
       state_->enqueued += left.ended.size() + left.interrupted.size();
       if (!left.ended.empty() || !left.interrupted.empty()) {
         log::warn("audit: rows recovered from the journal of a process that did not stop",
@@ -361,7 +424,7 @@ void Writer::start() {
                    {"journal", state_->journal->path()}});
       }
       std::vector<std::string> lines;
-      for (const auto& row : state_->queue) lines.push_back(Journal::endLine(row));
+      for (const auto& row : state_->queue) lines.push_back(Journal::endLine(row.json));
       state_->journal->rewrite(lines);
     } catch (const std::exception& error) {
       log::error("audit: no journal; a killed process would lose its in-memory rows", {{"error", error.what()}});
@@ -381,6 +444,7 @@ void Writer::submit(Record record) noexcept {
     // NOTE: serialised here, on the request's thread (tens of microseconds), so the writer thread
     // does nothing but I/O and keeps up with more requests.
     std::string line = toRowJson(record);
+    std::string copy = toCopyLine(record);
     std::unique_lock<std::mutex> journal_lock;
     if (state.journal) {
       journal_lock = std::unique_lock(state.journal_mutex);
@@ -391,7 +455,7 @@ void Writer::submit(Record record) noexcept {
       std::lock_guard lock(state.mutex);
       const bool accepting = !state.stopping && (!state.started || state.thread.joinable());
       if (accepting && state.queue.size() < state.options.queue_capacity) {
-        state.queue.push_back(std::move(line));
+        state.queue.push_back(QueuedRow{std::move(line), std::move(copy), rollupFacts(record)});
         ++state.enqueued;
         if (state.queue.size() == state.options.batch_size) state.wake.notify_one();
         return;
@@ -452,10 +516,10 @@ void Writer::stop() {
     if (!state.started || state.stopping) {
       if (!state.started && !state.queue.empty()) {
         // Never started: what was queued goes to the spool.
-        std::vector<std::string> lines(std::make_move_iterator(state.queue.begin()),
-                                       std::make_move_iterator(state.queue.end()));
+        std::vector<QueuedRow> rows(std::make_move_iterator(state.queue.begin()),
+                                    std::make_move_iterator(state.queue.end()));
         state.queue.clear();
-        state.spoolLines(lines);
+        state.spoolLines(State::jsonOf(std::move(rows)));
       }
       return;
     }

@@ -36,6 +36,12 @@ void CatalogReloader::reload(const std::string& trigger) {
   std::lock_guard lock(mutex_);
   auto next = config::loadCatalog(services_dir_, config::processEnvironment());
   if (next.ok()) {
+    if (const std::string conflict = gateway_.identityConflict(*next.catalog); !conflict.empty()) {
+      gateway_.catalogRefused({conflict}, trigger);
+      log::error("catalog reload refused; the last good catalog keeps serving",
+                 {{"diagnostics", std::vector<std::string>{conflict}}, {"trigger", trigger}});
+      return;
+    }
     const auto current = gateway_.catalog();
     if (current && current->version == next.catalog->version && trigger == "watch") return;
     gateway_.catalogReloaded(next.catalog, trigger);

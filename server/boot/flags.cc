@@ -88,6 +88,14 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "serve /healthz, /readyz, /metrics and /admin/api/catalog/status on this HOST:PORT instead "
                  "of the main address (which keeps /healthz and the console)")
       ->envname("SLUICE_ADMIN_LISTEN");
+  app.add_option("--tls-cert", options.tls_cert,
+                 "serve HTTPS on --listen with this PEM certificate (and its chain); needs --tls-key")
+      ->envname("SLUICE_TLS_CERT");
+  app.add_option("--tls-key", options.tls_key, "the PEM private key of --tls-cert")->envname("SLUICE_TLS_KEY");
+  app.add_option("--client-ca", options.client_ca,
+                 "with --tls-cert: ask every client for a certificate and refuse one not signed by these PEM CA "
+                 "certificates; a verified certificate may identify its member (gateway.yaml identity:)")
+      ->envname("SLUICE_CLIENT_CA");
   app.add_option("--responses-retention-days", options.responses_retention_days,
                  "with a database: days the gateway keeps Responses-API responses created with store not false "
                  "(previous_response_id, item_reference, GET /v1/responses/{id}); 0: keep none")
@@ -158,6 +166,15 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
     options.replica_name = ::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0' ? host : "sluice";
   }
   if (options.replica_name.size() > 128) options.replica_name.resize(128);
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    std::cerr << "sluice: --tls-cert and --tls-key go together (a certificate and its private key)\n";
+    return 2;
+  }
+  if (!options.client_ca.empty() && options.tls_cert.empty()) {
+    std::cerr << "sluice: --client-ca needs --tls-cert and --tls-key (client certificates are only asked for over "
+                 "HTTPS)\n";
+    return 2;
+  }
   if (!options.database_url && !options.insecure_no_auth) {
     std::cerr << "sluice: API keys live in PostgreSQL: give --database-url (or SLUICE_DATABASE_URL), or\n"
                  "       --insecure-no-auth to serve anonymously for local development\n";

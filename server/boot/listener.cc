@@ -12,6 +12,22 @@
 
 namespace sluice::boot {
 
+int prepareTls(const http::ServerOptions& options, http::Gateway& gateway) {
+  if (!options.tls_cert.empty()) {
+    auto tls = http::ServerTls::load({options.tls_cert, options.tls_key, options.client_ca});
+    if (!tls) {
+      std::cerr << "sluice: " << tls.error() << "\n";
+      return 2;
+    }
+    gateway.setTls(std::move(*tls));
+  }
+  if (const std::string conflict = gateway.identityConflict(*gateway.catalog()); !conflict.empty()) {
+    std::cerr << "sluice: " << conflict << "\n";
+    return 2;
+  }
+  return 0;
+}
+
 Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway)
     : options_(options),
       gateway_(gateway),
@@ -54,14 +70,14 @@ int Listener::open() {
     loop_ = std::make_unique<net::fiber::Loop>(
         net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});
     loop_->serve(socket_.impl()->sockfd(), [&gateway = gateway_, params = params_, handlers = router_.get()](int fd) {
-      http::serveConnection(fd, *params, *handlers, gateway);
+      http::serveConnection(fd, *params, *handlers, gateway, gateway.tls());
     });
   } else {
     // Connection threads idle for kThreadIdleSeconds are released (down to 8).
     constexpr int kThreadIdleSeconds = 3;
     pool_.emplace(8, options_.threads, kThreadIdleSeconds, 256 * 1024);
-    server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *router_, gateway_), *pool_,
-                                                     socket_, params_);
+    server_ = std::make_unique<Poco::Net::TCPServer>(
+        new http::ConnectionFactory(params_, *router_, gateway_, gateway_.tls()), *pool_, socket_, params_);
     server_->start();
   }
   if (ops_server_) ops_server_->start();
@@ -74,7 +90,9 @@ Listener::~Listener() {
 
 void Listener::announce(const std::string& catalog_version) const {
   const std::string address = socket_.address().toString();
+  const http::ServerTls* tls = gateway_.tls();
   log::info("listening", {{"address", address},
+                          {"tls", tls ? (tls->verifiesClients() ? "client-certificates" : "on") : "off"},
                           {"catalog_version", catalog_version},
                           {"workers", workers_},
                           {"spin_us", workers_ > 0 ? options_.spin_us : 0},

@@ -20,6 +20,11 @@
 
 namespace sluice::boot {
 
+// With --tls-cert: loads the server's TLS context (http/client_tls.h) into the gateway and checks
+// that the catalog's identity setting can be served. Returns 2 (printed to stderr) when a file
+// cannot be used or `identity: certificate` has no --client-ca, 0 otherwise.
+int prepareTls(const http::ServerOptions& options, http::Gateway& gateway);
+
 class Listener {
  public:
   Listener(const http::ServerOptions& options, http::Gateway& gateway);
@@ -33,8 +38,8 @@ class Listener {
   int open();
   ~Listener();
 
-  // Logs "listening" (address, catalog version, workers, spin, threads) and prints
-  // "listening on ADDRESS" to stdout; with --admin-listen, then "operations listening on ADDRESS".
+  // Logs "listening" (address, catalog version, workers, spin, threads, tls: off | on |
+  // client-certificates) and prints "listening on ADDRESS" to stdout (the same with TLS); with --admin-listen, then "operations listening on ADDRESS".
   void announce(const std::string& catalog_version) const;
 
   // Connections accepted and not yet closed.

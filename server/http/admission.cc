@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <cctype>
 
+#include <sys/socket.h>
+
+#include <Poco/String.h>
+
 #include "server/http/gateway.h"
 #include "server/http/request.h"
+#include "server/http/server_request.h"
 #include "server/identity/access.h"
 #include "server/identity/api_keys.h"
+#include "server/identity/trusted_proxy.h"
 #include "server/log/json_log.h"
 
 namespace sluice::http {
@@ -154,40 +160,123 @@ std::expected<void, wire::ApiError> Admission::identify(const Request& request) 
     }
     return {};
   }
-  const std::string scope_header(identity::kScopeProjectHeader);
-  std::optional<std::string> scope;
-  if (request.has(scope_header)) scope = request.header(scope_header);
-  return identify(request.header("Authorization"), request.header("x-api-key"), scope);
+  return identify(presentedBy(request.head(), *gateway_.catalog()));
 }
 
-std::expected<void, wire::ApiError> Admission::identify(const std::string& authorization, const std::string& x_api_key,
-                                                        const std::optional<std::string>& scope_project) {
+Presented presentedBy(const Poco::Net::HTTPServerRequest& request, const catalog::Catalog& catalog) {
+  Presented presented;
+  presented.authorization = request.get("Authorization", "");
+  presented.x_api_key = request.get("x-api-key", "");
+  const std::string scope_header(identity::kScopeProjectHeader);
+  if (request.has(scope_header)) presented.scope_project = request.get(scope_header);
+  if (const auto* served = dynamic_cast<const ServerRequest*>(&request)) {
+    presented.certificate = served->socket().certificate();
+    sockaddr_storage address{};
+    socklen_t length = sizeof address;
+    if (::getpeername(served->fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      presented.peer = identity::ipOf(reinterpret_cast<const sockaddr*>(&address), length);
+    }
+  }
+  if (const auto& proxies = catalog.identity.trusted_proxies) {
+    // Equal names sit together in the case-insensitive collection; at most a few are kept.
+    for (auto it = request.find(proxies->header);
+         it != request.end() && Poco::icompare(it->first, proxies->header) == 0 && presented.proxy_header.size() < 4;
+         ++it) {
+      presented.proxy_header.push_back(it->second);
+    }
+  }
+  return presented;
+}
+
+std::expected<void, wire::ApiError> Admission::identify(const Presented& presented) {
   const Identity& identity = gateway_.identity();
   if (!identity.authenticator) return {};
-  const std::string_view presented = identity::presentedKey(authorization, x_api_key);
-  std::expected<identity::Caller, identity::AuthFailure> caller =
-      std::unexpected(identity::AuthFailure{identity::AuthFailureReason::Missing, ""});
-  try {
-    caller = identity.authenticator->authenticate(presented, std::chrono::system_clock::now());
-  } catch (const std::exception& error) {
-    log::error("cannot check the API key: identity store unavailable", {{"error", error.what()}});
+  const auto catalog = gateway_.catalog();
+  const catalog::IdentityMode mode = catalog->identity.mode;
+  const auto now = std::chrono::system_clock::now();
+  const auto unavailable = [](const std::exception& error) {
+    log::error("cannot identify the caller: identity store unavailable", {{"error", error.what()}});
     return std::unexpected(withRetryAfter(
         wire::ApiError::make(503, wire::error_keys::kIdentityUnavailable,
-                             "the gateway cannot check API keys right now; retry shortly"),
+                             "the gateway cannot check the caller's identity right now; retry shortly"),
         5));
-  }
-  if (!caller) {
-    std::string message = caller.error().message;
-    if (caller.error().reason == identity::AuthFailureReason::Missing) {
-      message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
+  };
+  const auto refused = [](std::string message) {
+    return std::unexpected(wire::ApiError::make(401, wire::error_keys::kInvalidIdentity, std::move(message)));
+  };
+  const std::string_view presented_key = identity::presentedKey(presented.authorization, presented.x_api_key);
+  std::optional<identity::Caller> identified;
+
+  // 1. A verified client certificate: when the catalog takes them, it decides, and nothing the
+  //    request says (a proxy header, a key) overrides it. Under `either` a certificate that stands
+  //    for no member gives way to a key, when one is presented.
+  if (presented.certificate && mode != catalog::IdentityMode::Key) {
+    std::expected<identity::Caller, identity::AuthFailure> by_certificate =
+        std::unexpected(identity::AuthFailure{});
+    try {
+      by_certificate = identity.authenticator->authenticateCertificate(identity::subjectsOf(*presented.certificate), now);
+    } catch (const std::exception& error) {
+      return unavailable(error);
     }
-    return std::unexpected(wire::ApiError::make(401, wire::error_keys::kInvalidApiKey, message));
+    if (by_certificate) {
+      identified = std::move(*by_certificate);
+    } else if (mode == catalog::IdentityMode::Certificate || presented_key.empty() ||
+               by_certificate.error().reason != identity::AuthFailureReason::UnmappedCertificate) {
+      return refused(by_certificate.error().message);
+    }
+  }
+
+  // 2. A trusted proxy's header, on a connection from one of its addresses (elsewhere: ignored).
+  if (!identified) {
+    const identity::ProxyClaim claim =
+        identity::proxyClaim(catalog->identity.trusted_proxies, presented.peer, presented.proxy_header);
+    if (claim.kind == identity::ProxyClaimKind::Malformed) return refused(claim.problem);
+    if (claim.kind == identity::ProxyClaimKind::Claimed) {
+      std::expected<identity::Caller, identity::AuthFailure> by_proxy = std::unexpected(identity::AuthFailure{});
+      try {
+        by_proxy = identity.authenticator->authenticateProxy(
+            claim.value, catalog->identity.trusted_proxies->match == catalog::ProxyMatch::Email, now);
+      } catch (const std::exception& error) {
+        return unavailable(error);
+      }
+      if (!by_proxy) return refused(by_proxy.error().message);
+      identified = std::move(*by_proxy);
+    }
+  }
+
+  // 3. The API key.
+  if (!identified && mode == catalog::IdentityMode::Certificate) {
+    return refused(presented.certificate
+                       ? "the client certificate stands for no member"
+                       : "this gateway identifies callers by TLS client certificate (identity: certificate): connect "
+                         "with a certificate signed by its client CA");
+  }
+  if (!identified) {
+    std::expected<identity::Caller, identity::AuthFailure> caller =
+        std::unexpected(identity::AuthFailure{identity::AuthFailureReason::Missing, ""});
+    try {
+      caller = identity.authenticator->authenticate(presented_key, now);
+    } catch (const std::exception& error) {
+      log::error("cannot check the API key: identity store unavailable", {{"error", error.what()}});
+      return std::unexpected(withRetryAfter(
+          wire::ApiError::make(503, wire::error_keys::kIdentityUnavailable,
+                               "the gateway cannot check API keys right now; retry shortly"),
+          5));
+    }
+    if (!caller) {
+      std::string message = caller.error().message;
+      if (caller.error().reason == identity::AuthFailureReason::Missing) {
+        message = "no API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'";
+      }
+      return std::unexpected(wire::ApiError::make(401, wire::error_keys::kInvalidApiKey, message));
+    }
+    identified = std::move(*caller);
   }
   std::optional<std::string_view> header;
-  if (scope_project) header = *scope_project;
-  auto scope = identity::attributeScope(*caller, header);
+  if (presented.scope_project) header = *presented.scope_project;
+  auto scope = identity::attributeScope(*identified, header);
   if (!scope) return std::unexpected(wire::ApiError::make(403, wire::error_keys::kScopeDenied, scope.error().message));
-  who_ = Identified{std::move(*caller), std::move(*scope)};
+  who_ = Identified{std::move(*identified), std::move(*scope)};
   return {};
 }
 

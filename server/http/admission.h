@@ -2,8 +2,10 @@
 // Admission: who is calling and whether they may spend, decided once, the same way for every
 // route that reaches a provider (inference, count_tokens, the console's Test button):
 //
-//   identify  the API key (Authorization: Bearer / x-api-key) → member; 401 invalid_api_key,
-//             503 identity_unavailable (PostgreSQL unreachable: fails closed)
+//   identify  the connection's verified client certificate (gateway.yaml identity: certificate |
+//             either), a trusted proxy's header (trusted_proxies, only from its addresses), or the
+//             API key (Authorization: Bearer / x-api-key) → member; 401 invalid_identity /
+//             invalid_api_key, 503 identity_unavailable (PostgreSQL unreachable: fails closed)
 //   scope     the project the request counts against (x-sluice-scope-project, the key's, the
 //             member's primary); 403 scope_denied for a project the member is not in
 //   access    the catalog's access rules for the plan's route and model; 403 access_denied
@@ -17,11 +19,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include <Poco/Net/HTTPServerRequest.h>
 
 #include "catalog/catalog.h"
 #include "server/dispatch/planner.h"
 #include "server/http/attempt_runner.h"
 #include "server/identity/caller.h"
+#include "server/identity/certificate_subject.h"
 #include "server/identity/quota_store.h"
 #include "server/identity/scope.h"
 #include "server/wire/api_error.h"
@@ -37,6 +43,23 @@ struct Identified {
   identity::Caller caller;
   identity::Scope scope;
 };
+
+// What identify() reads from a request and the connection it came on.
+struct Presented {
+  std::string authorization;
+  std::string x_api_key;
+  std::optional<std::string> scope_project;
+  // The connection's verified client certificate; nullopt without TLS or without one.
+  std::optional<identity::CertificateNames> certificate;
+  // The connection's peer address (trusted proxies are matched against it).
+  std::optional<catalog::IpAddress> peer;
+  // Every value of the catalog's trusted-proxy header on the request (none declared: empty).
+  std::vector<std::string> proxy_header;
+};
+
+// What `request` (and its connection) presents, for identify(); the proxy header named by
+// `catalog`'s trusted_proxies.
+Presented presentedBy(const Poco::Net::HTTPServerRequest& request, const catalog::Catalog& catalog);
 
 // A request's hold on its quota windows. Enforce mode: the request was counted when admitted;
 // settle() corrects the count to what the provider reported, release() un-counts a request that
@@ -88,9 +111,10 @@ class Admission {
   // Identity and scope from the request's headers. The caller's key is consumed here and never
   // forwarded upstream.
   std::expected<void, wire::ApiError> identify(const Request& request);
-  // The same for callers that only have the two key headers and the scope header's value.
-  std::expected<void, wire::ApiError> identify(const std::string& authorization, const std::string& x_api_key,
-                                               const std::optional<std::string>& scope_project);
+  // The same from what a request presents. In order: a verified client certificate (identity:
+  // certificate | either; no header overrides it), a trusted proxy's header (from its addresses
+  // only; elsewhere the header is ignored), the API key (identity: key | either).
+  std::expected<void, wire::ApiError> identify(const Presented& presented);
   // nullopt when the gateway runs without keys (anonymous) or identify() was not called.
   const std::optional<Identified>& who() const { return who_; }
 

@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <expected>
 #include <initializer_list>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "server/http/client_tls.h"
 #include "server/net/fiber.h"
 
 namespace sluice::http {
@@ -50,7 +54,18 @@ struct BodyRate {
 class ClientSocket {
  public:
   explicit ClientSocket(int fd) : fd_(fd) { registration_.edge = true; }
+  ~ClientSocket();
   int fd() const { return fd_; }
+
+  // Serves TLS on the socket (client_tls.h): the handshake must complete by `deadline`; from then
+  // on every read and write goes through the session. Call once, before any read or write.
+  std::expected<void, HandshakeFailure> startTls(const ServerTls& server, bool require_certificate,
+                                                 std::chrono::steady_clock::time_point deadline);
+  bool tls() const { return tls_ != nullptr; }
+  // The verified client certificate's names; nullopt without TLS or when the client sent none.
+  const std::optional<identity::CertificateNames>& certificate() const;
+  // No more writes: over TLS, close_notify first; then the socket's write side is shut down.
+  void shutdownWrite();
   void setReadLimits(ReadLimits limits) { limits_ = limits; }
   net::fiber::Registration& registration() { return registration_; }
   // On a fiber: how long a write waits for the client to make room before the client counts as gone.
@@ -88,7 +103,9 @@ class ClientSocket {
 
  private:
   size_t receive(char* out, size_t n);
+  size_t receiveTls(char* out, size_t n, std::chrono::steady_clock::time_point until, Overdue reason);
   size_t lastRead(char* out, size_t n);
+  bool writeTls(std::initializer_list<std::string_view> pieces);
 
   int fd_;
   ReadLimits limits_;
@@ -105,6 +122,7 @@ class ClientSocket {
   bool broken_ = false;
   bool eof_ = false;
   bool drained_ = false;  // the last read came back short: nothing more was there
+  std::unique_ptr<ClientTls> tls_;
 };
 
 }  // namespace sluice::http

@@ -24,6 +24,12 @@ bool clientGone(int fd) {
   return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
+bool clientHungUp(int fd) {
+  pollfd item{fd, POLLRDHUP, 0};
+  if (::poll(&item, 1, 0) <= 0) return false;
+  return (item.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 ClientWatch::Registration& ClientWatch::Registration::operator=(Registration&& other) noexcept {
   if (this != &other) {
     if (watch_) watch_->unwatch(id_);
@@ -49,7 +55,7 @@ ClientWatch::~ClientWatch() {
   thread_.join();
 }
 
-ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& cancel) {
+ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& cancel, bool tls) {
   if (client_fd < 0) return {};
   uint64_t id = 0;
   bool wake = false;
@@ -59,6 +65,7 @@ ClientWatch::Registration ClientWatch::watch(int client_fd, upstream::Cancel& ca
     Entry entry;
     entry.fd = client_fd;
     entry.cancel = &cancel;
+    entry.tls = tls;
     entries_.emplace(id, entry);
     wake = asleep_;
     asleep_ = false;
@@ -112,7 +119,10 @@ void ClientWatch::run() {
       if (fds[i].revents == 0) continue;
       const auto it = entries_.find(ids[i]);
       if (it == entries_.end()) continue;  // the request finished meanwhile; its fd may be reused
-      const bool gone = (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP)) != 0 || clientGone(fds[i].fd);
+      // NOTE: over TLS, bytes alone say nothing (they may be a close_notify whose FIN follows): a
+      // TLS client is seen gone here only by the socket's hang-up.
+      const bool gone = (fds[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLRDHUP)) != 0 ||
+                        (!it->second.tls && clientGone(fds[i].fd));
       if (gone) it->second.cancel->cancel();
       // Either way, stop polling it: gone needs no second look, and a client with bytes pending
       // (pipelining) would keep the socket readable for the rest of this request.

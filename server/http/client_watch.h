@@ -29,6 +29,9 @@ namespace sluice::http {
 // True when the peer of `fd` closed its side or the connection failed; false when it only sent
 // bytes (they stay unread). Does not block.
 bool clientGone(int fd);
+// The same for a TLS connection, whose unread bytes may be the client's close_notify: true when
+// the peer shut its side down (or the connection failed), whatever bytes are pending.
+bool clientHungUp(int fd);
 
 class ClientWatch {
  public:
@@ -53,12 +56,14 @@ class ClientWatch {
   };
 
   // Watches `client_fd` until the Registration is destroyed; `cancel` must outlive it.
-  Registration watch(int client_fd, upstream::Cancel& cancel);
+  // `tls`: the connection is TLS (clientHungUp's rule applies).
+  Registration watch(int client_fd, upstream::Cancel& cancel, bool tls = false);
 
  private:
   struct Entry {
     int fd = -1;
     upstream::Cancel* cancel = nullptr;
+    bool tls = false;
   };
   void unwatch(uint64_t id);
   void run();

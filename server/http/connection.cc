@@ -38,7 +38,7 @@ std::chrono::milliseconds millis(const Poco::Timespan& span) {
 // and drops what the client still sends for a moment, so the kernel does not reset the
 // connection (and lose the answer) over unread bytes.
 void lingeringClose(ClientSocket& client) {
-  ::shutdown(client.fd(), SHUT_WR);
+  client.shutdownWrite();
   client.setReadLimits({std::chrono::milliseconds(100), false, nullptr});
   // A deadline, not only a silence: a client trickling bytes must not hold the close open.
   client.setDeadline(std::chrono::steady_clock::now() + std::chrono::seconds(1));
@@ -92,26 +92,31 @@ void timedOut(ClientSocket& client, Gateway& gateway, Overdue overdue) {
                           std::to_string(gateway.options().min_body_bytes_per_second) + " bytes per second");
 }
 
-void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway);
+void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
+                   const ServerTls* tls);
 
 }  // namespace
 
 Connection::Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params, Router& router,
-                       Gateway& gateway)
-    : TCPServerConnection(socket), params_(std::move(params)), router_(router), gateway_(gateway) {}
+                       Gateway& gateway, const ServerTls* tls)
+    : TCPServerConnection(socket), params_(std::move(params)), router_(router), gateway_(gateway), tls_(tls) {}
 
 void Connection::run() {
   const int fd = socket().impl()->sockfd();
   socket().setReceiveTimeout(Poco::Timespan(0, kReadTickMs * 1000));
-  serveConnection(fd, *params_, router_, gateway_);
+  serveConnection(fd, *params_, router_, gateway_, tls_);
 }
 
-void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway) {
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
+                     const ServerTls* tls) {
   ClientSocket client(fd);
   auto ticket = gateway.connectionLimits().admit(peerKey(fd));
   if (!ticket) {
     const bool total = ticket.error() == ConnectionLimits::Refusal::MaxConnections;
     gateway.metrics().connections_refused.with({total ? "max_connections" : "max_per_peer"}).inc();
+    // NOTE: over TLS no answer can be sent before a handshake, and a handshake is exactly the
+    // work a cap exists to refuse: the connection is closed instead.
+    if (tls) return;
     return refuseConnection(client, total ? "open on the gateway" : "open from this address");
   }
   struct Open {
@@ -119,14 +124,24 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& 
     explicit Open(metrics::Gauge& counted) : gauge(counted) { gauge.inc(); }
     ~Open() { gauge.dec(); }
   } open(gateway.metrics().open_connections);
-  serveAdmitted(client, params, router, gateway);
+  serveAdmitted(client, params, router, gateway, tls);
 }
 
 namespace {
 
-void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway) {
+void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
+                   const ServerTls* tls) {
   const auto accepted = std::chrono::steady_clock::now();
   const auto head_timeout = std::chrono::milliseconds(gateway.options().head_timeout_ms);
+  if (tls) {
+    // The handshake shares the first head's deadline: a client that trickles its handshake (or
+    // sends nothing) is cut at the same moment as one that trickles its head.
+    const bool require_certificate = gateway.catalog()->identity.mode == catalog::IdentityMode::Certificate;
+    if (auto started = client.startTls(*tls, require_certificate, accepted + head_timeout); !started) {
+      gateway.metrics().tls_handshake_failures.with({std::string(toString(started.error()))}).inc();
+      return;
+    }
+  }
   const BodyRate body_rate{gateway.options().min_body_bytes_per_second,
                            std::chrono::milliseconds(gateway.options().body_grace_ms)};
   // Reads of a request under way (the rest of a head, a body) wait this long for a byte.

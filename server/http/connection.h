@@ -10,6 +10,7 @@
 #include <Poco/Net/TCPServerConnection.h>
 #include <Poco/Net/TCPServerConnectionFactory.h>
 
+#include "server/http/client_tls.h"
 #include "server/http/gateway.h"
 #include "server/http/router.h"
 
@@ -17,35 +18,43 @@ namespace sluice::http {
 
 // Serves the requests of one client connection until it closes, goes idle or the gateway drains;
 // does not close `fd`. A blocking socket on a thread of its own (Connection below), or a
-// non-blocking one on a fiber (net/fiber.h, the default).
-void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway);
+// non-blocking one on a fiber (net/fiber.h, the default). With `tls` the connection is HTTPS: its
+// handshake must complete within the head deadline (--head-timeout-ms from the accept, which
+// also bounds the first request's head), and with `identity: certificate` in the catalog a client
+// without a certificate is refused at the handshake. A failed handshake is counted
+// (gateway_tls_handshake_failures_total) and the connection closed without an answer.
+void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
+                     const ServerTls* tls = nullptr);
 
 // The thread-per-connection form (--workers 0): Poco's TCPServer runs one of these per connection.
 class Connection : public Poco::Net::TCPServerConnection {
  public:
   Connection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params, Router& router,
-             Gateway& gateway);
+             Gateway& gateway, const ServerTls* tls);
   void run() override;
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
   Router& router_;
   Gateway& gateway_;
+  const ServerTls* tls_;
 };
 
 class ConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
-  // `router` must outlive the factory and every connection it made.
-  ConnectionFactory(Poco::Net::HTTPServerParams::Ptr params, Router& router, Gateway& gateway)
-      : params_(std::move(params)), router_(router), gateway_(gateway) {}
+  // `router` (and `tls`, when given) must outlive the factory and every connection it made.
+  ConnectionFactory(Poco::Net::HTTPServerParams::Ptr params, Router& router, Gateway& gateway,
+                    const ServerTls* tls = nullptr)
+      : params_(std::move(params)), router_(router), gateway_(gateway), tls_(tls) {}
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override {
-    return new Connection(socket, params_, router_, gateway_);
+    return new Connection(socket, params_, router_, gateway_, tls_);
   }
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
   Router& router_;
   Gateway& gateway_;
+  const ServerTls* tls_;
 };
 
 }  // namespace sluice::http

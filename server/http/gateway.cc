@@ -128,6 +128,19 @@ void Gateway::catalogReloaded(std::shared_ptr<const catalog::Catalog> next, cons
   ++status_.reloads_accepted;
 }
 
+std::string Gateway::identityConflict(const catalog::Catalog& catalog) const {
+  if (catalog.identity.mode == catalog::IdentityMode::Key) return "";
+  if (tls_ && tls_->verifiesClients()) return "";
+  const std::string where = catalog.identity.where.file.empty()
+                                ? std::string("gateway.yaml")
+                                : catalog.identity.where.file + ":" + std::to_string(catalog.identity.where.line);
+  if (catalog.identity.mode == catalog::IdentityMode::Certificate) {
+    return where + ": identity: certificate needs the gateway started with --tls-cert, --tls-key and --client-ca "
+                   "(without them no caller could present a certificate, and every request would be refused)";
+  }
+  return "";
+}
+
 void Gateway::catalogRefused(const std::vector<std::string>& diagnostics, const std::string&) {
   metrics_.recordCatalogReload(false);
   std::lock_guard lock(status_mutex_);

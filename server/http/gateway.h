@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "server/http/body_budget.h"
+#include "server/http/client_tls.h"
 #include "server/http/client_watch.h"
 #include "server/http/connection_limits.h"
 #include "server/http/database_readiness.h"
@@ -82,6 +83,11 @@ struct ServerOptions {
   // A second address for /healthz, /readyz, /metrics and the catalog status; the main address
   // then answers 404 for /readyz, /metrics and the token-read status (http::Surface).
   std::optional<std::string> admin_listen;
+  // --tls-cert, --tls-key, --client-ca: serve HTTPS on --listen (http/client_tls.h); with a client
+  // CA, client certificates are asked for and verified. Empty: plain HTTP.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string client_ca;
   // Audit rows for refusals without a valid key, per peer address and 10 s window; the rest are
   // counted into one summary row per window (audit::RefusalThrottle). 0: no limit.
   uint32_t unauthenticated_rows_per_peer = 10;
@@ -152,6 +158,14 @@ class Gateway {
   void setAdminFactory(HandlerFactory factory) { admin_factory_ = std::move(factory); }
   const HandlerFactory& adminFactory() const { return admin_factory_; }
 
+  // HTTPS on the main listener: set once at start-up (with --tls-cert), before the server accepts
+  // connections; null for plain HTTP.
+  const ServerTls* tls() const { return tls_.get(); }
+  void setTls(std::shared_ptr<const ServerTls> tls) { tls_ = std::move(tls); }
+  // Why `catalog` cannot be served by this process ("" when it can): `identity: certificate`
+  // without --client-ca would refuse every caller. Checked at boot and on every reload.
+  std::string identityConflict(const catalog::Catalog& catalog) const;
+
   // The caps on open client connections (options().max_connections, max_connections_per_peer).
   ConnectionLimits& connectionLimits() { return connection_limits_; }
 
@@ -201,6 +215,7 @@ class Gateway {
   audit::RefusalThrottle refusal_throttle_{{.rows_per_window = options_.unauthenticated_rows_per_peer}};
   std::unique_ptr<util::BackgroundTask> refusal_flush_;
   Identity identity_;
+  std::shared_ptr<const ServerTls> tls_;
   std::shared_ptr<responses::Store> response_store_;
   HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;

@@ -7,11 +7,7 @@ namespace sluice::http {
 std::expected<std::optional<Identified>, wire::ApiError> identify(Gateway& gateway,
                                                                   const Poco::Net::HTTPServerRequest& request) {
   Admission admission(gateway, "");
-  const std::string scope_header(identity::kScopeProjectHeader);
-  std::optional<std::string> scope;
-  if (request.has(scope_header)) scope = request.get(scope_header);
-  if (auto admitted = admission.identify(request.get("Authorization", ""), request.get("x-api-key", ""), scope);
-      !admitted) {
+  if (auto admitted = admission.identify(presentedBy(request, *gateway.catalog())); !admitted) {
     return std::unexpected(admitted.error());
   }
   return admission.who();

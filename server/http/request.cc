@@ -19,7 +19,7 @@ HangUpGuard::~HangUpGuard() = default;
 
 void HangUpGuard::check(void* state) {
   const auto* watched = static_cast<const State*>(state);
-  if (clientGone(watched->fd)) watched->cancel->cancel();
+  if (watched->tls ? clientHungUp(watched->fd) : clientGone(watched->fd)) watched->cancel->cancel();
 }
 
 Request::Request(ServerRequest& head, std::string id, ClientWatch* watch)
@@ -66,9 +66,9 @@ HangUpGuard Request::watchHangUp(upstream::Cancel& cancel) {
   HangUpGuard guard;
   const int fd = head_.fd();
   if (fd < 0) return guard;
-  guard.state_ = std::make_unique<HangUpGuard::State>(HangUpGuard::State{fd, &cancel});
+  guard.state_ = std::make_unique<HangUpGuard::State>(HangUpGuard::State{fd, &cancel, head_.secure()});
   guard.edge_ = net::fiber::watchEdge(fd, head_.registration(), &HangUpGuard::check, guard.state_.get());
-  if (!guard.edge_.active() && watch_) guard.polled_ = watch_->watch(fd, cancel);
+  if (!guard.edge_.active() && watch_) guard.polled_ = watch_->watch(fd, cancel, head_.secure());
   return guard;
 }
 

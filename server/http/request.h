@@ -52,6 +52,7 @@ class HangUpGuard {
   struct State {
     int fd = -1;
     upstream::Cancel* cancel = nullptr;
+    bool tls = false;  // the client's bytes are TLS records: a hang-up is told by the socket's state
   };
   static void check(void* state);  // the edge watch's hook
 

@@ -60,6 +60,10 @@ void RequestLedger::noteCaller(const identity::Caller& caller, const identity::S
   auto& row = audit_.record();
   row.user = caller.user;
   row.api_key_id = caller.api_key_id;
+  // A caller identified without a key: the row says how, as the last route_match segment.
+  if (caller.source != identity::IdentitySource::Key) {
+    identity_segment_ = "identity:" + std::string(identity::toString(caller.source));
+  }
   if (scope.project) row.project = *scope.project;
   if (scope.source != identity::ScopeSource::None) row.project_source = std::string(identity::toString(scope.source));
 }
@@ -148,7 +152,9 @@ audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   if (key == wire::error_keys::kGovernanceDenied) return Outcome::GovernanceDenied;
   if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
   if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;
-  if (key == wire::error_keys::kInvalidApiKey) return Outcome::Unauthenticated;
+  if (key == wire::error_keys::kInvalidApiKey || key == wire::error_keys::kInvalidIdentity) {
+    return Outcome::Unauthenticated;
+  }
   if (key == wire::error_keys::kAccessDenied || key == wire::error_keys::kScopeDenied ||
       key == wire::error_keys::kForbiddenHost) {
     return Outcome::AccessDenied;
@@ -255,6 +261,10 @@ void RequestLedger::noteQuotaBreachAfter(const std::string& message) {
 
 void RequestLedger::end(int status, std::string_view error_key) {
   ended_ = true;
+  if (!identity_segment_.empty()) {
+    std::string& route_match = audit_.record().route_match;
+    route_match += route_match.empty() ? identity_segment_ : ";" + identity_segment_;
+  }
   const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started_);
   const auto& row = audit_.record();
   log::Line line(log::Level::Info, kind_ == Kind::Probe ? "probe" : "request");

@@ -122,6 +122,7 @@ class RequestLedger {
   catalog::Wire client_wire_;
   std::string served_;
   std::string quota_warning_;
+  std::string identity_segment_;  // "identity:certificate" | "identity:proxy" | "" (a key)
   std::optional<SteadyClock::time_point> first_byte_at_;
   wire::Usage usage_;
   bool usage_known_ = false;

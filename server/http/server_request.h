@@ -37,9 +37,11 @@ class ServerRequest : public Poco::Net::HTTPServerRequest {
   const Poco::Net::SocketAddress& serverAddress() const override;
   const Poco::Net::HTTPServerParams& serverParams() const override { return params_; }
   Poco::Net::HTTPServerResponse& response() const override;
-  bool secure() const override { return false; }
+  bool secure() const override { return socket_.tls(); }
 
   int fd() const { return socket_.fd(); }
+  // The connection: TLS and the client's verified certificate (identity reads them).
+  const ClientSocket& socket() const { return socket_; }
   net::fiber::Registration& registration() { return socket_.registration(); }
   // Malformed or ambiguous framing (net::h1::bodyFraming's reasons, or a transfer coding besides
   // chunked): answer 400 and close. Empty when the body can be read.

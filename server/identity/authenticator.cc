@@ -29,6 +29,9 @@ std::string_view toString(AuthFailureReason reason) {
     case AuthFailureReason::Revoked: return "revoked_key";
     case AuthFailureReason::Expired: return "expired_key";
     case AuthFailureReason::MemberDisabled: return "member_disabled";
+    case AuthFailureReason::UnmappedCertificate: return "unmapped_certificate";
+    case AuthFailureReason::AmbiguousCertificate: return "ambiguous_certificate";
+    case AuthFailureReason::UnknownMember: return "unknown_member";
   }
   return "unknown_key";
 }
@@ -166,6 +169,94 @@ std::expected<Caller, AuthFailure> Authenticator::authenticate(std::string_view 
   return std::unexpected(failure(AuthFailureReason::Unknown, "invalid API key"));
 }
 
+std::vector<SubjectMatch> Authenticator::lookupMembers(const std::vector<std::string>& subjects, const std::string* name,
+                                                       TimePoint now) {
+  std::string cache_key = name ? "n\n" + *name : "s";
+  if (!name) {
+    for (const std::string& subject : subjects) cache_key += "\n" + subject;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    const auto found = members_.find(cache_key);
+    if (found != members_.end() && fresh(found->second.fetched_at, now)) return found->second.matches;
+    ++stats_.member_queries;
+  }
+  // NOTE: no single flight here (unlike keys): a certificate is presented once per connection, not
+  // once per request, so a burst of misses for the same names is not the common case.
+  std::vector<SubjectMatch> matches = pool_->run([&](pqxx::connection& connection) {
+    if (!name) return findMembersBySubjects(connection, subjects);
+    std::vector<SubjectMatch> named;
+    if (auto member = findMember(connection, *name)) named.push_back(SubjectMatch{"name:" + *name, std::move(*member)});
+    return named;
+  });
+  std::lock_guard lock(mutex_);
+  makeRoom(members_, now);
+  members_[cache_key] = MemberEntry{now, matches};
+  return matches;
+}
+
+namespace {
+
+Caller callerOf(const Member& member, IdentitySource source, std::string subject) {
+  Caller caller;
+  caller.user = member.name;
+  caller.role = member.role;
+  caller.groups = member.groups;
+  caller.projects = member.projects;
+  caller.primary_project = member.primary_project;
+  caller.source = source;
+  caller.subject = std::move(subject);
+  return caller;
+}
+
+}  // namespace
+
+std::expected<Caller, AuthFailure> Authenticator::authenticateCertificate(const std::vector<std::string>& subjects,
+                                                                          TimePoint now) {
+  const auto unmapped = [] {
+    return std::unexpected(failure(AuthFailureReason::UnmappedCertificate,
+                                   "the client certificate stands for no member (map it with `sluicectl users add NAME "
+                                   "--cert-subject cn:...|uri:...|email:...`)"));
+  };
+  if (subjects.empty()) return unmapped();
+  const std::vector<SubjectMatch> matches = lookupMembers(subjects, nullptr, now);
+  if (matches.empty()) return unmapped();
+  for (const SubjectMatch& match : matches) {
+    if (match.member.name != matches.front().member.name) {
+      return std::unexpected(failure(AuthFailureReason::AmbiguousCertificate,
+                                     "the client certificate stands for more than one member (" +
+                                         matches.front().member.name + ", " + match.member.name + ")"));
+    }
+  }
+  const SubjectMatch& match = matches.front();
+  if (match.member.disabled()) {
+    return std::unexpected(failure(AuthFailureReason::MemberDisabled, "member " + match.member.name + " is disabled"));
+  }
+  return callerOf(match.member, IdentitySource::Certificate, match.subject);
+}
+
+std::expected<Caller, AuthFailure> Authenticator::authenticateProxy(std::string_view value, bool by_email,
+                                                                    TimePoint now) {
+  std::vector<SubjectMatch> matches;
+  if (by_email) {
+    const std::string subject = emailSubject(value);
+    if (!subject.empty()) matches = lookupMembers({subject}, nullptr, now);
+  } else if (validName(value)) {
+    const std::string name(value);
+    matches = lookupMembers({}, &name, now);
+  }
+  if (matches.empty()) {
+    return std::unexpected(failure(AuthFailureReason::UnknownMember,
+                                   std::string("the identity proxy named no known member") +
+                                       (by_email ? " (no member has the e-mail subject it sent)" : "")));
+  }
+  const SubjectMatch& match = matches.front();
+  if (match.member.disabled()) {
+    return std::unexpected(failure(AuthFailureReason::MemberDisabled, "member " + match.member.name + " is disabled"));
+  }
+  return callerOf(match.member, IdentitySource::Proxy, by_email ? match.subject : "name:" + match.member.name);
+}
+
 std::vector<StoredCredential> Authenticator::lookupCredentials(const std::string& user, TimePoint now) {
   {
     std::lock_guard lock(mutex_);
@@ -218,6 +309,7 @@ void Authenticator::forgetAll() {
   std::lock_guard lock(mutex_);
   keys_.clear();
   credentials_.clear();
+  members_.clear();
 }
 
 Authenticator::Stats Authenticator::stats() const {

@@ -1,6 +1,7 @@
 #pragma once
-// Turns the API key a request presents into a Caller, and hands out members' personal provider
-// keys, for the request threads of the gateway.
+// Turns the API key a request presents into a Caller (or the names of a verified client
+// certificate, or a trusted proxy's header: authenticateCertificate, authenticateProxy), and hands
+// out members' personal provider keys, for the request threads of the gateway.
 //
 // Cache: a lookup by key hash is remembered for `cache_ttl` (at most 2 s), positive or negative,
 // so the hot path reaches PostgreSQL about once per key per TTL per replica. Revocation, member
@@ -37,14 +38,21 @@
 #include "server/identity/connection_pool.h"
 #include "server/identity/credential_store.h"
 #include "server/identity/key_store.h"
+#include "server/identity/member_store.h"
 #include "server/identity/vault.h"
 
 namespace sluice::identity {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-enum class AuthFailureReason { Missing, Malformed, Unknown, Revoked, Expired, MemberDisabled };
-// "missing_key" | "malformed_key" | "unknown_key" | "revoked_key" | "expired_key" | "member_disabled".
+enum class AuthFailureReason {
+  Missing, Malformed, Unknown, Revoked, Expired, MemberDisabled,
+  UnmappedCertificate,   // a verified certificate whose names stand for no member
+  AmbiguousCertificate,  // its names stand for two or more members
+  UnknownMember,         // a trusted proxy named no member
+};
+// "missing_key" | "malformed_key" | "unknown_key" | "revoked_key" | "expired_key" | "member_disabled" |
+// "unmapped_certificate" | "ambiguous_certificate" | "unknown_member".
 std::string_view toString(AuthFailureReason reason);
 
 // Every failure is HTTP 401 in the caller's format.
@@ -77,6 +85,16 @@ class Authenticator {
   // `presented_key`: presentedKey(Authorization, x-api-key) (api_keys.h); empty → Missing.
   std::expected<Caller, AuthFailure> authenticate(std::string_view presented_key, TimePoint now);
 
+  // The member a verified client certificate stands for. `subjects`: subjectsOf() of its names
+  // (certificate_subject.h). Failures: UnmappedCertificate (none, or no usable name),
+  // AmbiguousCertificate (two members), MemberDisabled. Cached like keys (same TTL), by the names.
+  std::expected<Caller, AuthFailure> authenticateCertificate(const std::vector<std::string>& subjects, TimePoint now);
+  // The member a trusted proxy's header names: `value` is the member's name (`by_email` false) or
+  // an e-mail address standing for the member (`by_email`: an `email:` certificate subject).
+  // Failures: UnknownMember, MemberDisabled. The caller must already have checked that the
+  // connection comes from a trusted proxy.
+  std::expected<Caller, AuthFailure> authenticateProxy(std::string_view value, bool by_email, TimePoint now);
+
   // The credential ids `user` has stored a personal key for (names only).
   std::vector<std::string> credentialsFor(const std::string& user, TimePoint now);
   // The decrypted personal key of `user` for `credential_id`. The returned string is the only
@@ -92,6 +110,7 @@ class Authenticator {
     uint64_t key_queries = 0;         // of those, the ones that went to PostgreSQL
     uint64_t key_shared = 0;          // of those, misses that waited for another caller's query
     uint64_t credential_queries = 0;  // personal credential loads from PostgreSQL
+    uint64_t member_queries = 0;      // certificate / proxy member lookups that went to PostgreSQL
   };
   Stats stats() const;
 
@@ -102,6 +121,10 @@ class Authenticator {
   };
   // A lookup under way: what callers missing the same key wait on.
   struct KeyFlight;
+  struct MemberEntry {
+    TimePoint fetched_at;
+    std::vector<SubjectMatch> matches;
+  };
   struct CredentialEntry {
     TimePoint fetched_at;
     std::vector<StoredCredential> stored;
@@ -110,6 +133,9 @@ class Authenticator {
   bool fresh(TimePoint fetched_at, TimePoint now) const;
   std::optional<KeyRecord> lookupKey(const KeyHash& hash, TimePoint now);
   std::vector<StoredCredential> lookupCredentials(const std::string& user, TimePoint now);
+  // By `subjects` (stored forms), or by member name when `name` is set.
+  std::vector<SubjectMatch> lookupMembers(const std::vector<std::string>& subjects, const std::string* name,
+                                          TimePoint now);
   template <class Map>
   void makeRoom(Map& map, TimePoint now);
 
@@ -120,6 +146,7 @@ class Authenticator {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, KeyEntry> keys_;  // by the 32 hash bytes
   std::unordered_map<std::string, CredentialEntry> credentials_;  // by user
+  std::unordered_map<std::string, MemberEntry> members_;  // by "s\n" + subjects, or "n\n" + name
   std::unordered_map<std::string, std::shared_ptr<KeyFlight>> key_flights_;  // by the 32 hash bytes
   Stats stats_;
 };

@@ -6,6 +6,15 @@ namespace sluice::identity {
 
 std::string_view toString(Role role) { return role == Role::Admin ? "admin" : "member"; }
 
+std::string_view toString(IdentitySource source) {
+  switch (source) {
+    case IdentitySource::Key: return "key";
+    case IdentitySource::Certificate: return "certificate";
+    case IdentitySource::Proxy: return "proxy";
+  }
+  return "key";
+}
+
 std::optional<Role> parseRole(std::string_view text) {
   if (text == "member") return Role::Member;
   if (text == "admin") return Role::Admin;

@@ -10,19 +10,41 @@ namespace {
 
 std::string selectMembers() {
   return "SELECT name, role, array_to_json(groups), array_to_json(projects), primary_project, " +
-         sql::microsOf("disabled_at") + ", " + sql::microsOf("created_at") + " FROM members ";
+         sql::microsOf("disabled_at") + ", " + sql::microsOf("created_at") +
+         ", (SELECT coalesce(json_agg(s.subject ORDER BY s.subject), '[]'::json) FROM member_subjects s "
+         "WHERE s.user_name = members.name) FROM members ";
 }
 
-Member memberOf(const pqxx::row& row) {
+// The member's columns of selectMembers(), from column `first` of `row` on.
+Member memberOf(const pqxx::row& row, int first = 0) {
   Member member;
-  member.name = row[0].as<std::string>();
-  member.role = parseRole(row[1].as<std::string>()).value_or(Role::Member);
-  member.groups = sql::textArray(row[2]);
-  member.projects = sql::textArray(row[3]);
-  member.primary_project = sql::optionalText(row[4]);
-  member.disabled_at = sql::optionalTime(row[5]);
-  member.created_at = sql::timeOf(row[6]);
+  member.name = row[first].as<std::string>();
+  member.role = parseRole(row[first + 1].as<std::string>()).value_or(Role::Member);
+  member.groups = sql::textArray(row[first + 2]);
+  member.projects = sql::textArray(row[first + 3]);
+  member.primary_project = sql::optionalText(row[first + 4]);
+  member.disabled_at = sql::optionalTime(row[first + 5]);
+  member.created_at = sql::timeOf(row[first + 6]);
+  member.cert_subjects = sql::textArray(row[first + 7]);
   return member;
+}
+
+// Normalised subjects, duplicates dropped; the first unusable one is the error.
+std::expected<std::vector<std::string>, std::string> storedSubjects(const std::vector<std::string>& written) {
+  std::vector<std::string> out;
+  for (const std::string& text : written) {
+    auto subject = parseCertSubject(text);
+    if (!subject) return std::unexpected(subject.error());
+    if (std::find(out.begin(), out.end(), *subject) == out.end()) out.push_back(std::move(*subject));
+  }
+  return out;
+}
+
+// The member `subject` stands for, when it stands for one.
+std::optional<std::string> holderOf(pqxx::work& transaction, const std::string& subject) {
+  const auto rows = transaction.exec_params("SELECT user_name FROM member_subjects WHERE subject = $1", subject);
+  if (rows.empty()) return std::nullopt;
+  return rows[0][0].as<std::string>();
 }
 
 std::vector<std::string> unique(std::vector<std::string> names) {
@@ -57,6 +79,9 @@ std::optional<std::string> validateMember(const NewMember& member) {
     return "primary project '" + *member.primary_project + "' is not one of the member's projects (add --project " +
            *member.primary_project + ")";
   }
+  for (const auto& subject : member.cert_subjects) {
+    if (auto parsed = parseCertSubject(subject); !parsed) return parsed.error();
+  }
   return std::nullopt;
 }
 
@@ -65,6 +90,8 @@ std::expected<Member, MemberError> addMember(pqxx::connection& connection, const
   member.groups = unique(std::move(member.groups));
   member.projects = unique(std::move(member.projects));
   if (auto problem = validateMember(member)) return std::unexpected(MemberError{MemberErrorKind::Invalid, *problem});
+  auto subjects = storedSubjects(member.cert_subjects);
+  if (!subjects) return std::unexpected(MemberError{MemberErrorKind::Invalid, subjects.error()});
   pqxx::work transaction(connection);
   const auto inserted = transaction.exec_params(
       "INSERT INTO members (name, role, groups, projects, primary_project, created_at) "
@@ -75,6 +102,15 @@ std::expected<Member, MemberError> addMember(pqxx::connection& connection, const
       member.primary_project, sql::micros(now));
   if (inserted.empty()) {
     return std::unexpected(MemberError{MemberErrorKind::AlreadyExists, "member '" + member.name + "' already exists"});
+  }
+  for (const std::string& subject : *subjects) {
+    if (auto holder = holderOf(transaction, subject)) {
+      return std::unexpected(MemberError{MemberErrorKind::SubjectTaken, "certificate subject '" + subject +
+                                                                            "' already stands for member " + *holder});
+    }
+    transaction.exec_params("INSERT INTO member_subjects (subject, user_name, created_at) VALUES ($1, $2, " +
+                                sql::timestampParam(3) + ")",
+                            subject, member.name, sql::micros(now));
   }
   const auto row = transaction.exec_params1(selectMembers() + "WHERE name = $1", member.name);
   transaction.commit();
@@ -93,6 +129,57 @@ std::optional<Member> findMember(pqxx::connection& connection, std::string_view 
   const auto rows = transaction.exec_params(selectMembers() + "WHERE name = $1", std::string(name));
   if (rows.empty()) return std::nullopt;
   return memberOf(rows[0]);
+}
+
+std::expected<std::string, MemberError> addCertSubject(pqxx::connection& connection, std::string_view name,
+                                                       std::string_view text, TimePoint now) {
+  auto subject = parseCertSubject(text);
+  if (!subject) return std::unexpected(MemberError{MemberErrorKind::Invalid, subject.error()});
+  pqxx::work transaction(connection);
+  if (transaction.exec_params("SELECT 1 FROM members WHERE name = $1", std::string(name)).empty()) {
+    return std::unexpected(MemberError{MemberErrorKind::NoSuchMember, "no member named '" + std::string(name) + "'"});
+  }
+  if (auto holder = holderOf(transaction, *subject)) {
+    if (*holder == name) return *subject;
+    return std::unexpected(MemberError{MemberErrorKind::SubjectTaken,
+                                       "certificate subject '" + *subject + "' already stands for member " + *holder});
+  }
+  transaction.exec_params("INSERT INTO member_subjects (subject, user_name, created_at) VALUES ($1, $2, " +
+                              sql::timestampParam(3) + ")",
+                          *subject, std::string(name), sql::micros(now));
+  transaction.commit();
+  return *subject;
+}
+
+bool removeCertSubject(pqxx::connection& connection, std::string_view name, std::string_view text) {
+  auto subject = parseCertSubject(text);
+  if (!subject) return false;
+  pqxx::work transaction(connection);
+  const auto removed = transaction.exec_params(
+      "DELETE FROM member_subjects WHERE subject = $1 AND user_name = $2 RETURNING 1", *subject, std::string(name));
+  transaction.commit();
+  return !removed.empty();
+}
+
+std::vector<SubjectMatch> findMembersBySubjects(pqxx::connection& connection,
+                                                const std::vector<std::string>& subjects) {
+  std::vector<SubjectMatch> matches;
+  if (subjects.empty()) return matches;
+  pqxx::read_transaction transaction(connection);
+  const auto rows = transaction.exec_params(
+      "SELECT s.subject, m.* FROM member_subjects s JOIN LATERAL (" + selectMembers() +
+          "WHERE name = s.user_name) m ON true WHERE s.subject IN (SELECT json_array_elements_text($1::json))",
+      sql::jsonArray(subjects));
+  for (const auto& row : rows) {
+    SubjectMatch match;
+    match.subject = row[0].as<std::string>();
+    match.member = memberOf(row, 1);
+    matches.push_back(std::move(match));
+  }
+  std::stable_sort(matches.begin(), matches.end(), [&](const SubjectMatch& a, const SubjectMatch& b) {
+    return std::find(subjects.begin(), subjects.end(), a.subject) < std::find(subjects.begin(), subjects.end(), b.subject);
+  });
+  return matches;
 }
 
 DisableResult disableMember(pqxx::connection& connection, std::string_view name, TimePoint now) {

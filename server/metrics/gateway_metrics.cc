@@ -159,6 +159,11 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                           "Requests cut with 408: head (not whole by the head deadline) or body "
                                           "(below the minimum body rate).",
                                           {"phase"})),
+      tls_handshake_failures(registry.counter("gateway_tls_handshake_failures_total",
+                                              "HTTPS connections closed because their TLS handshake failed: timeout "
+                                              "(not complete by the head deadline), no_certificate, "
+                                              "certificate_refused (not signed by --client-ca), protocol, closed.",
+                                              {"reason"})),
       affinity(registry.counter("gateway_affinity_total",
                                 "Requests on routes with conversation affinity, by route and result: hit (the "
                                 "conversation's deployment led), repinned (its breaker was open, the next in its "
@@ -183,6 +188,9 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
   connections_refused.with({"max_per_peer"});
   requests_timed_out.with({"head"});
   requests_timed_out.with({"body"});
+  for (const char* reason : {"timeout", "no_certificate", "certificate_refused", "protocol", "closed"}) {
+    tls_handshake_failures.with({reason});
+  }
 
   // The audit writer's figures, read at scrape time. The callbacks hold the source, not `this`.
   const auto audit_gauge = [&](std::string_view name, std::string_view help, double (*pick)(const AuditFigures&)) {

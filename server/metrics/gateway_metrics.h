@@ -167,6 +167,9 @@ struct GatewayMetrics {
   // gateway_requests_timed_out_total{phase}: "head" (not whole by --head-timeout-ms) or "body"
   // (slower than --min-body-bytes-per-second)
   CounterFamily& requests_timed_out;
+  // gateway_tls_handshake_failures_total{reason}: timeout | no_certificate | certificate_refused |
+  // protocol | closed (http/client_tls.h), with --tls-cert
+  CounterFamily& tls_handshake_failures;
   // gateway_affinity_total{route, result}: hit | repinned | miss, per request on a route with
   // conversation affinity (dispatch/affinity.h)
   CounterFamily& affinity;

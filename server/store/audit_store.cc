@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <pqxx/tablewriter>
 
 namespace sluice::store {
 
@@ -111,7 +116,128 @@ bool isMissingPartition(const pqxx::sql_error& error) {
   return error.sqlstate() == "23514" && std::string_view(error.what()).find("no partition") != std::string_view::npos;
 }
 
+const std::array<std::string_view, 7> kMeasures = {"input_tokens",       "output_tokens",    "cache_read_tokens",
+                                                    "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
+                                                    "cache_savings_microdollars"};
+
+struct Sums {
+  int64_t requests = 0;
+  int64_t failed = 0;
+  std::array<int64_t, 7> measures{};
+
+  void add(const RollupFacts& facts) {
+    ++requests;
+    if (facts.failed) ++failed;
+    for (size_t i = 0; i < measures.size(); ++i) measures[i] += facts.measures[i];
+  }
+};
+
+// "INSERT ... VALUES (...), ... ON CONFLICT (...) DO UPDATE" for one rollup table. The rows come
+// sorted (std::map), so concurrent writers lock them in the same order and cannot deadlock.
+template <typename Key>
+void appendUpsert(std::string& sql, pqxx::transaction_base& transaction, const std::string& table,
+                  const std::string& period, const std::string& period_type, const std::vector<std::string>& keys,
+                  const std::map<Key, Sums>& rows) {
+  if (rows.empty()) return;
+  std::string key_list;
+  for (const auto& key : keys) key_list += ", " + key;
+  std::string measure_list;
+  std::string updates = "requests = u.requests + excluded.requests, failed = u.failed + excluded.failed";
+  for (const auto measure : kMeasures) {
+    measure_list += ", " + std::string(measure);
+    updates += ", " + std::string(measure) + " = u." + std::string(measure) + " + excluded." + std::string(measure);
+  }
+  sql += "INSERT INTO " + table + " AS u (" + period + key_list + ", requests, failed" + measure_list + ") VALUES ";
+  bool first = true;
+  for (const auto& [key, sums] : rows) {
+    if (!first) sql += ", ";
+    first = false;
+    sql += "(" + transaction.quote(std::get<0>(key)) + "::" + period_type;
+    std::apply([&](const auto&, const auto&... values) { ((sql += ", " + transaction.quote(values)), ...); }, key);
+    sql += ", " + std::to_string(sums.requests) + ", " + std::to_string(sums.failed);
+    for (const int64_t measure : sums.measures) sql += ", " + std::to_string(measure);
+    sql += ")";
+  }
+  sql += " ON CONFLICT (" + period + key_list + ") DO UPDATE SET " + updates + ";\n";
+}
+
+std::string hourOf(std::chrono::system_clock::time_point time) {
+  const auto hour = std::chrono::floor<std::chrono::hours>(time);
+  const auto day = std::chrono::floor<std::chrono::days>(hour);
+  char text[40];
+  std::snprintf(text, sizeof text, "%sT%02d:00:00Z", formatDay(day).c_str(), static_cast<int>((hour - day).count()));
+  return text;
+}
+
+std::string rollupStatements(pqxx::transaction_base& transaction, const std::vector<RollupFacts>& facts) {
+  using UsageKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+  using RouteKey = std::tuple<std::string, std::string, std::string>;
+  std::map<UsageKey, Sums> hourly, daily;
+  std::map<RouteKey, Sums> route_hourly, route_daily;
+  for (const auto& row : facts) {
+    if (row.probe) continue;
+    const std::string hour = hourOf(row.created_at);
+    const std::string day = formatDay(std::chrono::floor<std::chrono::days>(row.created_at));
+    hourly[{hour, row.user_name, row.project, row.model, row.provider}].add(row);
+    daily[{day, row.user_name, row.project, row.model, row.provider}].add(row);
+    route_hourly[{hour, row.route_id, row.endpoint}].add(row);
+    route_daily[{day, row.route_id, row.endpoint}].add(row);
+  }
+  const std::vector<std::string> usage_keys = {"user_name", "project", "model", "provider"};
+  const std::vector<std::string> route_keys = {"route_id", "endpoint"};
+  std::string sql;
+  appendUpsert(sql, transaction, "ai_usage_hourly", "hour", "timestamptz", usage_keys, hourly);
+  appendUpsert(sql, transaction, "ai_usage_daily", "day", "date", usage_keys, daily);
+  appendUpsert(sql, transaction, "ai_route_usage_hourly", "hour", "timestamptz", route_keys, route_hourly);
+  appendUpsert(sql, transaction, "ai_route_usage_daily", "day", "date", route_keys, route_daily);
+  return sql;
+}
+
+std::vector<std::string> columnNames() {
+  std::vector<std::string> names;
+  for (const auto column : kAuditColumns) names.emplace_back(column);
+  return names;
+}
+
+void ensurePartitionsFor(pqxx::connection& connection, const std::vector<RollupFacts>& facts) {
+  std::set<std::chrono::sys_days> days;
+  for (const auto& row : facts) days.insert(std::chrono::floor<std::chrono::days>(row.created_at));
+  for (const auto day : days) {
+    pqxx::work transaction(connection);
+    transaction.exec_params("SELECT sluice_ensure_ai_requests_partition($1::date)", formatDay(day));
+    transaction.commit();
+  }
+}
+
 }  // namespace
+
+void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, const std::vector<RollupFacts>& facts) {
+  static const std::vector<std::string> columns = columnNames();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      pqxx::work transaction(connection);
+      {
+        // NOTE: tablewriter is libpqxx 6's one public way to send COPY data that is already
+        // text (stream_to's raw line is private there); deprecated only in favour of stream_to.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        pqxx::tablewriter copy(transaction, "ai_requests", columns.begin(), columns.end());
+#pragma GCC diagnostic pop
+        copy.write_raw_line(copy_text);  // one PQputCopyData for the whole batch
+        copy.complete();
+      }
+      const std::string rollups = rollupStatements(transaction, facts);
+      if (!rollups.empty()) transaction.exec(rollups);
+      transaction.commit();
+      return;
+    } catch (const pqxx::broken_connection&) {
+      throw;
+    } catch (const pqxx::sql_error& error) {
+      if (attempt > 0 || !isMissingPartition(error)) throw;
+    }
+    ensurePartitionsFor(connection, facts);
+  }
+}
 
 size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array) {
   for (int attempt = 0;; ++attempt) {
@@ -134,12 +260,34 @@ size_t insertAuditRows(pqxx::connection& connection, const std::string& json_arr
   }
 }
 
-std::string formatDay(std::chrono::sys_days day) {
+namespace {
+
+// Writes `value` as exactly `width` decimal digits (zero-padded) at `out`.
+char* digits(char* out, long long value, int width) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+  return out + width;
+}
+
+// "YYYY-MM-DD" at `out` (10 bytes); years outside 0..9999 are clamped (never reached by a clock).
+char* writeDay(char* out, std::chrono::sys_days day) {
   const std::chrono::year_month_day date{day};
-  char text[16];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02u", static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()));
-  return text;
+  out = digits(out, std::clamp(static_cast<int>(date.year()), 0, 9999), 4);
+  *out++ = '-';
+  out = digits(out, static_cast<unsigned>(date.month()), 2);
+  *out++ = '-';
+  return digits(out, static_cast<unsigned>(date.day()), 2);
+}
+
+}  // namespace
+
+// Both run for every audit row (several times): no printf.
+std::string formatDay(std::chrono::sys_days day) {
+  char text[10];
+  writeDay(text, day);
+  return std::string(text, sizeof text);
 }
 
 std::string formatTimestamp(std::chrono::system_clock::time_point time) {
@@ -147,11 +295,18 @@ std::string formatTimestamp(std::chrono::system_clock::time_point time) {
   const auto micros = time_point_cast<microseconds>(time);
   const auto day = floor<days>(micros);
   const hh_mm_ss<microseconds> clock{micros - day};
-  char text[40];
-  std::snprintf(text, sizeof text, "%sT%02d:%02d:%02d.%06lldZ", formatDay(day).c_str(), static_cast<int>(clock.hours().count()),
-                static_cast<int>(clock.minutes().count()), static_cast<int>(clock.seconds().count()),
-                static_cast<long long>(clock.subseconds().count()));
-  return text;
+  char text[27];
+  char* out = writeDay(text, day);
+  *out++ = 'T';
+  out = digits(out, clock.hours().count(), 2);
+  *out++ = ':';
+  out = digits(out, clock.minutes().count(), 2);
+  *out++ = ':';
+  out = digits(out, clock.seconds().count(), 2);
+  *out++ = '.';
+  out = digits(out, clock.subseconds().count(), 6);
+  *out++ = 'Z';
+  return std::string(text, static_cast<size_t>(out - text));
 }
 
 std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,

@@ -3,7 +3,9 @@
 // The rows travel as JSON objects whose keys are the column names (kAuditColumns): the same text
 // the writer spools to disk, so a replay is the same call as a first write.
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +26,25 @@ extern const std::vector<std::string_view> kAuditColumns;
 // Returns the number of rows inserted. Throws pqxx::broken_connection when PostgreSQL is gone,
 // pqxx::sql_error on anything else (a statement_timeout among them).
 size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array);
+
+// What one row adds to the usage rollups: the keys (empty = '') and the seven measures, in the
+// order input, output, cache read, cache write, reasoning tokens, cost, cache savings.
+struct RollupFacts {
+  std::chrono::system_clock::time_point created_at{};
+  bool probe = false;   // probes are left out of the rollups
+  bool failed = false;  // outcome other than ok
+  std::string user_name, project, model, provider;  // ai_usage_* keys (provider: the served one)
+  std::string route_id, endpoint;                   // ai_route_usage_* keys (endpoint: the served one)
+  std::array<int64_t, 7> measures{};
+};
+
+// The live path: `copy_text` (lines of COPY text in kAuditColumns order, each ending in '\n', one
+// per row of `facts`) streamed into ai_requests with COPY, and the rows' rollups, summed here,
+// upserted in the same transaction: about a third of insertAuditRows' work in PostgreSQL, which
+// parses JSON row by row. COPY has no ON CONFLICT: for rows that may already be there (a replay)
+// use insertAuditRows. Creates a missing day partition and retries once.
+// Throws like insertAuditRows; a row already present is pqxx::unique_violation (nothing written).
+void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, const std::vector<RollupFacts>& facts);
 
 // Creates the day partitions (UTC) from `first` to `last` inclusive when missing; returns their names.
 std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,

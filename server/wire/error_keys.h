@@ -27,6 +27,7 @@ inline constexpr std::string_view kNoDeploymentAvailable = "no_deployment_availa
 
 // Admission: identity, access rules and quotas.
 inline constexpr std::string_view kInvalidApiKey = "invalid_api_key";            // 401: no key, or an unknown or revoked one
+inline constexpr std::string_view kInvalidIdentity = "invalid_identity";          // 401: a client certificate or trusted proxy names no member (or a disabled or ambiguous one)
 inline constexpr std::string_view kUnauthenticatedRowsSuppressed = "unauthenticated_rows_suppressed";  // not a response: a summary row counting keyless refusals
 inline constexpr std::string_view kAccessDenied = "access_denied";               // 403: an access rule refuses the caller
 inline constexpr std::string_view kScopeDenied = "scope_denied";                 // 403: the key's scope does not cover the request

@@ -4,6 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "server/store/audit_store.h"
+#include "tests/server/audit/audit_test_support.h"
+
+#include <algorithm>
 
 using namespace sluice;
 
@@ -87,6 +90,89 @@ BOOST_AUTO_TEST_CASE(every_value_round_trips_through_a_parse) {
   BOOST_TEST(!row["attempts"][0].contains("error"));
   BOOST_TEST(row["attempts"][0]["status"] == 0);
   BOOST_TEST(row["attempts"][1]["duration_ms"] == 40);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(record_copy)
+
+// The live path (COPY) and the replay path (JSON) must store the same row and the same rollups.
+BOOST_AUTO_TEST_CASE(a_copy_line_stores_exactly_what_the_json_row_stores_and_the_same_rollups) {
+  test::truncateAudit();
+  audit::Record record;
+  record.created_at = audit::Clock::now();
+  record.completed_at = record.created_at + std::chrono::milliseconds(1500);
+  record.project = "tab\there";
+  record.client_family = "back\\slash \\N and \\. and \\t";
+  record.client_wire = "openai-chat";
+  record.requested_model = "m\r\nodel";
+  record.model = "model-ü-日本";
+  record.route_id = "route";
+  record.strategy = "ordered";
+  record.served_provider = "prov";
+  record.served_endpoint = "prov/ep";
+  record.route_match = "route:x;failover:a->b";
+  record.attempts.push_back({"prov/ep", "prov", 503, "status_503", "tab\tquote\"back\\slash\nnl", 12});
+  record.attempts.push_back({"prov/ep2", "prov", 200, "ok", "", 40});
+  record.status = 200;
+  record.outcome = "ok";
+  record.error_message = std::string("nul\0and \xff\xfe broken \xe2\x82 end", 26);
+  record.usage = {1000, 200, 300, 50, 20};
+  record.cost_microdollars = 777;
+  record.cache_savings_microdollars = 55;
+  record.ttfb_ms = 33;
+  record.request_body = std::string("{\"a\":\"line\nbreak\ttab\x01\\\"}");
+  record.response_body = std::string();
+  record.replica = "r1";
+
+  audit::Record by_copy = record;
+  by_copy.id = "copy-row";
+  by_copy.user = "copy-user";
+  audit::Record by_json = record;
+  by_json.id = "json-row";
+  by_json.user = "json-user";
+  auto connection = test::auditDatabase().connect();
+  const std::string copy_line = audit::toCopyLine(by_copy);
+  BOOST_TEST(copy_line.back() == '\n');
+  BOOST_TEST(std::count(copy_line.begin(), copy_line.end(), '\n') == 1);
+  BOOST_TEST(std::count(copy_line.begin(), copy_line.end(), '\t') == static_cast<long>(store::kAuditColumns.size() - 1));
+  store::copyAuditRows(*connection, copy_line, {audit::rollupFacts(by_copy)});
+  store::insertAuditRows(*connection, "[" + audit::toRowJson(by_json) + "]");
+
+  const auto& db = test::auditDatabase();
+  const std::string row_sql = "SELECT (to_jsonb(r) - 'id' - 'user_name')::text FROM ai_requests r WHERE id = ";
+  const std::string copied = db.scalar(row_sql + "'copy-row'");
+  BOOST_TEST(!copied.empty());
+  BOOST_TEST(copied == db.scalar(row_sql + "'json-row'"));
+  BOOST_TEST(db.scalar("SELECT project FROM ai_requests WHERE id = 'copy-row'") == "tab\there");
+  BOOST_TEST(db.scalar("SELECT client_family FROM ai_requests WHERE id = 'copy-row'") == "back\\slash \\N and \\. and \\t");
+  BOOST_TEST(db.scalar("SELECT completed_at IS NOT NULL AND latency_ms IS NULL AND response_body IS NULL "
+                       "FROM ai_requests WHERE id = 'copy-row'") == "t");
+  for (const std::string table : {"ai_usage_hourly", "ai_usage_daily"}) {
+    const std::string sums = "SELECT concat_ws(',', count(*), sum(requests), sum(failed), sum(input_tokens), "
+                             "sum(output_tokens), sum(cache_read_tokens), sum(cache_write_tokens), "
+                             "sum(reasoning_tokens), sum(cost_microdollars), sum(cache_savings_microdollars), "
+                             "min(project), min(model), min(provider)) FROM " + table + " WHERE user_name = ";
+    BOOST_TEST(db.scalar(sums + "'copy-user'") == db.scalar(sums + "'json-user'"), table);
+    BOOST_TEST(db.scalar(sums + "'copy-user'") == "1,1,0,1000,200,300,50,20,777,55,tab\there,model-ü-日本,prov", table);
+  }
+  for (const std::string table : {"ai_route_usage_hourly", "ai_route_usage_daily"}) {
+    BOOST_TEST(db.scalar("SELECT concat_ws(',', count(*), sum(requests), sum(cost_microdollars)) FROM " + table +
+                         " WHERE route_id = 'route' AND endpoint = 'prov/ep'") == "1,2,1554", table);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_copy_batch_with_a_row_already_present_writes_nothing_and_says_so) {
+  test::truncateAudit();
+  audit::Record first = test::sampleRecord("copy-dup-1");
+  audit::Record second = test::sampleRecord("copy-dup-2");
+  auto connection = test::auditDatabase().connect();
+  store::copyAuditRows(*connection, audit::toCopyLine(first), {audit::rollupFacts(first)});
+  BOOST_CHECK_THROW(store::copyAuditRows(*connection, audit::toCopyLine(second) + audit::toCopyLine(first),
+                                         {audit::rollupFacts(second), audit::rollupFacts(first)}),
+                    pqxx::unique_violation);
+  BOOST_TEST(test::auditRows() == 1);
+  BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "1");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

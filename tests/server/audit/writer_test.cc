@@ -72,6 +72,23 @@ BOOST_AUTO_TEST_CASE(rows_are_written_in_batches_of_batch_size) {
   BOOST_TEST(test::auditRows() == 1000);
 }
 
+// Live rows go in with COPY; a batch where COPY meets a row already there (the same request
+// submitted twice) falls back to the insert that skips it, and still counts it once.
+BOOST_AUTO_TEST_CASE(a_live_batch_holding_a_row_twice_keeps_it_once_and_counts_it_once) {
+  audit::Writer writer(options());
+  const auto record = test::sampleRecord("twice-1");
+  writer.submit(record);
+  writer.submit(test::sampleRecord("twice-2"));
+  writer.submit(record);
+  writer.start();
+  BOOST_TEST(writer.flush(30s));
+  writer.stop();
+  BOOST_TEST(test::auditRows() == 2);
+  BOOST_TEST(writer.stats().rows_written == 3u);
+  BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "2");
+  BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_route_usage_daily") == "2");
+}
+
 BOOST_AUTO_TEST_CASE(the_row_keeps_every_field) {
   audit::Writer writer(options());
   writer.start();

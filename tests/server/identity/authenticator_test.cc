@@ -7,6 +7,7 @@
 
 #include "server/identity/api_keys.h"
 #include "server/identity/key_store.h"
+#include "server/identity/member_store.h"
 #include "server/net/fiber.h"
 #include "tests/server/identity/identity_database.h"
 
@@ -41,6 +42,80 @@ void exec(const std::string& sql) {
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(authenticator)
+
+BOOST_AUTO_TEST_CASE(a_certificate_maps_to_the_member_its_names_stand_for) {
+  test::addTestMember("au-cert", {"research"}, {"ml"});
+  auto connection = identityDatabase().connect();
+  BOOST_REQUIRE(addCertSubject(*connection, "au-cert", "uri:spiffe://corp/au-cert", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(*connection, "au-cert", "email:au-cert@corp.example", kTestNow).has_value());
+  auto auth = newAuthenticator();
+  CertificateNames names;
+  names.common_name = "unmapped-cn";
+  names.uris = {"spiffe://corp/au-cert"};
+  const auto caller = auth->authenticateCertificate(subjectsOf(names), kTestNow);
+  BOOST_REQUIRE_MESSAGE(caller.has_value(), caller.error().message);
+  BOOST_TEST(caller->user == "au-cert");
+  BOOST_TEST(caller->groups == (std::vector<std::string>{"ml"}));
+  BOOST_TEST(caller->api_key_id.empty());
+  BOOST_TEST((caller->source == IdentitySource::Certificate));
+  BOOST_TEST(caller->subject == "uri:spiffe://corp/au-cert");
+
+  // The same names again within the TTL: no second query.
+  const auto queries = auth->stats().member_queries;
+  BOOST_TEST(auth->authenticateCertificate(subjectsOf(names), kTestNow + milliseconds(500)).has_value());
+  BOOST_TEST(auth->stats().member_queries == queries);
+
+  CertificateNames stranger;
+  stranger.common_name = "au-nobody";
+  const auto unmapped = auth->authenticateCertificate(subjectsOf(stranger), kTestNow);
+  BOOST_REQUIRE(!unmapped.has_value());
+  BOOST_TEST((unmapped.error().reason == AuthFailureReason::UnmappedCertificate));
+  BOOST_TEST((auth->authenticateCertificate({}, kTestNow).error().reason == AuthFailureReason::UnmappedCertificate));
+}
+
+BOOST_AUTO_TEST_CASE(a_certificate_naming_two_members_or_a_disabled_one_is_refused) {
+  test::addTestMember("au-cert-a");
+  test::addTestMember("au-cert-b");
+  auto connection = identityDatabase().connect();
+  BOOST_REQUIRE(addCertSubject(*connection, "au-cert-a", "cn:au-cert-a", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(*connection, "au-cert-b", "email:b@corp.example", kTestNow).has_value());
+  auto auth = newAuthenticator();
+  CertificateNames both;
+  both.common_name = "au-cert-a";
+  both.emails = {"b@corp.example"};
+  const auto ambiguous = auth->authenticateCertificate(subjectsOf(both), kTestNow);
+  BOOST_REQUIRE(!ambiguous.has_value());
+  BOOST_TEST((ambiguous.error().reason == AuthFailureReason::AmbiguousCertificate));
+
+  disableMember(*connection, "au-cert-a", kTestNow);
+  CertificateNames only_a;
+  only_a.common_name = "au-cert-a";
+  const auto disabled = auth->authenticateCertificate(subjectsOf(only_a), kTestNow);
+  BOOST_REQUIRE(!disabled.has_value());
+  BOOST_TEST((disabled.error().reason == AuthFailureReason::MemberDisabled));
+}
+
+BOOST_AUTO_TEST_CASE(a_trusted_proxy_names_a_member_by_name_or_email) {
+  test::addTestMember("au-proxied", {"research"});
+  auto connection = identityDatabase().connect();
+  BOOST_REQUIRE(addCertSubject(*connection, "au-proxied", "email:proxied@corp.example", kTestNow).has_value());
+  auto auth = newAuthenticator();
+  const auto by_name = auth->authenticateProxy("au-proxied", false, kTestNow);
+  BOOST_REQUIRE_MESSAGE(by_name.has_value(), by_name.error().message);
+  BOOST_TEST(by_name->user == "au-proxied");
+  BOOST_TEST((by_name->source == IdentitySource::Proxy));
+  BOOST_TEST(by_name->subject == "name:au-proxied");
+  const auto by_email = auth->authenticateProxy("Proxied@Corp.Example", true, kTestNow);
+  BOOST_REQUIRE_MESSAGE(by_email.has_value(), by_email.error().message);
+  BOOST_TEST(by_email->user == "au-proxied");
+  BOOST_TEST(by_email->subject == "email:proxied@corp.example");
+  // A name is not an e-mail subject and the other way round; unknown and malformed names fail.
+  BOOST_TEST((auth->authenticateProxy("proxied@corp.example", false, kTestNow).error().reason ==
+              AuthFailureReason::UnknownMember));
+  BOOST_TEST((auth->authenticateProxy("au-proxied", true, kTestNow).error().reason == AuthFailureReason::UnknownMember));
+  BOOST_TEST((auth->authenticateProxy("no such member", false, kTestNow).error().reason ==
+              AuthFailureReason::UnknownMember));
+}
 
 BOOST_AUTO_TEST_CASE(a_valid_key_yields_the_member_and_the_key) {
   test::addTestMember("au-alice", {"odoo-delivery", "research"}, {"engineering"}, Role::Admin);

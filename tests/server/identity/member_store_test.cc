@@ -54,6 +54,47 @@ BOOST_AUTO_TEST_CASE(invalid_members_are_refused_before_the_database) {
   BOOST_TEST(refused.error().message.find("primary project 'b'") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(certificate_subjects_are_stored_normalised_and_stand_for_one_member) {
+  auto connection = identityDatabase().connect();
+  NewMember member;
+  member.name = "ms-dora";
+  member.cert_subjects = {"CN=ms-dora", "email:Dora@Corp.Example", "cn:ms-dora"};
+  const auto added = addMember(*connection, member, kTestNow);
+  BOOST_REQUIRE_MESSAGE(added.has_value(), added.error().message);
+  BOOST_TEST(added->cert_subjects == (std::vector<std::string>{"cn:ms-dora", "email:dora@corp.example"}));
+
+  // Another member may not take a subject that already stands for ms-dora: nothing is stored.
+  NewMember thief;
+  thief.name = "ms-eve";
+  thief.cert_subjects = {"cn:ms-eve", "email:dora@corp.example"};
+  const auto refused = addMember(*connection, thief, kTestNow);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST((refused.error().kind == MemberErrorKind::SubjectTaken));
+  BOOST_TEST(refused.error().message == "certificate subject 'email:dora@corp.example' already stands for member ms-dora");
+  BOOST_TEST(!findMember(*connection, "ms-eve").has_value());
+
+  NewMember bad;
+  bad.name = "ms-frank";
+  bad.cert_subjects = {"O=Corp"};
+  BOOST_TEST((addMember(*connection, bad, kTestNow).error().kind == MemberErrorKind::Invalid));
+  BOOST_TEST(validateMember(bad).has_value());
+
+  // Added and removed later; lookups find the member behind any of a certificate's subjects.
+  BOOST_TEST(addCertSubject(*connection, "ms-dora", "uri:spiffe://corp/dora", kTestNow).value() ==
+             "uri:spiffe://corp/dora");
+  BOOST_TEST(addCertSubject(*connection, "ms-dora", "URI:spiffe://corp/dora", kTestNow).has_value());  // idempotent
+  BOOST_TEST((addCertSubject(*connection, "ms-nobody", "cn:x", kTestNow).error().kind == MemberErrorKind::NoSuchMember));
+  const auto matches = findMembersBySubjects(*connection, {"cn:someone-else", "uri:spiffe://corp/dora"});
+  BOOST_REQUIRE(matches.size() == 1u);
+  BOOST_TEST(matches[0].subject == "uri:spiffe://corp/dora");
+  BOOST_TEST(matches[0].member.name == "ms-dora");
+  BOOST_TEST(matches[0].member.cert_subjects.size() == 3u);
+  BOOST_TEST(removeCertSubject(*connection, "ms-dora", "uri:spiffe://corp/dora"));
+  BOOST_TEST(!removeCertSubject(*connection, "ms-dora", "uri:spiffe://corp/dora"));
+  BOOST_TEST(findMembersBySubjects(*connection, {"uri:spiffe://corp/dora"}).empty());
+  BOOST_TEST(findMembersBySubjects(*connection, {}).empty());
+}
+
 BOOST_AUTO_TEST_CASE(disable_is_idempotent_and_knows_unknown_members) {
   test::addTestMember("ms-carol");
   auto connection = identityDatabase().connect();

@@ -1,0 +1,34 @@
+#pragma once
+// Address blocks (CIDR notation) for the catalog's trusted proxies: parsed from text and matched
+// against a peer's address. Pure: no sockets, no resolver. IPv4 blocks and addresses are kept as
+// IPv4-mapped IPv6 (::ffff:a.b.c.d), so a dual-stack listener's peers match IPv4 blocks too.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sluice::catalog {
+
+// 16 bytes in network order; IPv4 as ::ffff:a.b.c.d.
+using IpAddress = std::array<uint8_t, 16>;
+
+// An IPv4 dotted quad ("10.0.0.1") or an IPv6 address ("fd00::1", "::ffff:10.0.0.1"), without
+// brackets, zone or port. nullopt for anything else (leading zeros in a quad are refused: some
+// parsers read them as octal).
+std::optional<IpAddress> parseIpAddress(std::string_view text);
+
+struct Cidr {
+  IpAddress address{};  // the block's first address (host bits cleared)
+  int prefix_bits = 0;  // of the 128; an IPv4 /n is 96 + n
+  std::string text;     // as written, for messages
+
+  bool contains(const IpAddress& candidate) const;
+};
+
+// "10.0.0.0/8", "fd00::/8", or one address ("127.0.0.1" = /32, "::1" = /128). Host bits set past
+// the prefix ("10.0.0.1/8") are refused (a typo, or a misread block). Errors say what was expected.
+std::optional<Cidr> parseCidr(std::string_view text, std::string* error = nullptr);
+
+}  // namespace sluice::catalog
