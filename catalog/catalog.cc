@@ -46,10 +46,30 @@ std::string_view toString(Trust trust) {
     case Trust::TrustedMasked: return "trusted_masked";
     case Trust::Public: return "public";
   }
+  return "?";
+}
+
+std::string_view toString(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::Chat: return "chat";
+    case ModelKind::Embedding: return "embedding";
+    case ModelKind::Image: return "image";
+    case ModelKind::Audio: return "audio";
+    case ModelKind::Moderation: return "moderation";
+    case ModelKind::Rerank: return "rerank";
+  }
   return "unknown";
 }
 
 bool masksRequests(Trust trust) { return trust == Trust::TrustedMasked || trust == Trust::Public; }
+
+std::optional<ModelKind> parseModelKind(std::string_view text) {
+  for (ModelKind kind : {ModelKind::Chat, ModelKind::Embedding, ModelKind::Image, ModelKind::Audio,
+                         ModelKind::Moderation, ModelKind::Rerank}) {
+    if (toString(kind) == text) return kind;
+  }
+  return std::nullopt;
+}
 
 std::string_view toString(ClientFamily family) {
   switch (family) {

@@ -36,6 +36,14 @@ std::optional<ClientFamily> parseClientFamily(std::string_view text);
 enum class CredentialKind { Platform, Personal };
 std::string_view toString(CredentialKind kind);
 
+// What a model does, and so which /v1 endpoints serve it: chat models the three chat formats
+// (/v1/messages, /v1/chat/completions, /v1/responses); every other kind its own OpenAI-style
+// endpoint (/v1/embeddings, /v1/images/generations, /v1/audio/speech and /v1/audio/transcriptions,
+// /v1/moderations, /v1/rerank). Models.yaml `kind:`, default chat.
+enum class ModelKind { Chat, Embedding, Image, Audio, Moderation, Rerank };
+std::string_view toString(ModelKind kind);
+std::optional<ModelKind> parseModelKind(std::string_view text);
+
 enum class Strategy { Ordered, Weighted, LeastBusy };
 std::string_view toString(Strategy strategy);
 
@@ -167,6 +175,12 @@ struct Pricing {
   int64_t cache_read_per_million = 0;
   int64_t cache_write_per_million = 0;
   std::optional<LongContextPricing> long_context;
+  // Per-unit prices, in integer microdollars per unit, for what is not counted in tokens (0 = not
+  // charged): an image generated, a thousand characters spoken, a minute transcribed, a request.
+  int64_t per_image = 0;
+  int64_t per_1k_characters = 0;
+  int64_t per_minute = 0;
+  int64_t per_request = 0;
 };
 
 struct Limits {
@@ -178,6 +192,7 @@ struct Model {
   std::string id;
   std::string display_name;
   std::string upstream_model;
+  ModelKind kind = ModelKind::Chat;
   std::vector<ClientFamily> clients;  // empty: served, never advertised
   std::vector<std::string> capabilities;
   Limits limits;

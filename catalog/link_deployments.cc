@@ -35,6 +35,16 @@ void linkDeployments(LinkState& state) {
         continue;
       }
       if (model == nullptr) continue;
+      // The other kinds are called on an OpenAI-style base URL (`…/v1` + `/embeddings`, …): the
+      // endpoint must be one that speaks OpenAI's API (openai-chat or openai-responses).
+      if (model->kind != ModelKind::Chat && endpoint->wire != Wire::OpenAIChat &&
+          endpoint->wire != Wire::OpenAIResponses) {
+        state.sink.error(entry.endpoint.where,
+                         "model '" + model_id + "' is of kind " + std::string(toString(model->kind)) +
+                             " and is served on OpenAI's endpoints, but endpoint '" + endpoint->key + "' has wire " +
+                             std::string(toString(endpoint->wire)) + "; use an openai-chat or openai-responses endpoint");
+        continue;
+      }
       Deployment deployment;
       deployment.model_id = model_id;
       deployment.endpoint_key = endpoint->key;

@@ -191,7 +191,15 @@ void linkRoutes(LinkState& state) {
 
   if (state.draft.default_model) {
     const Located<std::string>& id = *state.draft.default_model;
-    if (checkDeclared(state, id, "default_model")) state.catalog.default_model = id.value;
+    if (checkDeclared(state, id, "default_model")) {
+      state.catalog.default_model = id.value;
+      const Model* model = state.catalog.model(id.value);
+      if (model != nullptr && model->kind != ModelKind::Chat) {
+        state.sink.error(id.where, "default_model '" + id.value + "' is of kind " + std::string(toString(model->kind)) +
+                                       "; the default serves requests naming no model on the chat endpoints, so it "
+                                       "must be a chat model");
+      }
+    }
   }
   state.catalog.quotas = state.draft.quotas;
   state.catalog.identity = state.draft.identity;

@@ -72,9 +72,19 @@ ModelDraft readModel(YamlReader& reader, const Entry& entry) {
   model.where = entry.key_at;
   std::string owner = "model '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
-                                {"display_name", "upstream_model", "clients", "capabilities",
+                                {"display_name", "upstream_model", "kind", "clients", "capabilities",
                                  "limits", "pricing", "governance", "retired"});
   if (!fields.ok()) return draft;
+  if (const Entry* e = fields.find("kind")) {
+    if (auto text = reader.string(*e, "kind of " + owner)) {
+      if (auto kind = parseModelKind(*text)) {
+        model.kind = *kind;
+      } else {
+        reader.error(e->value_at, "kind '" + *text + "' of " + owner +
+                                      " must be one of: chat, embedding, image, audio, moderation, rerank");
+      }
+    }
+  }
   if (const Entry* e = fields.find("display_name")) {
     model.display_name = reader.string(*e, "display_name of " + owner).value_or(entry.key);
   }
@@ -91,6 +101,7 @@ ModelDraft readModel(YamlReader& reader, const Entry& entry) {
   if (const Entry* e = fields.find("pricing")) {
     draft.pricing_written = readPricing(reader, *e, owner);
   }
+  draft.pricing_written.tokens_required = model.kind == ModelKind::Chat;
   model.pricing = modelPricing(draft.pricing_written, reader.sink(), owner);
   if (const Entry* e = fields.find("governance")) {
     Fields governance = reader.fields(*e, "governance of " + owner, {"european", "no_retain"});

@@ -50,6 +50,7 @@ bool longContextComplete(const LongContextOverride& lc, DiagnosticSink& sink,
 
 void checkRequired(const PricingOverride& written, DiagnosticSink& sink, std::string_view owner) {
   if (!written.present) return;
+  if (!written.tokens_required) return;
   if (!written.input_per_million) {
     sink.error(written.where, "pricing of " + std::string(owner) + " needs input_per_million");
   }
@@ -70,6 +71,10 @@ Pricing finalize(const PricingOverride& written) {
   pricing.cache_read_per_million = written.cache_read_per_million.value_or(pricing.input_per_million);
   pricing.cache_write_per_million =
       written.cache_write_per_million.value_or(pricing.input_per_million);
+  pricing.per_image = written.per_image.value_or(0);
+  pricing.per_1k_characters = written.per_1k_characters.value_or(0);
+  pricing.per_minute = written.per_minute.value_or(0);
+  pricing.per_request = written.per_request.value_or(0);
   const auto& lc = written.long_context;
   if (lc && lc->above_input_tokens && lc->input_per_million && lc->output_per_million) {
     pricing.long_context = LongContextPricing{*lc->above_input_tokens, *lc->input_per_million,
@@ -91,7 +96,8 @@ PricingOverride readPricing(YamlReader& reader, const Entry& entry, std::string_
   Fields fields = reader.fields(entry, what,
                                 {"input_per_million", "output_per_million",
                                  "cache_read_per_million", "cache_write_per_million",
-                                 "long_context"});
+                                 "long_context", "per_image", "per_1k_characters", "per_minute",
+                                 "per_request"});
   for (const Entry& e : fields.entries()) {
     std::string field = e.key + " in " + what;
     if (e.key == "input_per_million") {
@@ -104,6 +110,14 @@ PricingOverride readPricing(YamlReader& reader, const Entry& entry, std::string_
       out.cache_write_per_million = reader.usdMicros(e, field).value_or(0);
     } else if (e.key == "long_context") {
       readLongContext(reader, e, owner, out);
+    } else if (e.key == "per_image") {
+      out.per_image = reader.usdMicros(e, field).value_or(0);
+    } else if (e.key == "per_1k_characters") {
+      out.per_1k_characters = reader.usdMicros(e, field).value_or(0);
+    } else if (e.key == "per_minute") {
+      out.per_minute = reader.usdMicros(e, field).value_or(0);
+    } else if (e.key == "per_request") {
+      out.per_request = reader.usdMicros(e, field).value_or(0);
     }
   }
   return out;
@@ -126,6 +140,10 @@ Pricing deploymentPricing(const PricingOverride& model_written, const PricingOve
   take(merged.output_per_million, over.output_per_million);
   take(merged.cache_read_per_million, over.cache_read_per_million);
   take(merged.cache_write_per_million, over.cache_write_per_million);
+  take(merged.per_image, over.per_image);
+  take(merged.per_1k_characters, over.per_1k_characters);
+  take(merged.per_minute, over.per_minute);
+  take(merged.per_request, over.per_request);
   if (over.long_context) {
     if (!merged.long_context) {
       merged.long_context = over.long_context;

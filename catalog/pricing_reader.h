@@ -28,6 +28,13 @@ struct PricingOverride {
   std::optional<int64_t> cache_read_per_million;
   std::optional<int64_t> cache_write_per_million;
   std::optional<LongContextOverride> long_context;
+  std::optional<int64_t> per_image;          // microdollars per unit
+  std::optional<int64_t> per_1k_characters;
+  std::optional<int64_t> per_minute;
+  std::optional<int64_t> per_request;
+  // Chat models must write both token prices; the other kinds price what they need (an embedding
+  // model input_per_million alone, an image model per_image alone). Set from the model's kind.
+  bool tokens_required = true;
   Location where;
 };
 
@@ -35,8 +42,8 @@ struct PricingOverride {
 // model or deployment in messages.
 PricingOverride readPricing(YamlReader& reader, const Entry& entry, std::string_view owner);
 
-// A model's prices. No `pricing:` means free (all zero). When present, input_per_million and
-// output_per_million are required (each missing one is reported); cache read and write prices
+// A model's prices. No `pricing:` means free (all zero). When present (and `tokens_required`),
+// input_per_million and output_per_million are required (each missing one is reported); cache read and write prices
 // default to the input price; a long_context block needs above_input_tokens, input_per_million
 // and output_per_million, and its cache prices stay nullopt when not written.
 Pricing modelPricing(const PricingOverride& written, DiagnosticSink& sink, std::string_view owner);

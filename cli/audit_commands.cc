@@ -114,6 +114,7 @@ void printRequest(const nlohmann::json& row, std::ostream& out) {
                       groupThousands(num(row, "cache_read_tokens")) + ", cache write " +
                       groupThousands(num(row, "cache_write_tokens")) + ", reasoning " +
                       groupThousands(num(row, "reasoning_tokens")));
+  if (!str(row, "unit").empty()) field("units", groupThousands(num(row, "units")) + " " + str(row, "unit"));
   field("cost", formatDollars(num(row, "cost_microdollars")) + " (" + groupThousands(num(row, "cost_microdollars")) +
                     " microdollars)");
   field("cache savings", formatDollars(num(row, "cache_savings_microdollars")) + " (" +

@@ -8,6 +8,7 @@
 #include "server/config/catalog_loader.h"
 #include "server/dispatch/planner.h"
 #include "server/dispatch/pricing.h"
+#include "server/wire/operation.h"
 
 namespace sluice::cli {
 
@@ -46,6 +47,14 @@ std::string priceLine(const catalog::Pricing& pricing) {
             formatPerMillion(pricing.long_context->input_per_million) + " out " +
             formatPerMillion(pricing.long_context->output_per_million);
   }
+  // Per-unit prices print as per-million ones do (a dollar figure), each only when set.
+  const std::pair<const char*, int64_t> units[] = {{"per image", pricing.per_image},
+                                                   {"per 1k characters", pricing.per_1k_characters},
+                                                   {"per minute", pricing.per_minute},
+                                                   {"per request", pricing.per_request}};
+  for (const auto& [name, price] : units) {
+    if (price > 0) line += "; " + formatPerMillion(price) + " " + name;
+  }
   return line;
 }
 
@@ -53,7 +62,11 @@ nlohmann::json priceJson(const catalog::Pricing& pricing) {
   nlohmann::json out = {{"input_per_million_microdollars", pricing.input_per_million},
                         {"output_per_million_microdollars", pricing.output_per_million},
                         {"cache_read_per_million_microdollars", pricing.cache_read_per_million},
-                        {"cache_write_per_million_microdollars", pricing.cache_write_per_million}};
+                        {"cache_write_per_million_microdollars", pricing.cache_write_per_million},
+                        {"per_image_microdollars", pricing.per_image},
+                        {"per_1k_characters_microdollars", pricing.per_1k_characters},
+                        {"per_minute_microdollars", pricing.per_minute},
+                        {"per_request_microdollars", pricing.per_request}};
   if (pricing.long_context) {
     out["long_context"] = {{"above_input_tokens", pricing.long_context->above_input_tokens},
                            {"input_per_million_microdollars", pricing.long_context->input_per_million},
@@ -117,6 +130,8 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   if (json) {
     nlohmann::json report = {{"requested_model", plan->requested_model},
                              {"model", plan->model_id},
+                             {"kind", std::string(catalog::toString(plan->model->kind))},
+                             {"served_at", std::string(wire::servedAt(plan->model->kind))},
                              {"route", {{"id", route.id},
                                         {"kind", std::string(catalog::toString(route.kind))},
                                         {"strategy", std::string(catalog::toString(route.strategy))},
@@ -182,6 +197,10 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   }
   out << "requested    " << plan->requested_model << "\n";
   out << "model        " << plan->model_id << " (" << plan->model->display_name << ")\n";
+  if (plan->model->kind != catalog::ModelKind::Chat) {
+    out << "kind         " << catalog::toString(plan->model->kind) << ", served on " << wire::servedAt(plan->model->kind)
+        << "\n";
+  }
   out << "route        " << route.id << " (" << catalog::toString(route.kind) << ", strategy "
       << catalog::toString(route.strategy) << (route.affinity ? ", conversation affinity" : "")
       << (route.affinity && route.affinity_ttl_seconds > 0 ? " for " + std::to_string(route.affinity_ttl_seconds) + " s" : "")

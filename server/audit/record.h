@@ -98,6 +98,10 @@ struct Record {
   // What the cache reads saved at the served deployment's prices (dispatch::cacheSavingsMicrodollars);
   // 0 when nothing was served.
   int64_t cache_savings_microdollars = 0;
+  // What the other /v1 endpoints count besides tokens (dispatch::Units): "images", "characters",
+  // "seconds" or "requests", and how many; "" and 0 for chat requests and unserved ones.
+  std::string unit;
+  int64_t units = 0;
 
   // Time. Unset values stay NULL in the table.
   std::optional<int64_t> latency_ms;   // arrival → last byte; RequestAudit fills it when unset

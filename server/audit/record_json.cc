@@ -247,6 +247,8 @@ std::string toRowJson(const Record& record) {
   row.number("reasoning_tokens", record.usage.reasoning_tokens);
   row.number("cost_microdollars", record.cost_microdollars);
   row.number("cache_savings_microdollars", record.cache_savings_microdollars);
+  row.text("unit", record.unit);
+  row.number("units", record.units);
   row.number("latency_ms", record.latency_ms);
   row.number("ttfb_ms", record.ttfb_ms);
   row.number("upstream_ms", record.upstream_ms);
@@ -323,6 +325,8 @@ std::string toCopyLine(const Record& record) {
     appendMasked(masked, record.masked);
     row.json(masked);
   }
+  row.text(record.unit);
+  row.number(record.units);
   row.end();
   return out;
 }

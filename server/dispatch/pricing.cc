@@ -51,8 +51,54 @@ int64_t cacheSavingsMicrodollars(const catalog::Pricing& pricing, const wire::Us
   return roundedMicrodollars(static_cast<__int128>(usage.cache_read_tokens) * (prices.input - prices.cache_read));
 }
 
-Charge chargeFor(const catalog::Pricing& pricing, const wire::Usage& usage) {
-  return Charge{costMicrodollars(pricing, usage), cacheSavingsMicrodollars(pricing, usage)};
+std::string_view toString(Unit unit) {
+  switch (unit) {
+    case Unit::None: return "";
+    case Unit::Images: return "images";
+    case Unit::Characters: return "characters";
+    case Unit::Seconds: return "seconds";
+    case Unit::Requests: return "requests";
+  }
+  return "";
+}
+
+Units unitsFor(wire::Operation operation, const wire::AnswerMeasure& answer, int64_t input_characters) {
+  switch (operation) {
+    case wire::Operation::ImageGenerations: return {Unit::Images, answer.data_items};
+    case wire::Operation::Speech: return {Unit::Characters, input_characters};
+    case wire::Operation::Transcriptions:
+    case wire::Operation::Translations:
+      if (answer.duration_seconds) {
+        const double seconds = *answer.duration_seconds;
+        // Rounded up: a 0.2-second clip is one second. Bounded well below int64 for absurd values.
+        const auto whole = static_cast<int64_t>(seconds > 1e12 ? 1e12 : seconds);
+        return {Unit::Seconds, whole + (static_cast<double>(whole) < seconds ? 1 : 0)};
+      }
+      return {Unit::Requests, 1};
+    case wire::Operation::Embeddings:
+    case wire::Operation::Moderations:
+    case wire::Operation::Rerank:
+      if (answer.usage) return {};
+      return {Unit::Requests, 1};
+  }
+  return {};
+}
+
+int64_t unitCostMicrodollars(const catalog::Pricing& pricing, const Units& units) {
+  __int128 thousandths = 0;  // microdollars x 1000, so every price divides exactly before rounding
+  switch (units.unit) {
+    case Unit::Images: thousandths = static_cast<__int128>(units.count) * pricing.per_image * 1000; break;
+    case Unit::Characters: thousandths = static_cast<__int128>(units.count) * pricing.per_1k_characters; break;
+    case Unit::Seconds: thousandths = static_cast<__int128>(units.count) * pricing.per_minute * 1000 / 60; break;
+    case Unit::Requests: thousandths = static_cast<__int128>(units.count) * pricing.per_request * 1000; break;
+    case Unit::None: break;
+  }
+  return static_cast<int64_t>((thousandths + 500) / 1000);
+}
+
+Charge chargeFor(const catalog::Pricing& pricing, const wire::Usage& usage, const Units& units) {
+  return Charge{costMicrodollars(pricing, usage) + unitCostMicrodollars(pricing, units),
+                cacheSavingsMicrodollars(pricing, usage)};
 }
 
 std::string formatPerMillion(int64_t microdollars_per_million) {

@@ -107,7 +107,9 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   bool field_retried = !call.field_retry || call.single_try;
   for (;;) {
     upstream::Request request = buildUpstreamCall(attempt, call.client, call.client_wire, call.body, call.stream,
-                                                  call.path, personal_key ? &*personal_key : nullptr, call.base_url);
+                                                  call.path, personal_key ? &*personal_key : nullptr, call.base_url,
+                                                  call.content_type, call.accept);
+    request.body_source = call.body_source;
     const auto sent_at = Clock::now();
     auto in_flight = states_.enter(endpoint.key);
     ++sent_;

@@ -50,6 +50,12 @@ struct AttemptCall {
   // Test button); only a transport failure is Failed.
   bool single_try = false;
   std::string base_url{};           // "" = the endpoint's url; else the presence hub's address for it
+  // The operations of the other /v1 endpoints: the body's type and the Accept asked for ("" =
+  // the wire's), and an upload streamed from the client after `body` (sent once: give it with
+  // single_try).
+  std::string content_type = {};
+  std::string accept = {};
+  upstream::BodySource* body_source = nullptr;
 };
 
 struct Answer {

@@ -17,6 +17,7 @@
 #include "server/wire/codec.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/json_scan.h"
+#include "server/wire/operation.h"
 
 namespace sluice::http {
 
@@ -86,6 +87,11 @@ class CountTokens {
     }
     ledger_.notePlan(*plan);
     ledger_.noteRouting(withEndpoint(plan->route_match), nullptr, {});
+    if (plan->model->kind != catalog::ModelKind::Chat) {
+      return refuse(wire::ApiError::make(
+          400, wire::error_keys::kModelKindMismatch,
+          wire::kindMismatchMessage(plan->model_id, plan->model->kind, "/v1/messages/count_tokens"), "model"));
+    }
     auto ticket = admission_.admit(catalog, *plan, QuotaUse::CheckOnly);
     if (!ticket) return refuse(ticket.error());
     if (askProvider(*catalog, *plan, parsed)) return;

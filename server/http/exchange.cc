@@ -19,6 +19,7 @@
 #include "server/log/json_log.h"
 #include "server/responses/store.h"
 #include "server/wire/client.h"
+#include "server/wire/operation.h"
 
 namespace sluice::http {
 
@@ -100,6 +101,14 @@ void Exchange::run() {
     gateway_.metrics().affinity.with({planned->route->id, std::string(dispatch::toString(pinned))}).inc();
   }
   ledger_.notePlan(*planned);
+  if (planned->model->kind != catalog::ModelKind::Chat) {
+    const std::string_view path = client_wire_ == catalog::Wire::Anthropic        ? "/v1/messages"
+                                  : client_wire_ == catalog::Wire::OpenAIResponses ? "/v1/responses"
+                                                                                   : "/v1/chat/completions";
+    return refuse(wire::ApiError::make(400, wire::error_keys::kModelKindMismatch,
+                                       wire::kindMismatchMessage(planned->model_id, planned->model->kind, path),
+                                       "model"));
+  }
 
   phase_ = Phase::Admit;
   auto ticket = admission_.admit(catalog_, *planned, QuotaUse::Spend);

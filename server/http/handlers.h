@@ -13,6 +13,7 @@
 #include "server/http/gateway.h"
 #include "server/http/request.h"
 #include "server/http/server_session.h"
+#include "server/wire/operation.h"
 
 namespace sluice::http {
 
@@ -101,14 +102,18 @@ class CatalogStatusHandler : public Poco::Net::HTTPRequestHandler {
   bool operations_address_;
 };
 
-// Anything else: 404 (or 405 for a known path with the wrong method) as JSON.
+// Anything else: 404 (or 405 for a known path with the wrong method) as JSON. A path under /v1/
+// that nothing serves (`openai_shape`) is answered as OpenAI answers it: 404
+// {"error":{"message","type":"invalid_request_error","param":null,"code":"unknown_url"}}.
 class NotFoundHandler : public Poco::Net::HTTPRequestHandler {
  public:
-  explicit NotFoundHandler(bool wrong_method) : wrong_method_(wrong_method) {}
+  explicit NotFoundHandler(bool wrong_method, bool openai_shape = false)
+      : wrong_method_(wrong_method), openai_shape_(openai_shape) {}
   void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override;
 
  private:
   bool wrong_method_;
+  bool openai_shape_;
 };
 
 }  // namespace sluice::http
@@ -126,6 +131,20 @@ class StoredResponsesHandler : public Handler {
 
  private:
   Gateway& gateway_;
+};
+
+// POST /v1/embeddings, /v1/images/generations, /v1/audio/speech, /v1/audio/transcriptions,
+// /v1/audio/translations, /v1/moderations, /v1/rerank (and unversioned): served by the catalog's
+// models of the operation's kind, through the same admission, attempts and ledger as chat
+// (operation_handler.cc).
+class OperationHandler : public Handler {
+ public:
+  OperationHandler(Gateway& gateway, wire::Operation operation) : gateway_(gateway), operation_(operation) {}
+  void handle(Request& request, ServerResponse& response) override;
+
+ private:
+  Gateway& gateway_;
+  wire::Operation operation_;
 };
 
 class CountTokensHandler : public Handler {

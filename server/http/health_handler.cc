@@ -1,10 +1,12 @@
 #include <chrono>
 
+#include <Poco/URI.h>
 #include <nlohmann/json.hpp>
 
 #include "server/http/handlers.h"
 #include "server/http/gateway.h"
 #include "server/http/respond.h"
+#include "server/wire/error_keys.h"
 
 namespace sluice::http {
 
@@ -62,6 +64,16 @@ void HealthHandler::handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTP
 
 void NotFoundHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
   const std::string id = response.get("x-sluice-request-id", "");
+  if (openai_shape_ && !wrong_method_) {
+    const nlohmann::json body = {{"error",
+                                  {{"message", "Invalid URL (" + request.getMethod() + " " +
+                                                   Poco::URI(request.getURI()).getPath() + ")"},
+                                   {"type", "invalid_request_error"},
+                                   {"param", nullptr},
+                                   {"code", wire::error_keys::kUnknownUrl}}}};
+    sendJson(response, 404, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
   const std::string message = wrong_method_ ? "method " + request.getMethod() + " is not allowed on " + request.getURI()
                                             : "no such endpoint: " + request.getURI();
   const nlohmann::json body = {

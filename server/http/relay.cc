@@ -296,4 +296,59 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
   return result;
 }
 
+RelayResult relayAsItComes(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
+                           const RelayOptions& options, wire::AnswerMeter* meter) {
+  RelayResult result;
+  result.status = answer.status();
+  std::string chunk;
+  bool more = firstBytes(answer, chunk);  // throws with nothing sent: the caller may fail over
+  if (cancelled(options)) {
+    answer.abort();
+    result.client_gone = true;
+    return result;
+  }
+  const std::string content_type = answer.header("Content-Type");
+  if (meter && content_type.find("json") == std::string::npos) meter = nullptr;
+  copyProviderHeaders(answer, response);
+  response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(result.status));
+  response.setContentType(content_type.empty() ? "application/octet-stream" : content_type);
+  const std::string length = answer.header("Content-Length");
+  if (!length.empty() && length.size() <= 18 &&
+      length.find_first_not_of("0123456789") == std::string::npos) {
+    response.setContentLength64(static_cast<Poco::Int64>(std::stoll(length)));
+  } else {
+    response.setChunkedTransferEncoding(true);
+  }
+  std::ostream& out = response.send();
+  const auto gone = [&] {
+    answer.abort();  // closing the upstream socket stops the provider's work
+    result.client_gone = true;
+    return result;
+  };
+  try {
+    while (more || !chunk.empty()) {
+      if (!chunk.empty()) {
+        if (meter) meter->feed(chunk);
+        out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        out.flush();
+        if (!out.good()) return gone();
+        if (!result.first_byte_at) result.first_byte_at = SteadyClock::now();
+        chunk.clear();
+      }
+      if (!more) break;
+      more = answer.readSome(chunk);
+    }
+    if (!result.first_byte_at) {
+      out.flush();  // an empty body still owes the client its head
+      result.first_byte_at = SteadyClock::now();
+    }
+  } catch (const upstream::TransportError& failure) {
+    if (cancelled(options)) return gone();
+    result.upstream_broke = true;
+    result.error_key = wire::error_keys::kUpstreamStreamBroken;
+    result.error_message = failure.what();
+  }
+  return result;
+}
+
 }  // namespace sluice::http

@@ -17,6 +17,7 @@
 #include "catalog/catalog.h"
 #include "server/protection/mapping.h"
 #include "server/upstream/client.h"
+#include "server/wire/answer_meter.h"
 #include "server/wire/codec.h"
 #include "server/wire/usage.h"
 
@@ -56,6 +57,15 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
 RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
                             catalog::Wire provider_wire, catalog::Wire client_wire, const wire::ResponseContext& context,
                             const RelayOptions& options);
+
+// The other /v1 endpoints (embeddings, images, audio, moderations, rerank): a successful answer
+// relayed byte for byte as it arrives (JSON, text or audio alike), with the provider's
+// Content-Type, and its Content-Length when it gave one (else chunked); a JSON answer is also
+// shown to `meter` (may be null) on the way. Throws TransportError, nothing sent, when the provider
+// fails before its first body byte; a failure after that ends the relay with upstream_broke set
+// (a client that was promised a Content-Length sees the body cut short).
+RelayResult relayAsItComes(upstream::Response& answer, Poco::Net::HTTPServerResponse& response,
+                           const RelayOptions& options, wire::AnswerMeter* meter);
 
 // The provider's error as a client of another wire expects it (OpenAI-style clients key their
 // retry logic on the codes rate_limit_exceeded and server_is_overloaded).

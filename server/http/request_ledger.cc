@@ -120,6 +120,12 @@ void RequestLedger::noteRouting(const std::vector<std::string>& plan_segments, c
   }
 }
 
+void RequestLedger::noteUnits(const dispatch::Units& units) {
+  auto& row = audit_.record();
+  row.unit = units.unit == dispatch::Unit::None ? std::string() : std::string(dispatch::toString(units.unit));
+  row.units = units.unit == dispatch::Unit::None ? 0 : units.count;
+}
+
 void RequestLedger::noteUpstreamFailure(int attempts_sent, bool timed_out) {
   attempts_sent_ = attempts_sent;
   timed_out_ = timed_out;
@@ -297,6 +303,7 @@ void RequestLedger::end(int status, std::string_view error_key) {
       .field("cache_savings_microdollars", cache_savings_)
       .field("upstream_ms", upstream_ms_)
       .field("duration_ms", static_cast<double>(elapsed.count()) / 1000.0);
+  if (!row.unit.empty()) line.field("unit", row.unit).field("units", row.units);
   if (!error_key.empty()) line.field("error_key", error_key);
   if (!row_suppressed_) line.write();
   if (kind_ == Kind::Probe) return;
@@ -324,6 +331,9 @@ void RequestLedger::end(int status, std::string_view error_key) {
   figures.reasoning_tokens = usage_.reasoning_tokens;
   figures.cost_microdollars = cost_;
   figures.cache_savings_microdollars = cache_savings_;
+  figures.operation = operation_;
+  figures.unit = row.unit;
+  figures.units = row.units;
   gateway_.metrics().recordRequest(figures);
 }
 

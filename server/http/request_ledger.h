@@ -70,6 +70,10 @@ class RequestLedger {
   // occurrences per kind: the row's `masked` and, once per tier per request,
   // sluice_data_protection_masked_total.
   void noteMasked(const std::map<protection::Kind, int>& counts, catalog::Trust tier);
+  // The other /v1 endpoints: gen_ai_operation_name for the metrics ("embeddings", …).
+  void noteOperation(std::string_view operation) { operation_ = operation; }
+  // Before served(): what the answer counted besides tokens (the row's unit and units).
+  void noteUnits(const dispatch::Units& units);
   void noteQuotaWarning(std::string message) { quota_warning_ = std::move(message); }
   // An upstream failure that ended the request: refused() then picks upstream_error,
   // upstream_timeout or all_deployments_failed from how many attempts were sent.
@@ -120,6 +124,7 @@ class RequestLedger {
   audit::RequestAudit audit_;
   std::optional<metrics::InflightScope> inflight_;
   std::string_view lane_ = metrics::lane::kLocal;
+  std::string_view operation_ = "chat";
   catalog::Wire client_wire_;
   std::string served_;
   std::string quota_warning_;

@@ -3,6 +3,7 @@
 #include <Poco/URI.h>
 
 #include "server/wire/client.h"
+#include "server/wire/operation.h"
 
 namespace sluice::http {
 
@@ -16,6 +17,8 @@ std::unique_ptr<Handler> Router::route(const Request& request) {
     if (request.method() == "POST") return std::make_unique<CountTokensHandler>(gateway_);
   } else if (auto wire = wire::clientWireForPath(path)) {
     if (request.method() == "POST") return std::make_unique<InferenceHandler>(gateway_, *wire);
+  } else if (auto operation = wire::operationForPath(path)) {
+    if (request.method() == "POST") return std::make_unique<OperationHandler>(gateway_, *operation);
   }
   return std::make_unique<PocoHandler>(createRequestHandler(request.head()));
 }
@@ -33,7 +36,9 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
     return new NotFoundHandler(false);
   }
   if (surface_ == Surface::Public && (path == "/readyz" || path == "/metrics")) return new NotFoundHandler(false);
-  if (path == "/v1/messages/count_tokens" || wire::clientWireForPath(path)) return new NotFoundHandler(true);
+  if (path == "/v1/messages/count_tokens" || wire::clientWireForPath(path) || wire::operationForPath(path)) {
+    return new NotFoundHandler(true);
+  }
   if (path == "/healthz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, false))
                                      : new NotFoundHandler(true);
   if (path == "/readyz") return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new HealthHandler(gateway_, true))
@@ -54,6 +59,9 @@ Poco::Net::HTTPRequestHandler* Router::createRequestHandler(const Poco::Net::HTT
   if (path == "/v1/models" || path == "/models") {
     return get ? static_cast<Poco::Net::HTTPRequestHandler*>(new ModelsHandler(gateway_)) : new NotFoundHandler(true);
   }
+  // OpenAI-style clients call whatever their SDK offers under /v1: what is not served here gets
+  // OpenAI's own answer for it (code unknown_url), which those clients report as such.
+  if (path == "/v1" || path.starts_with("/v1/")) return new NotFoundHandler(false, true);
   return new NotFoundHandler(false);
 }
 

@@ -36,15 +36,16 @@ bool hasHeader(const std::vector<std::pair<std::string, std::string>>& headers, 
 
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path,
-                                    const std::string* personal_key, const std::string& base_url) {
+                                    const std::string* personal_key, const std::string& base_url,
+                                    const std::string& content_type, const std::string& accept) {
   const catalog::Wire wire = attempt.endpoint->wire;
   upstream::Request call;
   call.url = (base_url.empty() ? attempt.endpoint->url : base_url) +
              (path.empty() ? wire::upstreamPath(wire, attempt.deployment->upstream_model, stream) : path);
   call.body = std::move(body);
   call.timeouts = attempt.provider->timeouts;
-  call.headers.emplace_back("Content-Type", "application/json");
-  call.headers.emplace_back("Accept", stream ? "text/event-stream" : "application/json");
+  call.headers.emplace_back("Content-Type", content_type.empty() ? "application/json" : content_type);
+  call.headers.emplace_back("Accept", !accept.empty() ? accept : stream ? "text/event-stream" : "application/json");
   for (const auto& [name, value] : attempt.provider->headers) call.headers.emplace_back(name, value);
   if (client && wire == client_wire) {
     for (const auto& name : protocolHeaders(client_wire)) {

@@ -16,9 +16,12 @@ class Request;
 // x-api-key never pass. When `client` is given and speaks the provider's wire its protocol headers
 // (anthropic-beta, anthropic-version, openai-beta) do, and so do the headers the provider lists in
 // forward_headers. `base_url`, when not empty, replaces the endpoint's URL (an own machine at the
-// address its presence hub reports, dispatch/target_check.h).
+// address its presence hub reports, dispatch/target_check.h). `content_type` is the body's ("" =
+// application/json); `accept` the Accept field ("" = what the wire's answer is: text/event-stream
+// when streaming, else application/json).
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path = "",
-                                    const std::string* personal_key = nullptr, const std::string& base_url = "");
+                                    const std::string* personal_key = nullptr, const std::string& base_url = "",
+                                    const std::string& content_type = "", const std::string& accept = "");
 
 }  // namespace sluice::http

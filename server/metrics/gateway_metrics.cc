@@ -150,6 +150,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                                   "times the served deployment's input price less its cache-read "
                                                   "price.",
                                                   {"route", "model", "served_provider"})),
+      units(registry.counter("gateway_units_total",
+                             "What the non-chat /v1 endpoints counted besides tokens: images generated, "
+                             "characters spoken, seconds transcribed, requests.",
+                             {"model", "unit"})),
       inflight_requests(registry.gauge("gateway_inflight_requests", "Requests being handled now.").with({})),
       client_aborts(registry.counter("gateway_client_aborts_total",
                                      "Requests whose client went away, before the response started or mid-stream.",
@@ -278,6 +282,8 @@ void GatewayMetrics::recordRequest(const RequestFigures& r) {
     cache_savings_microdollars.with({r.route, r.model, r.served_provider})
         .inc(static_cast<uint64_t>(r.cache_savings_microdollars));
   }
+
+  if (!r.unit.empty() && r.units > 0) units.with({r.model, r.unit}).inc(static_cast<uint64_t>(r.units));
 
   if (r.served_provider.empty()) return;  // the gen_ai_ conventions require a provider
   const bool ok = r.outcome == "ok";

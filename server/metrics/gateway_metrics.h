@@ -75,7 +75,9 @@ struct RequestFigures {
   std::string_view client_wire;      // "anthropic", "openai-chat", "openai-responses", "gemini"
   std::string_view outcome;          // audit::outcome name
   std::string_view lane = lane::kLocal;
-  std::string_view operation = "chat";  // gen_ai_operation_name: "chat" or "generate_content"
+  // gen_ai_operation_name: "chat"; "embeddings" on /v1/embeddings, and the path under /v1 for the
+  // other non-chat endpoints ("images/generations", "audio/speech", …)
+  std::string_view operation = "chat";
   int status = 0;                    // HTTP status sent to the client
   double duration_seconds = 0;       // arrival to the last byte sent
   double overhead_seconds = 0;       // duration minus time waiting on upstreams
@@ -88,6 +90,8 @@ struct RequestFigures {
   int64_t reasoning_tokens = 0;
   int64_t cost_microdollars = 0;
   int64_t cache_savings_microdollars = 0;  // dispatch::cacheSavingsMicrodollars at the served deployment
+  std::string_view unit;             // the other /v1 endpoints: "images", "characters", "seconds", "requests"
+  int64_t units = 0;
 };
 
 struct GatewayMetrics {
@@ -154,6 +158,8 @@ struct GatewayMetrics {
   CounterFamily& cost_microdollars;  // gateway_cost_microdollars_total{model,served_provider} (R)
   // gateway_cache_savings_microdollars_total{route,model,served_provider} (R)
   CounterFamily& cache_savings_microdollars;
+  // gateway_units_total{model,unit}: what the other /v1 endpoints counted besides tokens (R)
+  CounterFamily& units;
   Gauge& inflight_requests;          // gateway_inflight_requests: use InflightScope
   // gateway_client_aborts_total{phase}: abort_phase::*, from the outcomes client_gone_* (R)
   CounterFamily& client_aborts;

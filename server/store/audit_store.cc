@@ -18,7 +18,7 @@ const std::vector<std::string_view> kAuditColumns = {
     "status",       "outcome",           "error_key",          "error_message",     "input_tokens",
     "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
     "cache_savings_microdollars", "latency_ms",   "ttfb_ms",           "upstream_ms",        "aborted",           "probe",
-    "request_body", "response_body", "replica",      "masked",
+    "request_body", "response_body", "replica",      "masked",   "unit",   "units",
 };
 
 namespace {
@@ -39,7 +39,7 @@ std::string selectList() {
       {"attempts", "'[]'::jsonb"}, {"is_streaming", "false"},     {"status", "0"},
       {"input_tokens", "0"},       {"output_tokens", "0"},        {"cache_read_tokens", "0"},
       {"cache_write_tokens", "0"}, {"reasoning_tokens", "0"},     {"cost_microdollars", "0"},
-      {"cache_savings_microdollars", "0"}, {"aborted", "false"}, {"probe", "false"},
+      {"cache_savings_microdollars", "0"}, {"aborted", "false"}, {"probe", "false"}, {"units", "0"},
   };
   std::string list;
   for (const auto column : kAuditColumns) {

@@ -1,5 +1,6 @@
 #include "server/upstream/client.h"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -30,7 +31,14 @@ std::string renderHead(const Request& request, const Target& target) {
     for (const char c : value) head += (c == '\r' || c == '\n') ? ' ' : c;
     head.append("\r\n");
   }
-  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
+  if (request.body_source) {
+    if (const auto length = request.body_source->length()) {
+      head.append("Content-Length: ").append(std::to_string(request.body.size() + *length)).append("\r\n");
+    } else {
+      head.append("Transfer-Encoding: chunked\r\n");
+    }
+  } else if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+             request.method == "PATCH") {
     head.append("Content-Length: ").append(std::to_string(request.body.size())).append("\r\n");
   }
   head.append("\r\n");
@@ -38,6 +46,37 @@ std::string renderHead(const Request& request, const Target& target) {
 }
 
 TransportError cancelledError() { return TransportError(TransportFailure::Reset, "cancelled: the client is gone"); }
+
+std::string chunkHead(size_t size) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%zx\r\n", size);
+  return text;
+}
+
+// The head, `body` and then the source's bytes as they come (chunked when the source's length is
+// unknown). False with `error` set when the connection failed; the source's own exceptions pass.
+bool writeStreamed(Link& link, const std::string& head, const Request& request, int& error) {
+  BodySource& source = *request.body_source;
+  const bool chunked = !source.length();
+  if (!chunked) {
+    if (!link.write(head, request.body, error)) return false;
+  } else if (!link.write(head, request.body.empty() ? std::string_view() : chunkHead(request.body.size()), error) ||
+             (!request.body.empty() && !link.write(request.body, "\r\n", error))) {
+    return false;
+  }
+  std::string piece;
+  for (;;) {
+    piece.clear();
+    if (!source.next(piece)) break;
+    if (piece.empty()) continue;
+    if (chunked) {
+      if (!link.write(chunkHead(piece.size()), piece, error) || !link.write("\r\n", "", error)) return false;
+    } else if (!link.write(piece, "", error)) {
+      return false;
+    }
+  }
+  return !chunked || link.write("0\r\n\r\n", "", error);
+}
 
 }  // namespace
 
@@ -51,7 +90,7 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
   // A pooled connection the provider already closed fails before any answer: retry once on a fresh one.
   for (int round = 0; round < 2; ++round) {
     if (cancel && cancel->cancelled()) throw cancelledError();
-    auto link = round == 0 ? pool_->take(target->origin) : nullptr;
+    auto link = round == 0 && !request.body_source ? pool_->take(target->origin) : nullptr;
     const bool reused = link != nullptr;
     if (!link) link = connectTo(*target, request.timeouts.connect_ms);
     // This call's own limits, whatever the connection had before.
@@ -62,11 +101,12 @@ std::unique_ptr<Response> Client::send(const Request& request, Cancel* cancel) {
     bool any_byte = false;
     std::optional<ResponseHead> answer;
     try {
-      if (link->write(head, request.body, error)) {
+      if (request.body_source ? writeStreamed(*link, head, request, error) : link->write(head, request.body, error)) {
         link->sent = true;
         answer = readResponseHead(*link, request, error, any_byte);
       }
-    } catch (const TransportError&) {
+    } catch (...) {
+      // A TransportError, or the body source's own failure: either way the exchange is over.
       if (cancel) cancel->detach();
       throw;
     }

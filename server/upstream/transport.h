@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -62,11 +63,30 @@ class Cancel {
   int fd_ = -1;
 };
 
+// A request body produced while it is sent: an upload relayed as it arrives from the client.
+// Belongs to one request; used by one send() at a time.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // Its size in bytes when known before it is read (it is sent with a Content-Length then, else
+  // chunked).
+  virtual std::optional<uint64_t> length() const = 0;
+  // Appends the next bytes to `out` (at least one), or returns false at the end. Throws when the
+  // body cannot be produced (the client left, sent too much or sent a malformed body): never a
+  // TransportError, so the send gives up with the source's own exception and the provider is not
+  // blamed.
+  virtual bool next(std::string& out) = 0;
+};
+
 struct Request {
   std::string method = "POST";
   std::string url;  // absolute http:// or https:// URL, query included
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // When set, the body is `body` followed by what the source produces, written as it comes. Such
+  // a request is sent on a fresh connection (a stale pooled one could not be retried once the
+  // source was read) and never sent twice.
+  BodySource* body_source = nullptr;
   catalog::Timeouts timeouts;  // connect_ms, first_byte_ms (for the head), idle_ms (between body bytes)
 };
 

@@ -17,6 +17,8 @@ inline constexpr std::string_view kRequestTooLarge = "request_too_large";   // 4
 inline constexpr std::string_view kContextWindowExceeded = "context_window_exceeded";  // 400: no model on the route holds the prompt
 inline constexpr std::string_view kDataProtectionFailed = "data_protection_failed";    // 400: masking could not be applied for any deployment left
 inline constexpr std::string_view kDataProtectionBlocked = "data_protection_blocked";  // 400: holds a `block:` kind and only public deployments are left
+inline constexpr std::string_view kModelKindMismatch = "model_kind_mismatch";  // 400: the model is of a kind this endpoint does not serve (an embedding model on /v1/chat/completions)
+inline constexpr std::string_view kUnknownUrl = "unknown_url";                // 404: a /v1 path the gateway does not serve (OpenAI's code for it)
 
 // Planning: the catalog cannot serve the request.
 inline constexpr std::string_view kModelNotFound = "model_not_found";      // 404: no such model, or no route for it

@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(unknown_key_names_the_model_and_the_expected_keys) {
   edit(sources.models, "    pricing: { input_per_million: 0.07", "    pricng: { input_per_million: 0.07");
   expectError(compileCatalog(sources), at(sources.models, "pricng"),
               "unknown key 'pricng' in model 'deepseek-flash'; expected one of: display_name, "
-              "upstream_model, clients, capabilities, limits, pricing, governance, retired (did you mean 'pricing'?)");
+              "upstream_model, kind, clients, capabilities, limits, pricing, governance, retired (did you mean 'pricing'?)");
 }
 
 BOOST_AUTO_TEST_CASE(clients_must_be_known_families) {

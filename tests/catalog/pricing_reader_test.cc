@@ -149,8 +149,8 @@ BOOST_AUTO_TEST_CASE(unknown_pricing_keys_are_refused) {
   edit(sources.models, "      cache_write_per_million: 2.50", "      cache_write_per_milion: 2.50");
   expectError(compileCatalog(sources), at(sources.models, "cache_write_per_milion"),
               "unknown key 'cache_write_per_milion' in pricing of model 'claude-sonnet-5-5'; expected one of: "
-              "input_per_million, output_per_million, cache_read_per_million, cache_write_per_million, long_context "
-              "(did you mean 'cache_write_per_million'?)");
+              "input_per_million, output_per_million, cache_read_per_million, cache_write_per_million, long_context, "
+              "per_image, per_1k_characters, per_minute, per_request (did you mean 'cache_write_per_million'?)");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -145,9 +145,19 @@ std::optional<Scripted> FakeTransport::take(const std::string& url) {
 
 std::unique_ptr<upstream::Response> FakeTransport::send(const upstream::Request& request, upstream::Cancel* cancel) {
   std::optional<Scripted> answer;
+  upstream::Request recorded = request;
+  if (recorded.body_source) {
+    // A streamed body is read whole before the answer, as a provider reading the upload would
+    // (the source's own failures pass to the caller); it is recorded as one body.
+    std::string piece;
+    while (recorded.body_source->next(piece)) {
+    }
+    recorded.body += piece;
+    recorded.body_source = nullptr;
+  }
   {
     std::lock_guard lock(mutex_);
-    sent_.push_back(request);
+    sent_.push_back(recorded);
     answer = take(request.url);
   }
   if (!answer) throw TransportError(TransportFailure::Connect, "no script for " + request.url);

@@ -76,7 +76,8 @@ class FakeTransport : public upstream::Transport {
   // waiting; otherwise what the script says. `cancel` must outlive the response.
   std::unique_ptr<upstream::Response> send(const upstream::Request& request, upstream::Cancel* cancel = nullptr) override;
 
-  // Every request sent so far (including those that then failed), in order.
+  // Every request sent so far (including those that then failed), in order; a streamed body
+  // (body_source) is recorded read whole into `body`.
   std::vector<upstream::Request> sent() const;
   size_t sentCount() const;
   // How many responses were aborted (abort() called; a second call on one response not counted).

@@ -13,6 +13,7 @@
 #include "tools/mock-provider/auth_check.h"
 #include "tools/mock-provider/error_spec.h"
 #include "tools/mock-provider/fixture_loader.h"
+#include "tools/mock-provider/operations_render.h"
 #include "tools/mock-provider/received_request.h"
 #include "tools/mock-provider/render.h"
 #include "tools/mock-provider/request_info.h"
@@ -200,6 +201,27 @@ void answer(Exchange& ex, const RequestInfo& info) {
   else sendBody(ex, 200, rendered.content_type, rendered.body);
 }
 
+// OpenAI's other endpoints (operations_render.h): a fixture or a scripted status first, as for
+// the chat endpoints, else the deterministic answer.
+void answerOperation(Exchange& ex) {
+  if (ex.script.fixture) {
+    replay(ex);
+    return;
+  }
+  if (ex.script.status && *ex.script.status != 200) {
+    sendError(ex, errorForStatus(ex.route->wire, *ex.script.status, ex.script));
+    return;
+  }
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  auto rendered = renderOperation(ex.route->endpoint, findHeader(ex.received.headers, "content-type").value_or(""),
+                                  ex.received.body, ex.seq, std::chrono::duration_cast<std::chrono::seconds>(now).count());
+  if (!rendered) {
+    sendError(ex, rendered.error());
+    return;
+  }
+  sendBody(ex, 200, rendered->content_type, rendered->body);
+}
+
 // The first of the script's reject_fields the body carries, refused in the wire's own words.
 std::optional<ErrorSpec> rejectedField(const Exchange& ex, Wire wire) {
   if (ex.script.reject_fields.empty()) return std::nullopt;
@@ -272,6 +294,10 @@ void serve(Exchange& ex) {
   }
   if (auto error = checkAuth(*ex.route, ex.received, ex.context.apiKey())) {
     sendError(ex, *error);
+    return;
+  }
+  if (isOperation(ex.route->endpoint)) {
+    answerOperation(ex);
     return;
   }
   auto info = inspectRequest(*ex.route, ex.received.body);

@@ -9,6 +9,13 @@ std::optional<Route> matchRoute(std::string_view path) {
   if (path.ends_with("/messages")) return Route{Endpoint::Messages, Wire::Anthropic, {}};
   if (path.ends_with("/chat/completions")) return Route{Endpoint::ChatCompletions, Wire::OpenAiChat, {}};
   if (path.ends_with("/responses")) return Route{Endpoint::Responses, Wire::OpenAiResponses, {}};
+  if (path.ends_with("/embeddings")) return Route{Endpoint::Embeddings, Wire::OpenAiChat, {}};
+  if (path.ends_with("/images/generations")) return Route{Endpoint::ImageGenerations, Wire::OpenAiChat, {}};
+  if (path.ends_with("/audio/speech")) return Route{Endpoint::AudioSpeech, Wire::OpenAiChat, {}};
+  if (path.ends_with("/audio/transcriptions")) return Route{Endpoint::AudioTranscriptions, Wire::OpenAiChat, {}};
+  if (path.ends_with("/audio/translations")) return Route{Endpoint::AudioTranslations, Wire::OpenAiChat, {}};
+  if (path.ends_with("/moderations")) return Route{Endpoint::Moderations, Wire::OpenAiChat, {}};
+  if (path.ends_with("/rerank")) return Route{Endpoint::Rerank, Wire::OpenAiChat, {}};
 
   // Gemini: the last "/models/" segment holds "{model}:{method}".
   const auto models = path.rfind("/models/");
@@ -32,6 +39,19 @@ std::optional<Route> matchRoute(std::string_view path) {
     return route;
   }
   return std::nullopt;
+}
+
+bool isOperation(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::Embeddings:
+    case Endpoint::ImageGenerations:
+    case Endpoint::AudioSpeech:
+    case Endpoint::AudioTranscriptions:
+    case Endpoint::AudioTranslations:
+    case Endpoint::Moderations:
+    case Endpoint::Rerank: return true;
+    default: return false;
+  }
 }
 
 std::string_view wireName(Wire wire) {

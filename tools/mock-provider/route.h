@@ -19,7 +19,18 @@ enum class Endpoint {
   GenerateContent,        // Gemini POST …/models/{model}:generateContent
   StreamGenerateContent,  // Gemini POST …/models/{model}:streamGenerateContent
   GeminiCountTokens,      // Gemini POST …/models/{model}:countTokens
+  // OpenAI's other endpoints (the OpenAI wire's credentials), answered by operations_render.h:
+  Embeddings,             // POST …/embeddings
+  ImageGenerations,       // POST …/images/generations
+  AudioSpeech,            // POST …/audio/speech
+  AudioTranscriptions,    // POST …/audio/transcriptions (multipart/form-data)
+  AudioTranslations,      // POST …/audio/translations (multipart/form-data)
+  Moderations,            // POST …/moderations
+  Rerank,                 // POST …/rerank
 };
+
+// One of the OpenAI endpoints besides chat and responses (embeddings … rerank).
+bool isOperation(Endpoint endpoint);
 
 struct Route {
   Endpoint endpoint;

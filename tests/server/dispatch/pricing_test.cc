@@ -136,4 +136,52 @@ BOOST_AUTO_TEST_CASE(prices_render_for_people) {
   BOOST_TEST(sluice::dispatch::formatPerMillion(132'000) == "$0.132");
 }
 
+BOOST_AUTO_TEST_CASE(units_follow_the_operation_and_the_answer) {
+  using sluice::dispatch::Unit;
+  using sluice::dispatch::unitsFor;
+  using sluice::wire::AnswerMeasure;
+  using sluice::wire::Operation;
+  AnswerMeasure images;
+  images.data_items = 3;
+  BOOST_TEST((unitsFor(Operation::ImageGenerations, images, 0).unit == Unit::Images));
+  BOOST_TEST(unitsFor(Operation::ImageGenerations, images, 0).count == 3);
+  BOOST_TEST((unitsFor(Operation::Speech, {}, 42).unit == Unit::Characters));
+  BOOST_TEST(unitsFor(Operation::Speech, {}, 42).count == 42);
+  AnswerMeasure spoken;
+  spoken.duration_seconds = 6.25;
+  BOOST_TEST((unitsFor(Operation::Transcriptions, spoken, 0).unit == Unit::Seconds));
+  BOOST_TEST(unitsFor(Operation::Transcriptions, spoken, 0).count == 7);  // rounded up
+  spoken.duration_seconds = 6.0;
+  BOOST_TEST(unitsFor(Operation::Translations, spoken, 0).count == 6);
+  BOOST_TEST((unitsFor(Operation::Transcriptions, {}, 0).unit == Unit::Requests));
+  AnswerMeasure tokens;
+  tokens.usage = Usage{};
+  BOOST_TEST((unitsFor(Operation::Embeddings, tokens, 0).unit == Unit::None));
+  BOOST_TEST((unitsFor(Operation::Moderations, {}, 0).unit == Unit::Requests));
+  BOOST_TEST(unitsFor(Operation::Rerank, {}, 0).count == 1);
+  BOOST_TEST(sluice::dispatch::toString(Unit::Seconds) == "seconds");
+}
+
+BOOST_AUTO_TEST_CASE(unit_prices_add_to_the_token_cost) {
+  using sluice::dispatch::Unit;
+  sluice::catalog::Pricing pricing;
+  pricing.per_image = 40'000;          // $0.04
+  pricing.per_1k_characters = 15'000;  // $0.015
+  pricing.per_minute = 6'000;          // $0.006
+  pricing.per_request = 1'000;         // $0.001
+  pricing.input_per_million = 20'000;  // $0.02
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::Images, 3}) == 120'000);
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::Characters, 1500}) == 22'500);
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::Characters, 1}) == 15);
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::Seconds, 90}) == 9'000);
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::Requests, 1}) == 1'000);
+  BOOST_TEST(sluice::dispatch::unitCostMicrodollars(pricing, {Unit::None, 5}) == 0);
+  Usage usage;
+  usage.input_tokens = 1'000'000;
+  const auto charge = sluice::dispatch::chargeFor(pricing, usage, {Unit::Images, 2});
+  BOOST_TEST(charge.cost_microdollars == 20'000 + 80'000);
+  // A chat request counts no units: its cost is the tokens' alone.
+  BOOST_TEST(sluice::dispatch::chargeFor(pricing, usage).cost_microdollars == 20'000);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

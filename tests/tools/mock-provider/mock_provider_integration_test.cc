@@ -166,8 +166,13 @@ BOOST_AUTO_TEST_CASE(missing_credentials_get_each_provider_error_shape) {
   BOOST_TEST(gemini.status == 403);
   BOOST_TEST(gemini.json()["error"]["status"] == "PERMISSION_DENIED");
 
-  const auto unknown = request("POST", url("/v1/embeddings"), kOpenAi, "{}");
+  const auto unknown = request("POST", url("/v1/files"), kOpenAi, "{}");
   BOOST_TEST(unknown.status == 404);
+  const auto no_model = request("POST", url("/v1/embeddings"), kOpenAi, "{}");
+  BOOST_TEST(no_model.status == 400);
+  BOOST_TEST(no_model.json()["error"]["param"] == "model");
+  const auto keyless = request("POST", url("/v1/embeddings"), {}, R"({"model":"e","input":"x"})");
+  BOOST_TEST(keyless.status == 401);
 }
 
 BOOST_AUTO_TEST_CASE(error_script_answers_the_status_with_retry_after) {
