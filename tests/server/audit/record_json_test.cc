@@ -48,7 +48,8 @@ BOOST_AUTO_TEST_CASE(masked_counts_are_a_json_object_of_kinds) {
   const auto row = nlohmann::json::parse(audit::toRowJson(record));
   BOOST_TEST(row["masked"] == nlohmann::json::parse(R"({"api_key":1,"email":2})"));
   const std::string line = audit::toCopyLine(record);
-  BOOST_TEST(line.ends_with("\t{\"api_key\":1,\"email\":2}\n"));
+  // masked, then the unit columns (no unit: NULL, 0 units).
+  BOOST_TEST(line.ends_with("\t{\"api_key\":1,\"email\":2}\t\\N\t0\n"), line);
 }
 
 BOOST_AUTO_TEST_CASE(text_postgres_cannot_store_is_cleaned) {
