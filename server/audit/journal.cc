@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/audit/record_json.h"
+
 namespace sluice::audit {
 
 namespace {
@@ -108,23 +110,30 @@ std::string Journal::endLine(std::string_view row_json) {
   return line;
 }
 
-void Journal::append(std::string_view head, std::string_view row_json) {
+std::string Journal::endCopyLine(std::string_view copy_line) {
+  std::string line;
+  line.reserve(copy_line.size() + kEndCopy.size());
+  line += kEndCopy;
+  line += copy_line;
+  return line;
+}
+
+void Journal::append(std::string_view head, std::string_view body, std::string_view tail) {
   std::lock_guard lock(mutex_);
-  const uint64_t length = head.size() + row_json.size() + 2;
+  const uint64_t length = head.size() + body.size() + tail.size();
   if (map_ == nullptr || !reserve(length)) return;  // disk full: the row still goes to PostgreSQL
   char* at = map_ + size_;
   // The new end first: a process killed while copying leaves a torn last line, which load() drops,
   // never a line that runs on into older bytes.
   at[length] = '\0';
   std::memcpy(at, head.data(), head.size());
-  std::memcpy(at + head.size(), row_json.data(), row_json.size());
-  at[head.size() + row_json.size()] = '}';
-  at[head.size() + row_json.size() + 1] = '\n';
+  if (!body.empty()) std::memcpy(at + head.size(), body.data(), body.size());
+  if (!tail.empty()) std::memcpy(at + head.size() + body.size(), tail.data(), tail.size());
   size_ += length;
 }
 
-void Journal::appendBegin(std::string_view row_json) { append("{\"b\":", row_json); }
-void Journal::appendEnd(std::string_view row_json) { append("{\"r\":", row_json); }
+void Journal::appendBegin(std::string_view row_json) { append("{\"b\":", row_json, "}\n"); }
+void Journal::appendEnd(std::string_view row_json) { append("{\"r\":", row_json, "}\n"); }
 
 uint64_t Journal::size() const {
   std::lock_guard lock(mutex_);
@@ -166,19 +175,38 @@ Journal::Loaded Journal::parse(std::string_view text) {
     if (end == std::string_view::npos) break;  // a torn last line: the process died writing it
     const std::string_view line = text.substr(start, end - start);
     start = end + 1;
-    const auto parsed = nlohmann::json::parse(line, nullptr, false);
-    if (!parsed.is_object() || parsed.size() != 1) continue;
-    const auto& [kind, row] = *parsed.items().begin();
-    if (!row.is_object() || !row.contains("id") || !row["id"].is_string()) continue;
-    const std::string id = row["id"];
-    const std::string text_row = row.dump();
-    if (kind == "r") {
+    std::string id;
+    std::string text_row;
+    bool is_end = false;
+    bool abandoned = false;
+    if (line.starts_with(kBeginCopy) || line.starts_with(kEndCopy)) {
+      is_end = line.starts_with(kEndCopy);
+      const std::string_view copy_line = line.substr(kBeginCopy.size());
+      try {
+        text_row = copyLineToRowJson(copy_line);
+      } catch (const std::invalid_argument&) {
+        continue;  // a torn line left by a compaction the process died in
+      }
+      id = copyLineId(copy_line);
+      if (id.empty()) continue;
+    } else {
+      const auto parsed = nlohmann::json::parse(line, nullptr, false);
+      if (!parsed.is_object() || parsed.size() != 1) continue;
+      const auto& [kind, row] = *parsed.items().begin();
+      if (!row.is_object() || !row.contains("id") || !row["id"].is_string()) continue;
+      if (kind != "r" && kind != "b") continue;
+      is_end = kind == "r";
+      abandoned = row.contains("abandoned");
+      id = row["id"];
+      text_row = row.dump();
+    }
+    if (is_end) {
       // {"id":…,"abandoned":true}: the request ended without a row of its own.
-      if (!ended[id] && !row.contains("abandoned")) loaded.ended.push_back(text_row);
+      if (!ended[id] && !abandoned) loaded.ended.push_back(std::move(text_row));
       ended[id] = true;
-    } else if (kind == "b") {
+    } else {
       if (!begun.contains(id)) begin_order.push_back(id);
-      begun[id] = text_row;
+      begun[id] = std::move(text_row);
     }
   }
   for (const auto& id : begin_order) {

@@ -2,13 +2,19 @@
 // The audit journal: what a replica killed outright (SIGKILL, the OOM killer, a crash) needs so
 // that every request it served, and every request it was serving, still leaves its row.
 //
-// Lines of JSON, copied into a shared memory mapping of the file: no system call per line, and
-// the page cache keeps them when the process dies (a machine that loses power loses the last
-// seconds, as the database's own commit would). The file grows in steps of kGrowth bytes; what
-// follows the last line is zero bytes, which load() stops at.
-//   {"b":<row>}  a request began (or got further): the row it leaves if the process dies now,
-//                outcome `interrupted`; a later "b" of the same id replaces an earlier one
-//   {"r":<row>}  a request ended: its row, until the writer has it in PostgreSQL or the spool
+// Lines copied into a shared memory mapping of the file: no system call per line, and the page
+// cache keeps them when the process dies (a machine that loses power loses the last seconds, as
+// the database's own commit would). The file grows in steps of kGrowth bytes; what follows the
+// last line is zero bytes, which load() stops at. A line is one of:
+//   B<TAB><COPY line>  a request began (or got further): the row it leaves if the process dies
+//                      now, outcome `interrupted`, as COPY text (record_json.h); a later B of the
+//                      same id replaces an earlier one
+//   R<TAB><COPY line>  a request ended: its row, until the writer has it in PostgreSQL or the spool
+//   {"b":<row JSON>}   and {"r":<row JSON>}: the same with the row as JSON (rows recovered from a
+//                      spool or an older journal; {"r":{"id":…,"abandoned":true}} ends a request
+//                      that leaves no row of its own)
+// COPY text because it is what the writer sends PostgreSQL on the live path: a request is
+// serialised once, not once for the journal and again for the database.
 // The writer rewrites the file now and then (compact()) with only what is still open, and on
 // start reads what a previous process left (load()) and submits it: ended rows as they are,
 // begun-but-never-ended ones as `interrupted`. Inserts are idempotent on (id, created_at), so a
@@ -46,18 +52,25 @@ class Journal {
 
   void appendBegin(std::string_view row_json);
   void appendEnd(std::string_view row_json);
+  // Appends a whole line (ending in '\n'), e.g. kBeginCopy + a COPY line.
+  void appendLine(std::string_view line) { append(line, {}, {}); }
+  // Appends kEndCopy + `copy_line` (which ends in '\n').
+  void appendEndCopy(std::string_view copy_line) { append(kEndCopy, copy_line, {}); }
   // Replaces the file's lines with these (already "b"/"r"-wrapped), in place.
   void rewrite(const std::vector<std::string>& lines);
   uint64_t size() const;
 
   static std::string beginLine(std::string_view row_json);
   static std::string endLine(std::string_view row_json);
+  static std::string endCopyLine(std::string_view copy_line);
+  static constexpr std::string_view kBeginCopy = "B\t";
+  static constexpr std::string_view kEndCopy = "R\t";
 
   // How much the file (and its mapping) grows at a time; the writer compacts it at half that.
   static constexpr uint64_t kGrowth = 4u << 20;
 
  private:
-  void append(std::string_view head, std::string_view row_json);
+  void append(std::string_view head, std::string_view body, std::string_view tail);
   // Opens path_ and maps it; size_ is where the lines end (the first zero byte).
   void openMapped();
   void unmap();

@@ -4,7 +4,11 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "server/log/json_log.h"
 #include "server/store/audit_store.h"
@@ -271,17 +275,25 @@ std::string toRowJson(const Record& record) {
 
 namespace sluice::audit {
 
-std::string toCopyLine(const Record& record) {
-  std::string out;
-  out.reserve(640 + (record.request_body ? record.request_body->size() : 0) +
+namespace {
+
+// The fields an interrupted request's row overrides in what the request had so far.
+struct Interruption {
+  std::string_view outcome = audit::outcome::kInterrupted;
+  int status = 500;
+  std::string_view error_key = "replica_stopped";
+  std::string_view error_message =
+      "the replica serving this request stopped (killed or crashed) before it ended; "
+      "recorded from its journal when it started again";
+};
+
+void appendCopyLine(std::string& out, const Record& record, const Interruption* interrupted) {
+  out.reserve(out.size() + 640 + (record.request_body ? record.request_body->size() : 0) +
               (record.response_body ? record.response_body->size() : 0));
-  std::string attempts;
-  attempts.reserve(128 * record.attempts.size() + 2);
-  appendAttempts(attempts, record.attempts);
   CopyWriter row(out);
   row.text(record.id);
   row.time(record.created_at);
-  row.time(record.completed_at);
+  row.time(interrupted ? record.created_at : record.completed_at);
   row.text(record.user);
   row.text(record.api_key_id);
   row.text(record.project);
@@ -297,12 +309,25 @@ std::string toCopyLine(const Record& record) {
   row.text(record.served_provider);
   row.text(record.served_endpoint);
   row.text(record.route_match);
-  row.json(attempts);
+  if (record.attempts.empty()) {
+    row.json("[]");
+  } else {
+    std::string attempts;
+    attempts.reserve(128 * record.attempts.size() + 2);
+    appendAttempts(attempts, record.attempts);
+    row.json(attempts);
+  }
   row.boolean(record.is_streaming);
-  row.number(static_cast<int64_t>(record.status));
-  row.text(record.outcome.empty() ? outcome::kInternalError : std::string_view(record.outcome));
-  row.text(record.error_key);
-  row.text(record.error_message);
+  row.number(static_cast<int64_t>(interrupted ? interrupted->status : record.status));
+  if (interrupted) {
+    row.text(interrupted->outcome);
+    row.text(interrupted->error_key);
+    row.text(interrupted->error_message);
+  } else {
+    row.text(record.outcome.empty() ? outcome::kInternalError : std::string_view(record.outcome));
+    row.text(record.error_key);
+    row.text(record.error_message);
+  }
   row.number(record.usage.input_tokens);
   row.number(record.usage.output_tokens);
   row.number(record.usage.cache_read_tokens);
@@ -328,7 +353,121 @@ std::string toCopyLine(const Record& record) {
   row.text(record.unit);
   row.number(record.units);
   row.end();
+}
+
+enum class ColumnType { Text, Time, Json, Boolean, Number };
+
+ColumnType columnType(std::string_view column) {
+  if (column == "created_at" || column == "completed_at") return ColumnType::Time;
+  if (column == "attempts" || column == "masked") return ColumnType::Json;
+  if (column == "is_streaming" || column == "aborted" || column == "probe") return ColumnType::Boolean;
+  static constexpr std::string_view kNumbers[] = {
+      "status",           "input_tokens", "output_tokens",  "cache_read_tokens", "cache_write_tokens",
+      "reasoning_tokens", "cost_microdollars", "cache_savings_microdollars", "latency_ms", "ttfb_ms",
+      "upstream_ms",      "units"};
+  for (const auto number : kNumbers) {
+    if (column == number) return ColumnType::Number;
+  }
+  return ColumnType::Text;
+}
+
+// One field of a COPY text line with its escapes undone.
+std::string unescapeCopyField(std::string_view field) {
+  std::string value;
+  value.reserve(field.size());
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] != '\\' || i + 1 == field.size()) {
+      value += field[i];
+      continue;
+    }
+    switch (field[++i]) {
+      case 't': value += '\t'; break;
+      case 'n': value += '\n'; break;
+      case 'r': value += '\r'; break;
+      case 'b': value += '\b'; break;
+      case 'f': value += '\f'; break;
+      case 'v': value += '\v'; break;
+      default: value += field[i]; break;
+    }
+  }
+  return value;
+}
+
+std::vector<std::string_view> copyFields(std::string_view line) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  std::vector<std::string_view> fields;
+  size_t start = 0;
+  for (;;) {
+    const size_t tab = line.find('\t', start);
+    fields.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::string toCopyLine(const Record& record) {
+  std::string out;
+  appendCopyLine(out, record, nullptr);
   return out;
+}
+
+void appendInterruptedCopyLine(std::string& out, const Record& so_far) {
+  static const Interruption kInterruption;
+  appendCopyLine(out, so_far, &kInterruption);
+}
+
+std::string copyLineToRowJson(std::string_view line) {
+  const std::vector<std::string_view> fields = copyFields(line);
+  if (fields.size() != store::kAuditColumns.size()) {
+    throw std::invalid_argument("an audit COPY line has " + std::to_string(fields.size()) + " fields, not " +
+                                std::to_string(store::kAuditColumns.size()));
+  }
+  std::string out;
+  out.reserve(line.size() + 512);
+  RowWriter row(out);
+  row.open();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string_view column = store::kAuditColumns[i];
+    row.name(column);
+    if (fields[i] == "\\N") {
+      out += "null";
+      continue;
+    }
+    const std::string value = unescapeCopyField(fields[i]);
+    switch (columnType(column)) {
+      case ColumnType::Text:
+      case ColumnType::Time: log::appendJsonString(out, value); break;
+      case ColumnType::Json:
+        if (!nlohmann::json::accept(value)) throw std::invalid_argument("an audit COPY line's " + std::string(column) + " is not JSON");
+        out += value;
+        break;
+      case ColumnType::Boolean:
+        if (value != "t" && value != "f") throw std::invalid_argument("an audit COPY line's " + std::string(column) + " is not t or f");
+        out += value == "t" ? "true" : "false";
+        break;
+      case ColumnType::Number: {
+        int64_t number = 0;
+        const auto parsed = std::from_chars(value.data(), value.data() + value.size(), number);
+        if (value.empty() || parsed.ec != std::errc() || parsed.ptr != value.data() + value.size()) {
+          throw std::invalid_argument("an audit COPY line's " + std::string(column) + " is not a number");
+        }
+        out += value;
+        break;
+      }
+    }
+  }
+  row.close();
+  return out;
+}
+
+std::string copyLineId(std::string_view line) {
+  const size_t tab = line.find('\t');
+  if (tab == std::string_view::npos || tab == 0) return {};
+  const std::string_view field = line.substr(0, tab);
+  return field == "\\N" ? std::string() : unescapeCopyField(field);
 }
 
 store::RollupFacts rollupFacts(const Record& record) {

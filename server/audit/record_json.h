@@ -5,6 +5,7 @@
 // path (COPY ... FROM STDIN is parsed several times faster than JSON there).
 
 #include <string>
+#include <string_view>
 
 #include "server/audit/record.h"
 #include "server/store/audit_store.h"
@@ -21,6 +22,19 @@ std::string toRowJson(const Record& record);
 // are removed, invalid UTF-8 is replaced; backslash, tab, newline and carriage return are escaped.
 // A NOT NULL column never gets \N (an unset outcome is internal_error, as in the JSON).
 std::string toCopyLine(const Record& record);
+
+// Appends to `out` the COPY line of the row a request leaves when its process dies before it
+// ends: what it had so far, with outcome `interrupted`, status 500, error `replica_stopped` and
+// completed_at = created_at. What the journal keeps for every request in flight.
+void appendInterruptedCopyLine(std::string& out, const Record& so_far);
+
+// The row of a toCopyLine() line as toRowJson() gives it (the same values; key order may differ):
+// how a row journaled as COPY text goes back to the JSON paths (a replay, the spool, a batch that
+// COPY refused). Throws std::invalid_argument for a line that is not one (a torn journal line).
+std::string copyLineToRowJson(std::string_view line);
+
+// The id (first field) of a COPY line; empty when it has none.
+std::string copyLineId(std::string_view line);
 
 // What the row adds to the usage rollups (store::RollupFacts).
 store::RollupFacts rollupFacts(const Record& record);

@@ -79,10 +79,20 @@ std::string joinArray(const std::vector<std::string>& lines) {
 // or read back from the spool have only their JSON: they may already be in PostgreSQL, so they
 // take the insert that skips rows already present.
 struct QueuedRow {
-  std::string json;
+  std::string json;  // empty: a live row, known by its COPY line alone (rowJson() derives it)
   std::string copy;  // empty: JSON only
   store::RollupFacts facts;
 };
+
+std::string rowJson(const QueuedRow& row) { return row.json.empty() ? copyLineToRowJson(row.copy) : row.json; }
+std::string rowJson(QueuedRow&& row) {
+  return row.json.empty() ? copyLineToRowJson(row.copy) : std::move(row.json);
+}
+
+// The journal line that keeps a queued row until it is in PostgreSQL or the spool.
+std::string journalLine(const QueuedRow& row) {
+  return row.copy.empty() ? Journal::endLine(row.json) : Journal::endCopyLine(row.copy);
+}
 
 std::string joinLines(const std::vector<std::string>& lines) {
   std::string text;
@@ -137,7 +147,7 @@ struct Writer::State {
       for (const auto& [id, line] : open_begins) lines.push_back(line);
       {
         std::lock_guard lock(mutex);
-        for (const auto& row : queue) lines.push_back(Journal::endLine(row.json));
+        for (const auto& row : queue) lines.push_back(journalLine(row));
       }
       journal->rewrite(lines);
     } catch (const std::exception& error) {
@@ -230,7 +240,7 @@ struct Writer::State {
     }
     std::vector<std::string> lines;
     lines.reserve(rows.size());
-    for (const auto& row : rows) lines.push_back(row.json);
+    for (const auto& row : rows) lines.push_back(rowJson(row));
     return writeJson(lines);
   }
 
@@ -302,7 +312,7 @@ struct Writer::State {
   static std::vector<std::string> jsonOf(std::vector<QueuedRow> rows) {
     std::vector<std::string> lines;
     lines.reserve(rows.size());
-    for (auto& row : rows) lines.push_back(std::move(row.json));
+    for (auto& row : rows) lines.push_back(rowJson(std::move(row)));
     return lines;
   }
 
@@ -424,7 +434,7 @@ void Writer::start() {
                    {"journal", state_->journal->path()}});
       }
       std::vector<std::string> lines;
-      for (const auto& row : state_->queue) lines.push_back(Journal::endLine(row.json));
+      for (const auto& row : state_->queue) lines.push_back(journalLine(row));
       state_->journal->rewrite(lines);
     } catch (const std::exception& error) {
       log::error("audit: no journal; a killed process would lose its in-memory rows", {{"error", error.what()}});
@@ -441,21 +451,20 @@ void Writer::submit(Record record) noexcept {
     if (record.id.empty()) record.id = fallbackId();
     if (record.created_at == TimePoint{}) record.created_at = Clock::now();
     state.rows_submitted.fetch_add(1);
-    // NOTE: serialised here, on the request's thread (tens of microseconds), so the writer thread
-    // does nothing but I/O and keeps up with more requests.
-    std::string line = toRowJson(record);
+    // NOTE: serialised here, on the request's thread, once: the same COPY line goes into the journal
+    // and to PostgreSQL, and the writer thread does nothing but I/O.
     std::string copy = toCopyLine(record);
     std::unique_lock<std::mutex> journal_lock;
     if (state.journal) {
       journal_lock = std::unique_lock(state.journal_mutex);
       state.open_begins.erase(record.id);
-      state.journal->appendEnd(line);
+      state.journal->appendEndCopy(copy);
     }
     {
       std::lock_guard lock(state.mutex);
       const bool accepting = !state.stopping && (!state.started || state.thread.joinable());
       if (accepting && state.queue.size() < state.options.queue_capacity) {
-        state.queue.push_back(QueuedRow{std::move(line), std::move(copy), rollupFacts(record)});
+        state.queue.push_back(QueuedRow{{}, std::move(copy), rollupFacts(record)});
         ++state.enqueued;
         if (state.queue.size() == state.options.batch_size) state.wake.notify_one();
         return;
@@ -466,22 +475,24 @@ void Writer::submit(Record record) noexcept {
     // the journal's lock: a spool busy replaying would hold up every request's journaling. (The
     // row stays in the journal until the next compaction; replaying it twice inserts it once.)
     if (journal_lock.owns_lock()) journal_lock.unlock();
+    std::string line = toRowJson(record);
     net::fiber::blocking([&] { state.spoolLines({std::move(line)}); });
   } catch (const std::exception& error) {
     log::error("audit: a row could not be recorded", {{"id", record.id}, {"error", error.what()}});
   }
 }
 
-void Writer::begin(const Record& partial) noexcept {
+void Writer::begin(const Record& so_far) noexcept {
   State& state = *state_;
   if (!state.journal) return;
   try {
-    const std::string row = toRowJson(partial);
+    std::string line(Journal::kBeginCopy);
+    appendInterruptedCopyLine(line, so_far);
     std::lock_guard lock(state.journal_mutex);
-    state.journal->appendBegin(row);
-    state.open_begins[partial.id] = Journal::beginLine(row);
+    state.journal->appendLine(line);
+    state.open_begins[so_far.id] = std::move(line);
   } catch (const std::exception& error) {
-    log::warn("audit: a request's start could not be journaled", {{"id", partial.id}, {"error", error.what()}});
+    log::warn("audit: a request's start could not be journaled", {{"id", so_far.id}, {"error", error.what()}});
   }
 }
 

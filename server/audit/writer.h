@@ -74,7 +74,7 @@ class Writer : public Sink {
   void submit(Record record) noexcept override;
   // Journaled (journal.h) when the writer keeps a journal: a killed process's requests still
   // leave their rows at the next start.
-  void begin(const Record& partial) noexcept override;
+  void begin(const Record& so_far) noexcept override;
   void abandon(const std::string& id) noexcept override;
 
   // Waits until every row submitted before the call is in PostgreSQL or the spool, up to

@@ -169,15 +169,17 @@ Presented presentedBy(const Poco::Net::HTTPServerRequest& request, const catalog
   presented.x_api_key = request.get("x-api-key", "");
   const std::string scope_header(identity::kScopeProjectHeader);
   if (request.has(scope_header)) presented.scope_project = request.get(scope_header);
-  if (const auto* served = dynamic_cast<const ServerRequest*>(&request)) {
-    presented.certificate = served->socket().certificate();
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (::getpeername(served->fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-      presented.peer = identity::ipOf(reinterpret_cast<const sockaddr*>(&address), length);
-    }
-  }
+  const auto* served = dynamic_cast<const ServerRequest*>(&request);
+  if (served) presented.certificate = served->socket().certificate();
   if (const auto& proxies = catalog.identity.trusted_proxies) {
+    // The peer's address only counts for a trusted proxy's header: no system call otherwise.
+    if (served) {
+      sockaddr_storage address{};
+      socklen_t length = sizeof address;
+      if (::getpeername(served->fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+        presented.peer = identity::ipOf(reinterpret_cast<const sockaddr*>(&address), length);
+      }
+    }
     // Equal names sit together in the case-insensitive collection; at most a few are kept.
     for (auto it = request.find(proxies->header);
          it != request.end() && Poco::icompare(it->first, proxies->header) == 0 && presented.proxy_header.size() < 4;

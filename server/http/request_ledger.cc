@@ -92,14 +92,7 @@ void RequestLedger::journalBegin() {
   // meanwhile, the journal still gives it a row (outcome interrupted) at the next start.
   audit::Sink* sink = audit_.sink();
   if (sink == nullptr) return;
-  audit::Record partial = audit_.record();
-  partial.outcome = std::string(audit::outcome::kInterrupted);
-  partial.status = 500;
-  partial.error_key = "replica_stopped";
-  partial.error_message = "the replica serving this request stopped (killed or crashed) before it ended; "
-                          "recorded from its journal when it started again";
-  partial.completed_at = partial.created_at;
-  sink->begin(partial);
+  sink->begin(audit_.record());
 }
 
 void RequestLedger::noteRouting(const std::vector<std::string>& plan_segments, const dispatch::AttemptWalk* walk,

@@ -10,6 +10,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include "server/audit/record_json.h"
 #include "tests/server/audit/audit_test_support.h"
 
 using namespace sluice;
@@ -105,6 +108,38 @@ BOOST_AUTO_TEST_CASE(a_file_of_plain_lines_and_a_torn_last_line_load) {
   const auto loaded = journal.load();
   BOOST_TEST(loaded.ended.size() == 1u);
   BOOST_TEST(loaded.ended[0] == row("kept"));
+}
+
+// Live requests are journaled as COPY text (begun, then ended); older journals hold JSON lines.
+BOOST_AUTO_TEST_CASE(copy_lines_and_json_lines_load_alike) {
+  test::TempDir dir;
+  const std::string path = dir.file("j");
+  const audit::Record done = test::sampleRecord("copy-done");
+  const audit::Record open = test::sampleRecord("copy-open");
+  {
+    audit::Journal journal(path);
+    journal.appendEnd(row("json-done"));
+    journal.appendBegin(row("json-open", "interrupted"));
+    for (const audit::Record* record : {&done, &open}) {
+      std::string begin(audit::Journal::kBeginCopy);
+      audit::appendInterruptedCopyLine(begin, *record);
+      journal.appendLine(begin);
+    }
+    journal.appendEndCopy(audit::toCopyLine(done));
+    // A line torn by a compaction the process died in: skipped, the rest still loads.
+    const std::string torn = audit::toCopyLine(test::sampleRecord("torn"));
+    journal.appendLine(std::string(audit::Journal::kEndCopy) + torn.substr(0, torn.size() / 2) + "\n");
+  }
+  const auto loaded = audit::Journal(path).load();
+  BOOST_TEST_REQUIRE(loaded.ended.size() == 2u);
+  BOOST_TEST(loaded.ended[0] == row("json-done"));
+  BOOST_TEST(nlohmann::json::parse(loaded.ended[1]) == nlohmann::json::parse(audit::toRowJson(done)));
+  BOOST_TEST_REQUIRE(loaded.interrupted.size() == 2u);
+  BOOST_TEST(loaded.interrupted[0] == row("json-open", "interrupted"));
+  const auto interrupted = nlohmann::json::parse(loaded.interrupted[1]);
+  BOOST_TEST(interrupted["id"] == "copy-open");
+  BOOST_TEST(interrupted["outcome"] == "interrupted");
+  BOOST_TEST(interrupted["error_key"] == "replica_stopped");
 }
 
 // SIGKILL leaves no chance to flush anything: the lines must already be in the page cache.

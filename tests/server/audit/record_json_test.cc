@@ -195,4 +195,62 @@ BOOST_AUTO_TEST_CASE(a_copy_batch_with_a_row_already_present_writes_nothing_and_
   BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "1");
 }
 
+// The journal keeps live rows as COPY text; a replay, the spool and a refused batch need them as
+// JSON again, with the same values.
+BOOST_AUTO_TEST_CASE(a_copy_line_turns_back_into_the_json_row_of_the_same_record) {
+  audit::Record awkward = test::sampleRecord("id\twith\\odd\nbytes");
+  awkward.project = "tab\there";
+  awkward.client_family = "back\\slash \\N and \\. and \\t";
+  awkward.requested_model = "m\r\nodel";
+  awkward.model = "model-\xC3\xBC-\xE6\x97\xA5";
+  awkward.attempts.push_back({"prov/ep", "prov", 503, "status_503", "tab\tquote\"back\\slash\nnl", 12});
+  awkward.error_message = std::string("nul\0and \xff\xfe broken \xe2\x82 end", 26);
+  awkward.request_body = std::string("{\"a\":\"line\nbreak\ttab\x01\\\"}");
+  awkward.response_body = std::string();
+  awkward.masked = {{"email", 3}, {"vault", 1}};
+  awkward.unit = "image";
+  awkward.units = 4;
+  awkward.ttfb_ms = -1;
+  audit::Record empty;
+  empty.id = "bare";
+  empty.created_at = audit::Clock::now();
+  for (const audit::Record& record : {test::sampleRecord("plain"), awkward, empty}) {
+    const std::string line = audit::toCopyLine(record);
+    BOOST_TEST(nlohmann::json::parse(audit::copyLineToRowJson(line)) == nlohmann::json::parse(audit::toRowJson(record)),
+               record.id);
+    BOOST_TEST(audit::copyLineId(line) == record.id);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_interrupted_line_is_what_the_request_had_with_the_interruption) {
+  audit::Record so_far = test::sampleRecord("in-flight");
+  so_far.outcome.clear();
+  so_far.status = 0;
+  so_far.completed_at = {};
+  so_far.latency_ms.reset();
+  std::string line;
+  audit::appendInterruptedCopyLine(line, so_far);
+  const auto row = nlohmann::json::parse(audit::copyLineToRowJson(line));
+  BOOST_TEST(row["id"] == "in-flight");
+  BOOST_TEST(row["outcome"] == "interrupted");
+  BOOST_TEST(row["status"] == 500);
+  BOOST_TEST(row["error_key"] == "replica_stopped");
+  BOOST_TEST(row["completed_at"] == row["created_at"]);
+  BOOST_TEST(row["user_name"] == "alice");
+  BOOST_TEST(row["model"] == "claude-sonnet-4");
+  // The record itself is untouched.
+  BOOST_TEST(so_far.outcome.empty());
+}
+
+BOOST_AUTO_TEST_CASE(what_is_not_a_whole_copy_line_is_refused) {
+  const std::string line = audit::toCopyLine(test::sampleRecord("whole"));
+  BOOST_CHECK_THROW(audit::copyLineToRowJson(line.substr(0, line.size() / 2)), std::invalid_argument);
+  BOOST_CHECK_THROW(audit::copyLineToRowJson(""), std::invalid_argument);
+  BOOST_CHECK_THROW(audit::copyLineToRowJson(line.substr(0, line.size() - 1) + "\textra\n"), std::invalid_argument);
+  std::string bad_number = line;
+  bad_number.replace(bad_number.find("\t200\t"), 5, "\t2x0");
+  BOOST_CHECK_THROW(audit::copyLineToRowJson(bad_number), std::invalid_argument);
+  BOOST_TEST(audit::copyLineId("") == "");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
