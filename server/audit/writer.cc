@@ -206,7 +206,8 @@ struct Writer::State {
 
   // Writes queued rows: with COPY when they all came from this process's requests (the live
   // path), else, or when COPY finds a row already there, as writeJson() does.
-  bool write(const std::vector<QueuedRow>& rows) {
+  // The rows' rollup facts are moved out on the COPY path (nothing after it needs them).
+  bool write(std::vector<QueuedRow>& rows) {
     const bool copyable = std::all_of(rows.begin(), rows.end(), [](const QueuedRow& row) { return !row.copy.empty(); });
     if (copyable) {
       pqxx::connection* db = ensureConnected();
@@ -218,9 +219,9 @@ struct Writer::State {
       text.reserve(total);
       std::vector<store::RollupFacts> facts;
       facts.reserve(rows.size());
-      for (const auto& row : rows) {
+      for (auto& row : rows) {
         text += row.copy;
-        facts.push_back(row.facts);
+        facts.push_back(std::move(row.facts));
       }
       try {
         store::copyAuditRows(*db, text, facts);

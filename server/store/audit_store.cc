@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -152,8 +154,9 @@ void appendUpsert(std::string& sql, pqxx::transaction_base& transaction, const s
   for (const auto& [key, sums] : rows) {
     if (!first) sql += ", ";
     first = false;
-    sql += "(" + transaction.quote(std::get<0>(key)) + "::" + period_type;
-    std::apply([&](const auto&, const auto&... values) { ((sql += ", " + transaction.quote(values)), ...); }, key);
+    sql += "(" + transaction.quote(std::string(std::get<0>(key))) + "::" + period_type;
+    std::apply([&](const auto&, const auto&... values) { ((sql += ", " + transaction.quote(std::string(values))), ...); },
+               key);
     sql += ", " + std::to_string(sums.requests) + ", " + std::to_string(sums.failed);
     for (const int64_t measure : sums.measures) sql += ", " + std::to_string(measure);
     sql += ")";
@@ -170,14 +173,23 @@ std::string hourOf(std::chrono::system_clock::time_point time) {
 }
 
 std::string rollupStatements(pqxx::transaction_base& transaction, const std::vector<RollupFacts>& facts) {
-  using UsageKey = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-  using RouteKey = std::tuple<std::string, std::string, std::string>;
+  // Keys view the facts' strings (and the period texts kept below): a batch of thousands of rows
+  // falls into a handful of keys, so nothing is copied per row.
+  using UsageKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view, std::string_view>;
+  using RouteKey = std::tuple<std::string_view, std::string_view, std::string_view>;
   std::map<UsageKey, Sums> hourly, daily;
   std::map<RouteKey, Sums> route_hourly, route_daily;
+  std::deque<std::string> periods;  // push_back keeps references to earlier elements valid
+  std::optional<std::chrono::system_clock::time_point> period_of;
+  std::string_view hour, day;
   for (const auto& row : facts) {
     if (row.probe) continue;
-    const std::string hour = hourOf(row.created_at);
-    const std::string day = formatDay(std::chrono::floor<std::chrono::days>(row.created_at));
+    const auto row_hour = std::chrono::floor<std::chrono::hours>(row.created_at);
+    if (period_of != row_hour) {
+      period_of = row_hour;
+      hour = periods.emplace_back(hourOf(row.created_at));
+      day = periods.emplace_back(formatDay(std::chrono::floor<std::chrono::days>(row.created_at)));
+    }
     hourly[{hour, row.user_name, row.project, row.model, row.provider}].add(row);
     daily[{day, row.user_name, row.project, row.model, row.provider}].add(row);
     route_hourly[{hour, row.route_id, row.endpoint}].add(row);
