@@ -77,9 +77,11 @@ test('soak: steady load with rolling restarts, RSS and latency over time', { ski
   fs.writeFileSync(path.join(out, 'soak.csv'), `${rows.join('\n')}\n`);
   try {
     execFileSync('gnuplot', ['-e', `set terminal png size 1000,600; set output '${out}/soak.png'; set datafile separator ',';
-      set key autotitle columnhead; set xlabel 'seconds'; set ylabel 'MiB'; set y2label 'ms'; set y2tics;
-      plot '${out}/soak.csv' using 1:2 with lines, '' using 1:3 with lines, '' using 1:4 with lines,
-           '' using 1:6 axes x1y2 with lines, '' using 1:7 axes x1y2 with lines`]);
+      set key noenhanced outside bottom center horizontal; set xlabel 'seconds'; set ylabel 'RSS (MiB)';
+      set y2label 'latency (ms)'; set ytics nomirror; set y2tics; set yrange [0:*]; set y2range [0:*];
+      plot '${out}/soak.csv' using 1:2 with lines title 'RSS replica 1', '' using 1:3 with lines title 'RSS replica 2',
+           '' using 1:4 with lines title 'RSS replica 3', '' using 1:6 axes x1y2 with lines title 'p50 (ms)',
+           '' using 1:7 axes x1y2 with lines title 'p99 (ms)'`]);
   } catch {
     // gnuplot missing: the CSV is the record
   }
