@@ -6,7 +6,6 @@
 #include <chrono>
 #include <memory>
 
-#include <malloc.h>
 
 #include "server/admin/console.h"
 #include "server/boot/audit_trail.h"
@@ -60,7 +59,7 @@ int serve(const boot::Settings& settings) {
   const auto memory_keeper = boot::startMemoryKeeper(listener.threadPool(), gateway, audit.writer());
 
   // What loading the catalog and migrating freed goes back to the kernel before serving.
-  malloc_trim(0);
+  boot::releaseFreeMemory();
   listener.announce(catalog->version);
 
   const int stop_signal = boot::waitForStop(signals, reloader);

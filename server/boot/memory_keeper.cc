@@ -2,9 +2,23 @@
 
 #include <chrono>
 
+#include <dlfcn.h>
 #include <malloc.h>
 
 namespace sluice::boot {
+
+void releaseFreeMemory() {
+  // jemalloc (linked into the gateway, or preloaded) keeps freed pages in its arenas until told:
+  // "arena.<MALLCTL_ARENAS_ALL>.purge" (4096 in jemalloc 5) hands them back. Under glibc's
+  // malloc, malloc_trim does.
+  using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+  static const auto mallctl = reinterpret_cast<Mallctl>(::dlsym(RTLD_DEFAULT, "mallctl"));
+  if (mallctl != nullptr) {
+    mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
+    return;
+  }
+  malloc_trim(0);
+}
 
 std::unique_ptr<util::BackgroundTask> startMemoryKeeper(Poco::ThreadPool* pool, http::Gateway& gateway,
                                                         audit::Writer* writer) {
@@ -23,7 +37,7 @@ std::unique_ptr<util::BackgroundTask> startMemoryKeeper(Poco::ThreadPool* pool, 
                                     // afterwards in the heap.
                                     const bool busy = gateway.metrics().inflight_requests.value() > 0 ||
                                                       (writer != nullptr && writer->stats().queue_depth > 0);
-                                    if (!busy && (busy_before || released)) malloc_trim(0);
+                                    if (!busy && (busy_before || released)) releaseFreeMemory();
                                     busy_before = busy;
                                   }),
       util::BackgroundTask::FirstRun::AfterWait, kPeriod);
