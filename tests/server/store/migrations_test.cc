@@ -112,6 +112,57 @@ BOOST_AUTO_TEST_CASE(cache_savings_migration_keeps_earlier_rows_and_rolls_them_u
                              "ai_route_usage_daily GROUP BY day") == "2030-05-01 3 160");
 }
 
+// 0011: an ok row without a project has no entry in the outcome and project indexes, on the
+// partitions that existed before it as on new ones, and a filter on a failure or a project can
+// still use them.
+BOOST_AUTO_TEST_CASE(partial_audit_indexes_reach_existing_partitions_and_leave_ok_rows_out) {
+  test::ScratchDatabase database(false);
+  auto connection = database.connect();
+  auto before = store::embeddedMigrations();
+  std::erase_if(before, [](const store::Migration& migration) { return migration.version >= 11; });
+  store::applyMigrations(*connection, before);
+  {
+    pqxx::work insert(*connection);
+    insert.exec("SELECT sluice_ensure_ai_requests_partition('2030-05-01')");
+    insert.exec(
+        "INSERT INTO ai_requests (id, created_at, outcome, project) VALUES "
+        "('ok-1', '2030-05-01T10:00:00Z', 'ok', NULL), ('ok-2', '2030-05-01T10:01:00Z', 'ok', 'research'), "
+        "('failed-1', '2030-05-01T10:02:00Z', 'upstream_error', NULL)");
+    insert.commit();
+  }
+  store::applyMigrations(*connection, store::embeddedMigrations());
+  {
+    pqxx::work insert(*connection);
+    insert.exec("SELECT sluice_ensure_ai_requests_partition('2030-05-02')");
+    insert.commit();
+  }
+  for (const std::string partition : {"ai_requests_20300501", "ai_requests_20300502"}) {
+    const std::string definitions =
+        database.scalar("SELECT string_agg(indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = '" +
+                        partition + "'");
+    BOOST_TEST(definitions.find("(outcome, created_at) WHERE (outcome <> 'ok'::text)") != std::string::npos, definitions);
+    BOOST_TEST(definitions.find("(project, created_at) WHERE (project IS NOT NULL)") != std::string::npos, definitions);
+  }
+  // The index holds the failure alone, and a scan forced onto it finds exactly that row.
+  BOOST_TEST(database.scalar("SELECT count(*) FROM ai_requests WHERE outcome <> 'ok'") == "1");
+  pqxx::work scan(*connection);
+  scan.exec("SET LOCAL enable_seqscan = off");
+  scan.exec("SET LOCAL enable_bitmapscan = off");
+  const auto plan = [&scan](const std::string& where) {
+    std::string text;
+    for (const auto& row : scan.exec("EXPLAIN SELECT id FROM ai_requests WHERE " + where +
+                                     " AND created_at >= '2030-05-01' ORDER BY created_at DESC LIMIT 10")) {
+      text += row[0].as<std::string>() + "\n";
+    }
+    return text;
+  };
+  const std::string failures = plan("outcome = 'upstream_error'");
+  BOOST_TEST(failures.find("outcome_created_at_idx") != std::string::npos, failures);
+  const std::string project = plan("project = 'research'");
+  BOOST_TEST(project.find("project_created_at_idx") != std::string::npos, project);
+  BOOST_TEST(scan.exec("SELECT id FROM ai_requests WHERE outcome = 'upstream_error'")[0][0].as<std::string>() == "failed-1");
+}
+
 BOOST_AUTO_TEST_CASE(two_appliers_at_once_apply_each_migration_exactly_once) {
   test::ScratchDatabase database(false);
   // A slow extra migration widens the window in which the two could collide.
