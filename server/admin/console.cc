@@ -94,11 +94,12 @@ Reply htmlReply(int status, std::string body) {
   return reply;
 }
 
-class ConsoleHandler : public Poco::Net::HTTPRequestHandler {
+class ConsoleHandler : public http::Handler {
  public:
   explicit ConsoleHandler(std::shared_ptr<ConsoleContext> context) : context_(std::move(context)) {}
 
-  void handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) override {
+  void handle(http::Request& routed, http::ServerResponse& response) override {
+    Poco::Net::HTTPServerRequest& request = routed.head();
     Reply reply;
     try {
       reply = route(request, response);
@@ -411,12 +412,13 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
     pool_options.max_connections = options.database_connections;
     context->pool = std::make_shared<identity::ConnectionPool>(*gateway.options().database_url, pool_options);
   }
-  gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
+  gateway.setAdminFactory([context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
+    const Poco::Net::HTTPServerRequest& request = routed.head();
     const std::string path = Poco::URI(request.getURI()).getPath();
     // Live reload status: the router's own for monitoring that presents --ops-token; the
     // console answers it to a signed-in admin.
     if (path == "/admin/api/catalog/status" && http::presentsOpsToken(context->gateway, request)) return nullptr;
-    return new ConsoleHandler(context);
+    return std::make_unique<ConsoleHandler>(context);
   });
 }
 

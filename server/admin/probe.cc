@@ -11,11 +11,11 @@
 #include "server/audit/outcome.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/pricing.h"
-#include "server/http/admission.h"
+#include "server/pipeline/admission.h"
 #include "server/dispatch/target_check.h"
-#include "server/http/attempt_runner.h"
+#include "server/pipeline/attempt_runner.h"
 #include "server/http/request_id.h"
-#include "server/http/request_ledger.h"
+#include "server/pipeline/request_ledger.h"
 #include "server/upstream/client.h"
 #include "server/wire/codec.h"
 
@@ -80,8 +80,8 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   attempt.paid_by = attempt.credential->kind;
   const catalog::Wire wire = attempt.endpoint->wire;
 
-  http::RequestLedger ledger(context.gateway, http::newRequestId(), "/admin/api/probe", wire,
-                            http::RequestLedger::Kind::Probe);
+  pipeline::RequestLedger ledger(context.gateway, http::newRequestId(), "/admin/api/probe", wire,
+                            pipeline::RequestLedger::Kind::Probe);
   auto& record = ledger.row();
   record.user = exchange.user;
   record.client_family = "sluice-console";
@@ -106,8 +106,8 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   // The probe bypasses routes, strategy and breakers (testing an open breaker's endpoint is the
   // point of the button) and sends nothing of the console's own request upstream.
   upstream::Cancel cancel;
-  http::AttemptRunner runner(context.gateway.upstream(), context.gateway.endpoints(), ledger, cancel,
-                             http::personalKeys(context.gateway, exchange.user));
+  pipeline::AttemptRunner runner(context.gateway.upstream(), context.gateway.endpoints(), ledger, cancel,
+                             pipeline::personalKeys(context.gateway, exchange.user));
   if (auto unbound = runner.bind(attempt, false)) {
     if (attempt.credential->kind == catalog::CredentialKind::Personal) {
       return failed(424, std::string(wire::error_keys::kPersonalKeyMissing), unbound->reason, audit::Outcome::NoDeploymentAvailable,
@@ -117,7 +117,7 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
     const std::string message = "credential " + attempt.credential->id + " is not configured";
     return failed(503, std::string(wire::error_keys::kCredentialMissing), message, audit::Outcome::NoDeploymentAvailable, message, 0);
   }
-  http::AttemptCall call{&attempt, requestBody(wire, deployment->upstream_model, prompt), false, "", wire, nullptr};
+  pipeline::AttemptCall call{&attempt, requestBody(wire, deployment->upstream_model, prompt), false, "", wire, nullptr};
   if (attempt.endpoint->url.empty() && attempt.endpoint->presence_node) {
     // An own machine without a url is reached at the address its hub reports, up or not: the
     // button tests the machine, as it tests an endpoint whose breaker is open.
@@ -133,8 +133,8 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
   }
   call.ask_breaker = false;
   call.single_try = true;
-  http::AttemptResult result = runner.send(std::move(call));
-  if (auto* sent = std::get_if<http::Failed>(&result)) {
+  pipeline::AttemptResult result = runner.send(std::move(call));
+  if (auto* sent = std::get_if<pipeline::Failed>(&result)) {
     const bool timed_out = sent->outcome.transport == dispatch::TransportKind::Timeout;
     const auto& attempts = record.attempts;
     const std::string shown = attempts.empty() ? sent->reason : attempts.back().result + ": " + attempts.back().error;
@@ -142,12 +142,12 @@ Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, const P
                   timed_out ? audit::Outcome::UpstreamTimeout : audit::Outcome::AllDeploymentsFailed, shown,
                   ledger.upstreamMs());
   }
-  auto& answered = std::get<http::Answer>(result);
+  auto& answered = std::get<pipeline::Answer>(result);
   const int status = answered.response->status();
   std::string text = answered.error_body;
-  http::RelayResult relayed;
+  pipeline::RelayResult relayed;
   try {
-    while (status < 400 && text.size() < http::kMaxErrorBody && answered.response->readSome(text)) {
+    while (status < 400 && text.size() < pipeline::kMaxErrorBody && answered.response->readSome(text)) {
     }
   } catch (const upstream::TransportError& failure) {
     runner.relayFailed(attempt, answered, failure);

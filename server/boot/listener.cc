@@ -60,12 +60,12 @@ int Listener::open() {
                 << error.displayText() << "\n";
       return 1;
     }
-    ops_router_ = new http::Router(gateway_, http::Surface::Operations);
+    ops_router_ = std::make_unique<routes::RouteTable>(gateway_, http::Surface::Operations);
     ops_pool_.emplace(2, 16, 10, 256 * 1024);
     ops_server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *ops_router_, gateway_),
                                                          *ops_pool_, ops_socket_, params_);
   }
-  router_ = new http::Router(gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All);
+  router_ = std::make_unique<routes::RouteTable>(gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All);
   if (workers_ > 0) {
     loop_ = std::make_unique<net::fiber::Loop>(
         net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});

@@ -15,7 +15,7 @@
 #include <Poco/ThreadPool.h>
 
 #include "server/http/gateway.h"
-#include "server/http/router.h"
+#include "server/routes/route_table.h"
 #include "server/net/fiber.h"
 
 namespace sluice::boot {
@@ -55,13 +55,13 @@ class Listener {
   int workers_;  // options.workers, -1 resolved to one per CPU
   Poco::Net::ServerSocket socket_;
   Poco::Net::HTTPServerParams::Ptr params_;
-  Poco::SharedPtr<http::Router> router_;  // outlives the loop and the server (declared before them)
+  std::unique_ptr<routes::RouteTable> router_;  // outlives the loop and the server (declared before them)
   std::unique_ptr<net::fiber::Loop> loop_;
   std::optional<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::TCPServer> server_;
   // --admin-listen: the operations address, thread per connection.
   Poco::Net::ServerSocket ops_socket_;
-  Poco::SharedPtr<http::Router> ops_router_;
+  std::unique_ptr<routes::RouteTable> ops_router_;
   std::optional<Poco::ThreadPool> ops_pool_;
   std::unique_ptr<Poco::Net::TCPServer> ops_server_;
 };

@@ -75,4 +75,30 @@ AffinityResult pinConversation(std::vector<Attempt>& attempts, const std::option
   return repinned ? AffinityResult::Repinned : AffinityResult::Hit;
 }
 
+std::optional<std::string> conversationKey(const ConversationHints& hints, const wire::Request* request) {
+  for (const auto& [header, value] : hints.session_headers) {
+    if (!value.empty() && value.size() <= 256) return header + ":" + value;
+  }
+  if (request == nullptr) return std::nullopt;
+  if (hints.prompt_cache_key && !hints.prompt_cache_key->empty()) return "prompt_cache_key:" + *hints.prompt_cache_key;
+  if (request->user && request->user->find("session") != std::string::npos) return "user:" + *request->user;
+  // A Responses chain is inlined by now, so its first turn counts too.
+  std::string key = "prefix:" + hints.requested_model + "\n";
+  const size_t bare = key.size();
+  for (const auto& block : request->system) key += block.text;
+  for (const auto& message : request->messages) {
+    if (message.role != wire::Role::User) continue;
+    for (const auto& block : message.content) {
+      if (block.type == wire::ContentBlock::Type::Text) {
+        key += "\n" + block.text;
+        break;
+      }
+      if (block.type == wire::ContentBlock::Type::ToolResult) break;
+    }
+    break;
+  }
+  if (key.size() == bare) return std::nullopt;  // nothing but the model
+  return key;
+}
+
 }  // namespace sluice::dispatch

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "server/dispatch/attempt.h"
+#include "server/wire/ir.h"
 
 namespace sluice::dispatch {
 
@@ -42,5 +43,21 @@ uint64_t stableHash(std::string_view text);
 // order). A deployment whose breaker is Open is passed over unless all are.
 AffinityResult pinConversation(std::vector<Attempt>& attempts, const std::optional<std::string>& key,
                                int64_t ttl_seconds, int64_t now_seconds);
+
+// What a request says about the conversation it belongs to, besides its IR.
+struct ConversationHints {
+  // The session headers in the order they are asked (x-claude-code-session-id, session_id,
+  // x-session-id): name and value, the value "" when absent.
+  std::vector<std::pair<std::string, std::string>> session_headers;
+  std::optional<std::string> prompt_cache_key;  // a Responses body's
+  std::string requested_model;
+};
+
+// The conversation key, for pinConversation. What the client says the conversation is, first: a
+// session header (values over 256 bytes ignored), the Responses prompt_cache_key, an end-user id
+// that names a session (Claude Code's metadata.user_id); else what every turn of one conversation
+// resends unchanged: the model asked for, the system prompt and the first user message's text.
+// nullopt when nothing names one (`request` may be null when the body did not decode).
+std::optional<std::string> conversationKey(const ConversationHints& hints, const wire::Request* request);
 
 }  // namespace sluice::dispatch

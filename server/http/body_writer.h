@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/http/body_tap.h"
+#include "server/util/body_tap.h"
 #include "server/http/client_socket.h"
 
 namespace sluice::http {
@@ -28,7 +28,7 @@ class BodyWriter : public std::streambuf {
   // body did not match its Content-Length (the connection must then close).
   bool finish();
   // Shown every run of body bytes written from now on; may be null. Must outlive this.
-  void setTap(BodyTap* tap) { tap_ = tap; }
+  void setTap(util::BodyTap* tap) { tap_ = tap; }
 
  protected:
   int_type overflow(int_type c) override;
@@ -48,7 +48,7 @@ class BodyWriter : public std::streambuf {
   bool finished_ = false;
   bool ok_ = true;
   std::unique_ptr<char[]> buffer_;
-  BodyTap* tap_ = nullptr;
+  util::BodyTap* tap_ = nullptr;
 };
 
 }  // namespace sluice::http

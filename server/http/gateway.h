@@ -45,6 +45,9 @@ class Writer;
 
 namespace sluice::http {
 
+class Handler;
+class Request;
+
 struct ServerOptions {
   std::string services_dir = "services";
   std::string listen = "127.0.0.1:8080";
@@ -157,7 +160,8 @@ class Gateway {
 
   // The admin console (/admin...): main installs it; the router asks it first for every /admin
   // path and falls back to its own handlers when it returns null.
-  using HandlerFactory = std::function<Poco::Net::HTTPRequestHandler*(const Poco::Net::HTTPServerRequest&)>;
+  // The console's handler for a request under /admin; null when the console does not take it.
+  using HandlerFactory = std::function<std::unique_ptr<Handler>(const Request&)>;
   void setAdminFactory(HandlerFactory factory) { admin_factory_ = std::move(factory); }
   const HandlerFactory& adminFactory() const { return admin_factory_; }
 

@@ -18,7 +18,7 @@ constexpr std::chrono::seconds kReadinessVerdictLifetime{15};
 
 }  // namespace
 
-void HealthHandler::handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& response) {
+void HealthHandler::handle(Request&, ServerResponse& response) {
   if (!readiness_) {
     sendJson(response, 200, R"({"status":"ok"})");
     return;
@@ -62,7 +62,8 @@ void HealthHandler::handleRequest(Poco::Net::HTTPServerRequest&, Poco::Net::HTTP
   sendJson(response, ready ? 200 : 503, body.dump());
 }
 
-void NotFoundHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+void NotFoundHandler::handle(Request& routed, ServerResponse& response) {
+  Poco::Net::HTTPServerRequest& request = routed.head();
   const std::string id = response.get("x-sluice-request-id", "");
   if (openai_shape_ && !wrong_method_) {
     const nlohmann::json body = {{"error",

@@ -62,7 +62,8 @@ nlohmann::json catalogStatusJson(const Gateway& gateway) {
   return body;
 }
 
-void MetricsHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+void MetricsHandler::handle(Request& routed, ServerResponse& response) {
+  Poco::Net::HTTPServerRequest& request = routed.head();
   if (gateway_.options().ops_token && !presentsOpsToken(gateway_, request)) {
     refuse(response, "/metrics needs Authorization: Bearer <the --ops-token>");
     return;
@@ -70,7 +71,8 @@ void MetricsHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::
   sendBody(response, 200, std::string(metrics::kContentType), gateway_.registry().render());
 }
 
-void CatalogStatusHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+void CatalogStatusHandler::handle(Request& routed, ServerResponse& response) {
+  Poco::Net::HTTPServerRequest& request = routed.head();
   const bool open = operations_address_ && !gateway_.options().ops_token;
   if (!open && !presentsOpsToken(gateway_, request)) {
     refuse(response, "/admin/api/catalog/status needs a signed-in admin (the console's session) or "

@@ -1,12 +1,11 @@
 #pragma once
-// Maps a request's method and path to its handler.
+// Router: what the connection asks for the handler of each request. The route table itself
+// (routes/route_table.h) sits above the endpoints, so the connection depends on this interface.
 
 #include <memory>
 
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-
-#include "server/http/gateway.h"
 #include "server/http/handlers.h"
+#include "server/http/request.h"
 
 namespace sluice::http {
 
@@ -18,17 +17,11 @@ enum class Surface {
   Operations,  // /healthz, /readyz, /metrics and GET /admin/api/catalog/status only
 };
 
-class Router : public Poco::Net::HTTPRequestHandlerFactory {
+class Router {
  public:
-  explicit Router(Gateway& gateway, Surface surface = Surface::All) : gateway_(gateway), surface_(surface) {}
-  // Never returns nullptr: unknown paths get a handler answering 404 in JSON.
-  std::unique_ptr<Handler> route(const Request& request);
-  // Poco's interface, for the handlers written against it: route() less the request-path handlers.
-  Poco::Net::HTTPRequestHandler* createRequestHandler(const Poco::Net::HTTPServerRequest& request) override;
-
- private:
-  Gateway& gateway_;
-  Surface surface_;
+  virtual ~Router() = default;
+  // Never returns nullptr: unknown paths get a handler answering 404 in JSON. Thread-safe.
+  virtual std::unique_ptr<Handler> route(const Request& request) = 0;
 };
 
 }  // namespace sluice::http

@@ -68,7 +68,7 @@ std::ostream& ServerResponse::send() {
   return *stream_;
 }
 
-void ServerResponse::setBodyTap(BodyTap* tap) {
+void ServerResponse::setBodyTap(util::BodyTap* tap) {
   tap_ = tap;
   if (writer_) writer_->setTap(tap);
 }

@@ -35,7 +35,7 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
   // be null. Must outlive the response's sending, or be replaced (null) before it ends: a body
   // already being written is told too, so the end of a chunked body, written after the handler
   // returned, never reaches a tap that is gone.
-  void setBodyTap(BodyTap* tap);
+  void setBodyTap(util::BodyTap* tap);
   // Ends the body. False when the connection cannot carry another request.
   bool finish();
 
@@ -48,7 +48,7 @@ class ServerResponse : public Poco::Net::HTTPServerResponse {
   bool ok_ = true;
   std::unique_ptr<BodyWriter> writer_;
   std::unique_ptr<std::ostream> stream_;
-  BodyTap* tap_ = nullptr;
+  util::BodyTap* tap_ = nullptr;
 };
 
 }  // namespace sluice::http

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/http/body_tap.h"
+#include "server/util/body_tap.h"
 #include "server/wire/api_error.h"
 #include "server/wire/ir.h"
 #include "server/wire/sse.h"
@@ -64,7 +64,7 @@ std::expected<Expansion, wire::ApiError> expand(std::string_view body, ItemLooku
 // The response object a Responses client was sent, read from the bytes of its answer: the JSON
 // body, or the `response` of a streamed `response.completed` event. At most `max_bytes` are
 // looked at: beyond, nothing is kept (too large to store).
-class ResponseCapture : public http::BodyTap {
+class ResponseCapture : public util::BodyTap {
  public:
   ResponseCapture(bool streaming, size_t max_bytes) : streaming_(streaming), max_bytes_(max_bytes) {}
   void bytes(std::string_view data) override;

@@ -25,4 +25,22 @@ std::pair<std::string, std::string> credentialHeader(Wire wire, const std::strin
   return {"Authorization", "Bearer " + secret};
 }
 
+std::span<const std::string_view> protocolHeaders(catalog::Wire wire) {
+  static constexpr std::string_view kAnthropic[] = {"anthropic-beta", "anthropic-version"};
+  static constexpr std::string_view kOpenAI[] = {"openai-beta"};
+  switch (wire) {
+    case catalog::Wire::Anthropic: return kAnthropic;
+    case catalog::Wire::OpenAIChat:
+    case catalog::Wire::OpenAIResponses: return kOpenAI;
+    case catalog::Wire::Gemini: return {};
+  }
+  return {};
+}
+
+std::span<const std::pair<std::string_view, std::string_view>> defaultHeaders(catalog::Wire wire) {
+  static constexpr std::pair<std::string_view, std::string_view> kAnthropic[] = {{"anthropic-version", "2023-06-01"}};
+  if (wire == catalog::Wire::Anthropic) return kAnthropic;
+  return {};
+}
+
 }  // namespace sluice::wire

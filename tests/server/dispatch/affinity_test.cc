@@ -137,4 +137,34 @@ BOOST_AUTO_TEST_CASE(the_hash_is_the_same_on_every_machine) {
   BOOST_TEST(sluice::dispatch::stableHash("session-1") == 0x8f9d4a83e2384785ull);
 }
 
+BOOST_AUTO_TEST_CASE(the_conversation_key_prefers_what_the_client_names_then_the_conversations_prefix) {
+  using sluice::dispatch::ConversationHints;
+  using sluice::dispatch::conversationKey;
+  sluice::wire::Request request;
+  request.system.push_back({});
+  request.system.back().text = "be brief";
+  sluice::wire::Message user;
+  user.role = sluice::wire::Role::User;
+  user.content.push_back({});
+  user.content.back().type = sluice::wire::ContentBlock::Type::Text;
+  user.content.back().text = "first question";
+  request.messages.push_back(user);
+  ConversationHints hints;
+  hints.requested_model = "m";
+  hints.session_headers = {{"x-claude-code-session-id", ""}, {"session_id", "abc"}};
+  BOOST_TEST(*conversationKey(hints, nullptr) == "session_id:abc");  // a header needs no body
+  hints.session_headers[1].second = std::string(257, 'x');            // too long to be a session
+  BOOST_TEST(!conversationKey(hints, nullptr).has_value());
+  hints.prompt_cache_key = "pck";
+  BOOST_TEST(*conversationKey(hints, &request) == "prompt_cache_key:pck");
+  hints.prompt_cache_key.reset();
+  request.user = "user_1_session_9";
+  BOOST_TEST(*conversationKey(hints, &request) == "user:user_1_session_9");
+  request.user.reset();
+  BOOST_TEST(*conversationKey(hints, &request) == "prefix:m\nbe brief\nfirst question");
+  request.system.clear();
+  request.messages.clear();
+  BOOST_TEST(!conversationKey(hints, &request).has_value());  // nothing but the model
+}
+
 BOOST_AUTO_TEST_SUITE_END()

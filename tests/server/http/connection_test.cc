@@ -77,7 +77,7 @@ class Server {
 
  private:
   Gateway gateway_;
-  Router router_;
+  routes::RouteTable router_;
   Poco::Net::HTTPServerParams::Ptr params_;
   std::vector<int> clients_;
   std::vector<std::thread> threads_;

@@ -2,8 +2,8 @@
 // and the quota's count of a request's tokens.
 #include <boost/test/unit_test.hpp>
 
-#include "server/http/admission.h"
-#include "server/http/request_ledger.h"
+#include "server/pipeline/admission.h"
+#include "server/pipeline/request_ledger.h"
 #include "tests/server/http/request_path_harness.h"
 
 namespace sluice::testing {
@@ -12,7 +12,7 @@ BOOST_AUTO_TEST_SUITE(request_ledger)
 
 BOOST_AUTO_TEST_CASE(a_request_nobody_ended_is_still_one_row_as_an_internal_error) {
   RequestPath path;
-  { http::RequestLedger ledger(path.gateway(), "req-1", "/v1/messages", catalog::Wire::Anthropic); }
+  { pipeline::RequestLedger ledger(path.gateway(), "req-1", "/v1/messages", catalog::Wire::Anthropic); }
   const auto row = path.onlyRow();
   BOOST_TEST(row.outcome == "internal_error");
   BOOST_TEST(row.status == 500);
@@ -22,7 +22,7 @@ BOOST_AUTO_TEST_CASE(a_request_nobody_ended_is_still_one_row_as_an_internal_erro
 BOOST_AUTO_TEST_CASE(a_refusal_names_its_outcome_from_the_error_key) {
   RequestPath path;
   {
-    http::RequestLedger ledger(path.gateway(), "req-2", "/v1/chat/completions", catalog::Wire::OpenAIChat);
+    pipeline::RequestLedger ledger(path.gateway(), "req-2", "/v1/chat/completions", catalog::Wire::OpenAIChat);
     ledger.refused({403, "access_denied", "authz denied", {}, {}});
     BOOST_TEST(ledger.ended());
   }
@@ -35,14 +35,14 @@ BOOST_AUTO_TEST_CASE(a_refusal_names_its_outcome_from_the_error_key) {
 }
 
 BOOST_AUTO_TEST_CASE(upstream_failures_are_told_apart_by_how_many_calls_were_sent) {
-  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("model_not_found")) == "unknown_model");
-  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("invalid_api_key")) == "unauthenticated");
-  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("quota_exceeded")) == "quota_exceeded");
-  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("data_protection_failed")) == "data_protection_failed");
-  BOOST_TEST(audit::toString(http::RequestLedger::outcomeOf("data_protection_blocked")) == "data_protection_blocked");
+  BOOST_TEST(audit::toString(pipeline::RequestLedger::outcomeOf("model_not_found")) == "unknown_model");
+  BOOST_TEST(audit::toString(pipeline::RequestLedger::outcomeOf("invalid_api_key")) == "unauthenticated");
+  BOOST_TEST(audit::toString(pipeline::RequestLedger::outcomeOf("quota_exceeded")) == "quota_exceeded");
+  BOOST_TEST(audit::toString(pipeline::RequestLedger::outcomeOf("data_protection_failed")) == "data_protection_failed");
+  BOOST_TEST(audit::toString(pipeline::RequestLedger::outcomeOf("data_protection_blocked")) == "data_protection_blocked");
   RequestPath path;
   for (const int sent : {1, 2}) {
-    http::RequestLedger ledger(path.gateway(), "req-" + std::to_string(sent), "/v1/messages", catalog::Wire::Anthropic);
+    pipeline::RequestLedger ledger(path.gateway(), "req-" + std::to_string(sent), "/v1/messages", catalog::Wire::Anthropic);
     ledger.noteUpstreamFailure(sent, false);
     ledger.refused({502, "api_error", "boom", {}, {}});
   }
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(upstream_failures_are_told_apart_by_how_many_calls_were_sen
 BOOST_AUTO_TEST_CASE(client_strings_kept_before_authentication_are_bounded) {
   RequestPath path;
   {
-    http::RequestLedger ledger(path.gateway(), "req-3", "/v1/messages", catalog::Wire::Anthropic);
+    pipeline::RequestLedger ledger(path.gateway(), "req-3", "/v1/messages", catalog::Wire::Anthropic);
     ledger.noteClient(std::string(100000, 'f'), std::string(2u << 20, 'm'), false);
     ledger.refused({401, "invalid_api_key", "no API key", {}, {}});
   }
@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(cached_prompt_tokens_count_once_against_input_windows) {
   usage.cache_read_tokens = 800;
   usage.cache_write_tokens = 150;
   usage.output_tokens = 20;
-  const identity::QuotaUsage counted = http::QuotaTicket::usageOf(usage, 77);
+  const identity::QuotaUsage counted = pipeline::QuotaTicket::usageOf(usage, 77);
   BOOST_TEST(counted.input_tokens == 1000);
   BOOST_TEST(counted.output_tokens == 20);
   BOOST_TEST(counted.cost_microdollars == 77);

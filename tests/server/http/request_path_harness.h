@@ -26,7 +26,7 @@
 #include "server/http/gateway.h"
 #include "server/http/handlers.h"
 #include "server/http/request.h"
-#include "server/http/router.h"
+#include "server/routes/route_table.h"
 #include "server/http/server_session.h"
 #include "server/net/http1.h"
 #include "tests/fakes/fake_transport.h"
@@ -139,7 +139,8 @@ inline std::string messagesBody(const std::string& model, bool stream = false) {
 
 class RequestPath {
  public:
-  RequestPath() : gateway_(http::ServerOptions{}, requestPathCatalog()), router_(gateway_) {
+  explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog())
+      : gateway_(http::ServerOptions{}, std::move(catalog)), router_(gateway_) {
     gateway_.setTransport(&transport);
     gateway_.setAuditSink(&sink);
   }
@@ -254,7 +255,7 @@ class RequestPath {
 
  private:
   http::Gateway gateway_;
-  http::Router router_;
+  routes::RouteTable router_;
   int count_ = 0;
 };
 
