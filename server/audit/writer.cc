@@ -14,6 +14,7 @@
 
 #include <pqxx/pqxx>
 
+#include "server/audit/fields.h"
 #include "server/audit/journal.h"
 #include "server/audit/record_json.h"
 #include "server/audit/spool.h"
@@ -224,7 +225,7 @@ struct Writer::State {
         facts.push_back(std::move(row.facts));
       }
       try {
-        store::copyAuditRows(*db, text, facts);
+        store::copyAuditRows(*db, auditColumns(), text, facts);
         wrote(rows.size(), started_at);
         return true;
       } catch (const pqxx::sql_error& error) {
@@ -263,7 +264,7 @@ struct Writer::State {
     if (!db) return false;
     const auto started_at = SteadyClock::now();
     try {
-      store::insertAuditRows(*db, joinArray(lines));
+      store::insertAuditRows(*db, auditColumns(), joinArray(lines));
     } catch (const pqxx::sql_error& error) {
       if (!isRowProblem(error)) {
         changeDatabase(Database::Unavailable, error.what());
@@ -283,7 +284,7 @@ struct Writer::State {
     std::string reason = first_error;
     for (const auto& line : lines) {
       try {
-        store::insertAuditRows(db, "[" + line + "]");
+        store::insertAuditRows(db, auditColumns(), "[" + line + "]");
       } catch (const pqxx::sql_error& error) {
         if (!isRowProblem(error)) {
           changeDatabase(Database::Unavailable, error.what());
