@@ -3,6 +3,7 @@
 // asked for, which route and deployment served it and why, what it cost, how long it took and how
 // it ended. A plain value; filled on the request's thread, then handed to the Writer.
 // Nothing secret belongs here: no API keys (only their id), no provider credentials.
+// Which member fills which column, and how it is spelled on disk and in PostgreSQL: fields.h.
 
 #include <chrono>
 #include <cstdint>

@@ -12,15 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <pqxx/pqxx>
-
+#include "server/audit/database_link.h"
 #include "server/audit/journal.h"
+#include "server/audit/queued_row.h"
 #include "server/audit/record_json.h"
 #include "server/audit/spool.h"
 #include "server/net/fiber.h"
 #include "server/log/json_log.h"
-#include "server/store/audit_store.h"
-#include "server/store/database.h"
 
 namespace sluice::audit {
 
@@ -28,65 +26,11 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// Where the batches go. Exactly one function (Writer::State::changeDatabase) moves between them.
-enum class Database {
-  Unknown,      // not tried yet
-  Available,    // the last write reached PostgreSQL
-  Unavailable,  // unreachable, failing or too slow: batches go to the spool until the next retry
-};
-
-const char* name(Database state) {
-  switch (state) {
-    case Database::Unknown: return "unknown";
-    case Database::Available: return "available";
-    case Database::Unavailable: return "unavailable";
-  }
-  return "?";
-}
-
-// True when PostgreSQL refused the rows for their content (SQLSTATE class 22 data exception,
-// 23 integrity violation): those are set aside one by one. Any other failure (connection,
-// timeout, shutdown, a missing table or column) is the database's, not the rows': they are kept
-// in the spool and tried again later.
-bool isRowProblem(const pqxx::sql_error& error) {
-  const std::string& state = error.sqlstate();
-  return state.starts_with("22") || state.starts_with("23");
-}
-
 std::string fallbackId() {
   thread_local std::mt19937_64 random{std::random_device{}()};
   char text[40];
   std::snprintf(text, sizeof text, "unidentified-%016llx", static_cast<unsigned long long>(random()));
   return text;
-}
-
-std::string joinArray(const std::vector<std::string>& lines) {
-  size_t total = 2;
-  for (const auto& line : lines) total += line.size() + 1;
-  std::string array;
-  array.reserve(total);
-  array += '[';
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) array += ',';
-    array += lines[i];
-  }
-  array += ']';
-  return array;
-}
-
-// A row waiting in the queue: its JSON (the spool's and the journal's form) and, for rows this
-// process made, its COPY line and rollup facts for the live path. Rows recovered from a journal
-// or read back from the spool have only their JSON: they may already be in PostgreSQL, so they
-// take the insert that skips rows already present.
-struct QueuedRow {
-  std::string json;  // empty: a live row, known by its COPY line alone (rowJson() derives it)
-  std::string copy;  // empty: JSON only
-  store::RollupFacts facts;
-};
-
-std::string rowJson(const QueuedRow& row) { return row.json.empty() ? copyLineToRowJson(row.copy) : row.json; }
-std::string rowJson(QueuedRow&& row) {
-  return row.json.empty() ? copyLineToRowJson(row.copy) : std::move(row.json);
 }
 
 // The journal line that keeps a queued row until it is in PostgreSQL or the spool.
@@ -106,7 +50,7 @@ std::string joinLines(const std::vector<std::string>& lines) {
 }  // namespace
 
 struct Writer::State {
-  explicit State(WriterOptions options_in) : options(std::move(options_in)) {}
+  explicit State(WriterOptions options_in) : options(std::move(options_in)), database(options) {}
 
   WriterOptions options;
 
@@ -122,10 +66,7 @@ struct Writer::State {
   uint64_t processed = 0;  // of those, rows now in PostgreSQL or the spool
   std::thread thread;
 
-  // Owned by the writer thread after start().
-  std::unique_ptr<pqxx::connection> connection;
-  Database database = Database::Unknown;
-  SteadyClock::time_point next_retry{};
+  DatabaseLink database;  // used by the writer thread after start()
 
   mutable std::mutex spool_mutex;  // guards opening the spool, not its use (Spool is thread-safe)
   std::unique_ptr<Spool> spool;
@@ -157,157 +98,13 @@ struct Writer::State {
   }
 
   std::atomic<uint64_t> rows_submitted{0};
-  std::atomic<uint64_t> rows_written{0};
   std::atomic<uint64_t> rows_spooled{0};
   std::atomic<uint64_t> rows_replayed{0};
-  std::atomic<uint64_t> batches{0};
-  std::atomic<size_t> last_batch_size{0};
-  std::atomic<double> last_flush_ms{0};
-  std::atomic<bool> database_available{false};
 
   Spool* openSpool() {
     std::lock_guard lock(spool_mutex);
     if (!spool) spool = Spool::open(options.spool_path);
     return spool.get();
-  }
-
-  void changeDatabase(Database next, const std::string& reason) {
-    if (next == Database::Unavailable) {
-      connection.reset();
-      next_retry = SteadyClock::now() + std::chrono::milliseconds(options.retry_interval_ms);
-    }
-    if (next != database) {
-      if (next == Database::Available) {
-        log::info("audit: PostgreSQL available", {{"from", name(database)}});
-      } else {
-        log::warn("audit: PostgreSQL unavailable; rows go to the spool",
-                  {{"from", name(database)}, {"reason", reason}, {"spool", options.spool_path}});
-      }
-      database = next;
-    }
-    database_available.store(next == Database::Available);
-  }
-
-  // A connection, or null when PostgreSQL is unavailable and it is not yet time to try again.
-  pqxx::connection* ensureConnected() {
-    if (connection && connection->is_open()) return connection.get();
-    if (options.database_url.empty()) return nullptr;
-    if (database == Database::Unavailable && SteadyClock::now() < next_retry) return nullptr;
-    try {
-      connection = store::connect(options.database_url);
-      pqxx::nontransaction setup(*connection);
-      setup.exec("SET statement_timeout = " + std::to_string(options.write_timeout_ms));
-      return connection.get();
-    } catch (const std::exception& error) {
-      changeDatabase(Database::Unavailable, error.what());
-      return nullptr;
-    }
-  }
-
-  // Writes queued rows: with COPY when they all came from this process's requests (the live
-  // path), else, or when COPY finds a row already there, as writeJson() does.
-  // The rows' rollup facts are moved out on the COPY path (nothing after it needs them).
-  bool write(std::vector<QueuedRow>& rows) {
-    const bool copyable = std::all_of(rows.begin(), rows.end(), [](const QueuedRow& row) { return !row.copy.empty(); });
-    if (copyable) {
-      pqxx::connection* db = ensureConnected();
-      if (!db) return false;
-      const auto started_at = SteadyClock::now();
-      std::string text;
-      size_t total = 0;
-      for (const auto& row : rows) total += row.copy.size();
-      text.reserve(total);
-      std::vector<store::RollupFacts> facts;
-      facts.reserve(rows.size());
-      for (auto& row : rows) {
-        text += row.copy;
-        facts.push_back(std::move(row.facts));
-      }
-      try {
-        store::copyAuditRows(*db, text, facts);
-        wrote(rows.size(), started_at);
-        return true;
-      } catch (const pqxx::sql_error& error) {
-        if (!isRowProblem(error)) {
-          changeDatabase(Database::Unavailable, error.what());
-          return false;
-        }
-        // A row already there or one PostgreSQL refuses: the insert that skips the first and
-        // sets the second aside decides (nothing of the COPY was committed).
-      } catch (const std::exception& error) {  // broken_connection, in_doubt_error, …
-        changeDatabase(Database::Unavailable, error.what());
-        return false;
-      }
-    }
-    std::vector<std::string> lines;
-    lines.reserve(rows.size());
-    for (const auto& row : rows) lines.push_back(rowJson(row));
-    return writeJson(lines);
-  }
-
-  void wrote(size_t rows, SteadyClock::time_point started_at) {
-    const double elapsed = std::chrono::duration<double, std::milli>(SteadyClock::now() - started_at).count();
-    last_flush_ms.store(elapsed);
-    last_batch_size.store(rows);
-    batches.fetch_add(1);
-    rows_written.fetch_add(rows);
-    if (options.on_batch) options.on_batch(rows, elapsed / 1000.0);
-    changeDatabase(Database::Available, "");
-  }
-
-  // Writes `lines` (row JSON) into PostgreSQL. True when every row is there (new or already
-  // present). On a database-wide failure returns false (the caller spools them); rows PostgreSQL
-  // rejects for their content are set aside in <spool>.rejected so they cannot block the rest.
-  bool writeJson(const std::vector<std::string>& lines) {
-    pqxx::connection* db = ensureConnected();
-    if (!db) return false;
-    const auto started_at = SteadyClock::now();
-    try {
-      store::insertAuditRows(*db, joinArray(lines));
-    } catch (const pqxx::sql_error& error) {
-      if (!isRowProblem(error)) {
-        changeDatabase(Database::Unavailable, error.what());
-        return false;
-      }
-      if (!writeOneByOne(*db, lines, error.what())) return false;
-    } catch (const std::exception& error) {  // broken_connection, in_doubt_error, …
-      changeDatabase(Database::Unavailable, error.what());
-      return false;
-    }
-    wrote(lines.size(), started_at);
-    return true;
-  }
-
-  bool writeOneByOne(pqxx::connection& db, const std::vector<std::string>& lines, const std::string& first_error) {
-    std::vector<std::string> rejected;
-    std::string reason = first_error;
-    for (const auto& line : lines) {
-      try {
-        store::insertAuditRows(db, "[" + line + "]");
-      } catch (const pqxx::sql_error& error) {
-        if (!isRowProblem(error)) {
-          changeDatabase(Database::Unavailable, error.what());
-          return false;
-        }
-        rejected.push_back(line);
-        reason = error.what();
-      } catch (const std::exception& error) {
-        changeDatabase(Database::Unavailable, error.what());
-        return false;
-      }
-    }
-    if (!rejected.empty()) {
-      log::error("audit: PostgreSQL rejected rows; kept in the rejected file",
-                 {{"rows", rejected.size()}, {"error", reason}, {"path", options.spool_path + ".rejected"}});
-      try {
-        std::unique_ptr<Spool> sink = Spool::open(options.spool_path + ".rejected");
-        sink->append(joinLines(rejected));
-      } catch (const std::exception& error) {
-        log::error("audit: cannot keep rejected rows", {{"error", error.what()}});
-        for (const auto& line : rejected) std::cerr << line << "\n";
-      }
-    }
-    return true;
   }
 
   static std::vector<std::string> jsonOf(std::vector<QueuedRow> rows) {
@@ -346,7 +143,7 @@ struct Writer::State {
         break;
       }
       if (chunk.lines.empty()) break;
-      if (!writeJson(chunk.lines)) {
+      if (!database.writeJson(chunk.lines)) {
         complete = false;
         break;
       }
@@ -392,12 +189,12 @@ struct Writer::State {
       // Spooled rows go first, so rows reach PostgreSQL in the order they were submitted.
       bool spool_empty = true;
       try {
-        spool_empty = openSpool()->size() == 0 || (ensureConnected() != nullptr && replay());
+        spool_empty = openSpool()->size() == 0 || (database.ensureConnected() != nullptr && replay());
       } catch (const std::exception& error) {
         log::error("audit: spool unavailable", {{"error", error.what()}});
       }
       const size_t taken = lines.size();
-      if (!lines.empty() && !(spool_empty && write(lines))) spoolLines(jsonOf(std::move(lines)));
+      if (!lines.empty() && !(spool_empty && database.write(lines))) spoolLines(jsonOf(std::move(lines)));
       {
         std::lock_guard lock(mutex);
         processed += taken;
@@ -409,7 +206,7 @@ struct Writer::State {
       if (last) break;
     }
     compactJournal();
-    connection.reset();
+    database.close();
   }
 };
 
@@ -549,13 +346,9 @@ WriterStats Writer::stats() const {
     stats.queue_depth = state.queue.size();
   }
   stats.rows_submitted = state.rows_submitted.load();
-  stats.rows_written = state.rows_written.load();
   stats.rows_spooled = state.rows_spooled.load();
   stats.rows_replayed = state.rows_replayed.load();
-  stats.batches = state.batches.load();
-  stats.last_batch_size = state.last_batch_size.load();
-  stats.last_flush_ms = state.last_flush_ms.load();
-  stats.database_available = state.database_available.load();
+  state.database.addStats(stats);
   {
     std::lock_guard lock(state.spool_mutex);
     stats.spool_bytes = state.spool ? state.spool->size() : 0;

@@ -1,7 +1,8 @@
-// Personal data: e-mail addresses, phone numbers, payment cards, IBANs, IP addresses. The rules
-// lean towards precision: a value must have the shape people write AND pass the checks the shape
-// allows (Luhn, mod-97, octet ranges, a real top-level domain), and the characters around it must
-// not make it part of a longer token (an identifier, a version, a path, a longer number).
+// Personal data: phone numbers, payment cards and IBANs, the numbers people write. The rules lean
+// towards precision: a value must have the shape people write AND pass the checks the shape allows
+// (Luhn and a known issuer, mod-97), and the characters around it must not make it part of a
+// longer token (an identifier, a version, a path, a longer number). E-mail addresses are in
+// scan_email.cc, IP addresses in scan_ip.cc.
 
 #include <algorithm>
 #include <array>
@@ -13,62 +14,6 @@
 
 namespace sluice::protection::scan {
 namespace {
-
-// ---- e-mail -------------------------------------------------------------------------------------
-
-bool isLocalByte(char c) { return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'; }
-
-// ISO 3166 country-code top-level domains.
-constexpr std::string_view kCountryTlds =
-    "ac ad ae af ag ai al am ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo br bs bt bw by bz "
-    "ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cw cx cy cz de dj dk dm do dz ec ee eg er es et eu fi fj fk "
-    "fm fo fr ga gd ge gf gg gh gi gl gm gn gp gq gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir "
-    "is it je jm jo jp ke kg kh ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk "
-    "ml mm mn mo mp mq mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg ph pk pl "
-    "pm pn pr ps pt pw py qa re ro rs ru rw sa sb sc sd se sg sh si sk sl sm sn so sr ss st su sv sx sy sz tc "
-    "td tf tg th tj tk tl tm tn to tr tt tv tw tz ua ug uk us uy uz va vc ve vg vi vn vu wf ws ye yt za zm zw";
-
-// Generic top-level domains people's addresses use, and the private suffixes of internal mail.
-constexpr std::array<std::string_view, 96> kGenericTlds = {
-    "com",      "org",       "net",      "edu",       "gov",      "mil",      "int",        "info",
-    "biz",      "name",      "pro",      "aero",      "coop",     "museum",   "mobi",       "asia",
-    "tel",      "travel",    "jobs",     "cat",       "app",      "dev",      "page",       "cloud",
-    "tech",     "online",    "site",     "website",   "store",    "shop",     "blog",       "xyz",
-    "top",      "club",      "email",    "mail",      "company",  "agency",   "digital",    "solutions",
-    "services", "systems",   "network",  "software",  "consulting", "studio", "design",     "media",
-    "news",     "live",      "life",     "world",     "today",    "space",    "fun",        "global",
-    "group",    "team",      "work",     "works",     "center",   "link",     "help",       "support",
-    "academy",  "school",    "university", "college", "health",   "care",     "bank",       "finance",
-    "capital",  "money",     "insurance", "law",      "legal",    "expert",   "guru",       "ninja",
-    "rocks",    "wiki",      "host",     "hosting",   "security", "engineering", "tools",   "codes",
-    "local",    "localdomain", "internal", "corp",    "lan",      "intranet", "example",    "test"};
-
-bool isKnownTld(std::string_view tld) {
-  if (tld.size() == 2) {
-    const char a = lowerAscii(tld[0]);
-    const char b = lowerAscii(tld[1]);
-    for (size_t i = 0; i + 1 < kCountryTlds.size(); i += 3) {
-      if (kCountryTlds[i] == a && kCountryTlds[i + 1] == b) return true;
-    }
-    return false;
-  }
-  for (const std::string_view known : kGenericTlds) {
-    if (equalsFolded(tld, known)) return true;
-  }
-  return false;
-}
-
-// True when the bytes before `start` (back to whitespace or a quote) hold "://" with no '/' after
-// it: `start` is inside a URL's authority, so an '@' there separates user and host.
-bool insideUrlAuthority(std::string_view t, size_t start) {
-  const size_t floor = start > 512 ? start - 512 : 0;
-  for (size_t i = start; i > floor; --i) {
-    const char c = t[i - 1];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>') return false;
-    if (c == '/') return i >= 3 && t[i - 2] == '/' && t[i - 3] == ':';
-  }
-  return false;
-}
 
 // ---- digit groups (phones and cards) -----------------------------------------------------------
 
@@ -257,97 +202,7 @@ bool ibanChecksum(std::string_view iban) {
   return remainder == 1;
 }
 
-// ---- IP addresses ------------------------------------------------------------------------------
-
-// A decimal octet 0..255 without leading zeros at `p`; its end, or npos.
-size_t readOctet(std::string_view t, size_t p, int& value) {
-  size_t q = p;
-  value = 0;
-  while (q < t.size() && isDigit(t[q]) && q - p < 4) value = value * 10 + (t[q++] - '0');
-  const size_t length = q - p;
-  if (length == 0 || length > 3 || value > 255 || (length > 1 && t[p] == '0')) return std::string_view::npos;
-  return q;
-}
-
-// A dotted quad from `p`: its end, or npos. `first` gets the first octet.
-size_t readDottedQuad(std::string_view t, size_t p, int& first) {
-  for (int k = 0; k < 4; ++k) {
-    int value = 0;
-    p = readOctet(t, p, value);
-    if (p == std::string_view::npos) return p;
-    if (k == 0) first = value;
-    if (k < 3) {
-      if (at(t, p) != '.') return std::string_view::npos;
-      ++p;
-    }
-  }
-  return p;
-}
-
-// The word before `start` (skipping spaces) names a version: "version 1.2.3.4", "v 10.0.0.1".
-bool afterVersionWord(std::string_view t, size_t start) {
-  size_t e = start;
-  while (e > 0 && start - e < 3 && (t[e - 1] == ' ' || t[e - 1] == ':')) --e;
-  size_t s = e;
-  while (s > 0 && e - s < 12 && isAlpha(t[s - 1])) --s;
-  const std::string_view word = t.substr(s, e - s);
-  for (const std::string_view version : {"version", "ver", "v", "release", "build", "rev", "revision", "firmware",
-                                         "chapter", "section", "sec", "figure", "fig", "table", "step", "clause",
-                                         "rule", "part", "item", "appendix", "oid"}) {
-    if (equalsFolded(word, version)) return true;
-  }
-  return false;
-}
-
 }  // namespace
-
-std::optional<Hit> email(std::string_view t, size_t at_sign) {
-  // The local part: the practical subset [A-Za-z0-9._%+-], 1..64 bytes, starting with a letter,
-  // digit or '_', not ending with '.', no "..".
-  size_t l = at_sign;
-  while (l > 0 && at_sign - l <= 64 && isLocalByte(t[l - 1])) --l;
-  if (at_sign - l > 64) return std::nullopt;
-  while (l < at_sign && !isAlnum(t[l]) && t[l] != '_') ++l;
-  if (l == at_sign || t[at_sign - 1] == '.') return std::nullopt;
-  for (size_t i = l + 1; i < at_sign; ++i) {
-    if (t[i] == '.' && t[i - 1] == '.') return std::nullopt;
-  }
-  if (insideUrlAuthority(t, l)) return std::nullopt;
-  // The domain: at least two labels of [A-Za-z0-9-] (1..63 bytes, no '-' at either end), a known
-  // top-level domain of letters.
-  size_t p = at_sign + 1;
-  int labels = 0;
-  size_t last_label = p;
-  while (true) {
-    const size_t s = p;
-    while (p < t.size() && (isAlnum(t[p]) || t[p] == '-') && p - s <= 63) ++p;
-    if (p == s || p - s > 63 || t[s] == '-' || t[p - 1] == '-') return std::nullopt;
-    ++labels;
-    last_label = s;
-    if (at(t, p) == '.' && isAlnum(at(t, p + 1))) {
-      ++p;
-      continue;
-    }
-    break;
-  }
-  if (labels < 2 || p - at_sign - 1 > 253) return std::nullopt;
-  const std::string_view tld = t.substr(last_label, p - last_label);
-  for (const char c : tld) {
-    if (!isAlpha(c)) return std::nullopt;
-  }
-  if (!isKnownTld(tld)) return std::nullopt;
-  // Retina asset names ("icon@2x.png") have a scale, not a host, after the '@'.
-  if (isDigit(at(t, at_sign + 1))) {
-    size_t q = at_sign + 1;
-    while (isDigit(at(t, q))) ++q;
-    if (at(t, q) == 'x' && at(t, q + 1) == '.') return std::nullopt;
-  }
-  // What follows: "git@github.com:org/repo.git" is an scp-style remote, "a@b.c(" a call.
-  const char next = at(t, p);
-  if (next == '@' || next == '(' || next == '_') return std::nullopt;
-  if (next == ':' && p + 1 < t.size() && !std::string_view(" \t\r\n").contains(t[p + 1])) return std::nullopt;
-  return Hit{l, p - l};
-}
 
 std::optional<Hit> phone(std::string_view t, size_t start) {
   const char lead = t[start];
@@ -434,88 +289,6 @@ std::optional<Hit> iban(std::string_view t, size_t start) {
   }
   if (isWordByte(at(t, p))) return std::nullopt;
   if (!ibanChecksum(std::string_view(compact, n))) return std::nullopt;
-  return Hit{start, p - start};
-}
-
-std::optional<Hit> ipv4(std::string_view t, size_t start) {
-  const char prev = before(t, start);
-  if (isWordByte(prev) || prev == '.' || std::string_view("^~<>").contains(prev)) return std::nullopt;
-  // Version pins: "==1.2.3.4", ">=1.2.3.4", "~=1.2.3.4" (a single '=' assigns an address).
-  if (prev == '=' && std::string_view("=<>~!").contains(before(t, start - 1))) return std::nullopt;
-  // "Chrome/120.0.0.0", "python-3.1.2.4": a product's version, not an address.
-  if ((prev == '/' || prev == '-') && isWordByte(before(t, start - 1))) return std::nullopt;
-  int first = 0;
-  const size_t end = readDottedQuad(t, start, first);
-  if (end == std::string_view::npos) return std::nullopt;
-  // Four single digits ("3.2.1.4", "1.1.1.1", "8.8.8.8") read as a section or version number as
-  // often as an address, and as an address they are public resolvers.
-  if (end - start == 7) return std::nullopt;
-  const char next = at(t, end);
-  if (isWordByte(next) || (next == '.' && isDigit(at(t, end + 1)))) return std::nullopt;
-  // 0.0.0.0/8 (unspecified), 127.0.0.0/8 (loopback) and 255.x (masks, broadcast) identify no one.
-  if (first == 0 || first == 127 || first == 255) return std::nullopt;
-  if (afterVersionWord(t, start)) return std::nullopt;
-  return Hit{start, end - start};
-}
-
-std::optional<Hit> ipv6(std::string_view t, size_t start) {
-  const char prev = before(t, start);
-  if (isWordByte(prev) || prev == ':' || prev == '.') return std::nullopt;
-  size_t p = start;
-  int groups = 0;
-  bool compressed = false;
-  bool has_digit = false;
-  bool ipv4_tail = false;
-  size_t longest = 0;
-  if (at(t, p) == ':') {
-    if (at(t, p + 1) != ':') return std::nullopt;
-    compressed = true;
-    p += 2;
-  }
-  while (true) {
-    const size_t s = p;
-    while (p < t.size() && isHex(t[p]) && p - s <= 4) ++p;
-    const size_t length = p - s;
-    if (length == 0) {
-      // Only right after "::" may the last group be missing: the address ends there.
-      if (compressed && p >= 2 && t[p - 1] == ':' && t[p - 2] == ':') break;
-      return std::nullopt;
-    }
-    if (length > 4) return std::nullopt;
-    if (at(t, p) == '.') {
-      int first = 0;
-      const size_t end = readDottedQuad(t, s, first);
-      if (end == std::string_view::npos) return std::nullopt;
-      groups += 2;
-      p = end;
-      ipv4_tail = true;
-      has_digit = true;
-      break;
-    }
-    ++groups;
-    longest = std::max(longest, length);
-    for (size_t i = s; i < p; ++i) has_digit = has_digit || isDigit(t[i]);
-    if (at(t, p) == ':') {
-      if (at(t, p + 1) == ':') {
-        if (compressed) return std::nullopt;
-        compressed = true;
-        p += 2;
-        continue;
-      }
-      if (isHex(at(t, p + 1))) {
-        ++p;
-        continue;
-      }
-    }
-    break;
-  }
-  if (compressed ? groups > 7 : groups != 8) return std::nullopt;
-  const char next = at(t, p);
-  if (isWordByte(next) || (next == '.' && isDigit(at(t, p + 1)))) return std::nullopt;
-  if (next == ':' && (isHex(at(t, p + 1)) || at(t, p + 1) == ':')) return std::nullopt;
-  // "::", "::1", "a[1::2]", "abc::def": too little to be an address someone wrote on purpose.
-  if (!has_digit) return std::nullopt;
-  if (!ipv4_tail && longest < 3) return std::nullopt;  // "a:b:c:d:e:f:1:2", "1::2"
   return Hit{start, p - start};
 }
 

@@ -12,45 +12,27 @@
 
 namespace sluice::store {
 
-const std::vector<std::string_view> kAuditColumns = {
-    "id",           "created_at",        "completed_at",       "user_name",         "api_key_id",
-    "project",      "project_source",    "client_family",      "client_wire",       "requested_model",
-    "model",        "route_id",          "strategy",           "provider",          "endpoint",
-    "served_provider", "served_endpoint", "route_match",       "attempts",          "is_streaming",
-    "status",       "outcome",           "error_key",          "error_message",     "input_tokens",
-    "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens", "cost_microdollars",
-    "cache_savings_microdollars", "latency_ms",   "ttfb_ms",           "upstream_ms",        "aborted",           "probe",
-    "request_body", "response_body", "replica",      "masked",   "unit",   "units",
-};
-
 namespace {
 
-std::string columnList() {
+std::string columnList(std::span<const AuditColumn> columns) {
   std::string list;
-  for (const auto column : kAuditColumns) {
+  for (const auto& column : columns) {
     if (!list.empty()) list += ", ";
-    list += column;
+    list += column.name;
   }
   return list;
 }
 
 // The SELECT list over the parsed rows: a key missing from a row object (an older spool line, a
-// hand-written one) takes the column's default rather than violating NOT NULL.
-std::string selectList() {
-  static const std::vector<std::pair<std::string_view, std::string_view>> defaults = {
-      {"attempts", "'[]'::jsonb"}, {"is_streaming", "false"},     {"status", "0"},
-      {"input_tokens", "0"},       {"output_tokens", "0"},        {"cache_read_tokens", "0"},
-      {"cache_write_tokens", "0"}, {"reasoning_tokens", "0"},     {"cost_microdollars", "0"},
-      {"cache_savings_microdollars", "0"}, {"aborted", "false"}, {"probe", "false"}, {"units", "0"},
-  };
+// hand-written one) takes the column's fallback rather than violating NOT NULL.
+std::string selectList(std::span<const AuditColumn> columns) {
   std::string list;
-  for (const auto column : kAuditColumns) {
+  for (const auto& column : columns) {
     if (!list.empty()) list += ", ";
-    const auto found = std::find_if(defaults.begin(), defaults.end(), [&](const auto& entry) { return entry.first == column; });
-    if (found == defaults.end()) {
-      list += column;
+    if (column.fallback.empty()) {
+      list += column.name;
     } else {
-      list += "coalesce(" + std::string(column) + ", " + std::string(found->second) + ")";
+      list += "coalesce(" + std::string(column.name) + ", " + std::string(column.fallback) + ")";
     }
   }
   return list;
@@ -90,7 +72,7 @@ std::string rollupUpsert(const std::string& table, const std::string& period, co
 // user, project, model and provider, and by route and served endpoint. Naming the columns (rather
 // than SELECT *) lets a later migration add a column with a default without breaking an older
 // replica still writing.
-const std::string& insertStatement() {
+std::string insertStatement(std::span<const AuditColumn> columns) {
   static const std::vector<std::string> usage_keys = {"user_name", "project", "model", "provider"};
   static const std::vector<std::string> usage_values = {"coalesce(user_name, '')", "coalesce(project, '')",
                                                         "coalesce(model, '')", "coalesce(served_provider, '')"};
@@ -98,9 +80,9 @@ const std::string& insertStatement() {
   static const std::vector<std::string> route_values = {"coalesce(route_id, '')", "coalesce(served_endpoint, '')"};
   static const std::string hour = "date_trunc('hour', created_at, 'UTC')";
   static const std::string day = "(created_at AT TIME ZONE 'UTC')::date";
-  static const std::string statement =
+  return
       "WITH incoming AS (SELECT * FROM json_populate_recordset(NULL::ai_requests, $1::json)), "
-      "inserted AS (INSERT INTO ai_requests (" + columnList() + ") SELECT " + selectList() +
+      "inserted AS (INSERT INTO ai_requests (" + columnList(columns) + ") SELECT " + selectList(columns) +
       " FROM incoming ON CONFLICT (id, created_at) DO NOTHING "
       "RETURNING created_at, user_name, project, model, route_id, served_provider, served_endpoint, outcome, probe, "
       "input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars, "
@@ -110,7 +92,6 @@ const std::string& insertStatement() {
       "route_hourly AS (" + rollupUpsert("ai_route_usage_hourly", "hour", hour, route_keys, route_values) + "), "
       "route_daily AS (" + rollupUpsert("ai_route_usage_daily", "day", day, route_keys, route_values) + ") "
       "SELECT count(*) FROM inserted";
-  return statement;
 }
 
 // SQLSTATE 23514 with this text: the row's day has no partition yet.
@@ -205,9 +186,9 @@ std::string rollupStatements(pqxx::transaction_base& transaction, const std::vec
   return sql;
 }
 
-std::vector<std::string> columnNames() {
+std::vector<std::string> columnNames(std::span<const AuditColumn> columns) {
   std::vector<std::string> names;
-  for (const auto column : kAuditColumns) names.emplace_back(column);
+  for (const auto& column : columns) names.emplace_back(column.name);
   return names;
 }
 
@@ -223,8 +204,9 @@ void ensurePartitionsFor(pqxx::connection& connection, const std::vector<RollupF
 
 }  // namespace
 
-void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, const std::vector<RollupFacts>& facts) {
-  static const std::vector<std::string> columns = columnNames();
+void copyAuditRows(pqxx::connection& connection, std::span<const AuditColumn> columns, const std::string& copy_text,
+                   const std::vector<RollupFacts>& facts) {
+  const std::vector<std::string> names = columnNames(columns);
   for (int attempt = 0;; ++attempt) {
     try {
       pqxx::work transaction(connection);
@@ -233,7 +215,7 @@ void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, c
         // text (stream_to's raw line is private there); deprecated only in favour of stream_to.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-        pqxx::tablewriter copy(transaction, "ai_requests", columns.begin(), columns.end());
+        pqxx::tablewriter copy(transaction, "ai_requests", names.begin(), names.end());
 #pragma GCC diagnostic pop
         copy.write_raw_line(copy_text);  // one PQputCopyData for the whole batch
         copy.complete();
@@ -251,11 +233,13 @@ void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, c
   }
 }
 
-size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array) {
+size_t insertAuditRows(pqxx::connection& connection, std::span<const AuditColumn> columns,
+                       const std::string& json_array) {
+  const std::string statement = insertStatement(columns);
   for (int attempt = 0;; ++attempt) {
     try {
       pqxx::work transaction(connection);
-      const size_t inserted = transaction.exec_params1(insertStatement(), json_array)[0].as<size_t>();
+      const size_t inserted = transaction.exec_params1(statement, json_array)[0].as<size_t>();
       transaction.commit();
       return inserted;
     } catch (const pqxx::broken_connection&) {

@@ -1,11 +1,12 @@
 #pragma once
 // Writing the audit trail (`ai_requests`, migrations/0001) and keeping its day partitions.
-// The rows travel as JSON objects whose keys are the column names (kAuditColumns): the same text
-// the writer spools to disk, so a replay is the same call as a first write.
+// The rows travel as COPY text or as JSON objects whose keys are the column names; which columns,
+// in which order, is the caller's (audit::auditColumns(), server/audit/fields.h, declares the row).
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,18 +15,25 @@
 
 namespace sluice::store {
 
-// The columns a row object may carry. A missing key is NULL, or the default of a NOT NULL column
-// (0, false, []); only id, created_at and outcome are required.
-extern const std::vector<std::string_view> kAuditColumns;
+// One column of ai_requests as a writer names it.
+struct AuditColumn {
+  std::string_view name;
+  std::string_view type;      // as information_schema.columns.data_type spells it: "text", "bigint", …
+  // SQL for the value of a row object without this key: the default of a NOT NULL column ("0",
+  // "false", "'[]'::jsonb"); empty: NULL.
+  std::string_view fallback;
+};
 
-// Inserts the rows of `json_array` (a JSON array of row objects) in one statement, skipping rows
+// Inserts the rows of `json_array` (a JSON array of row objects keyed by the names of `columns`;
+// a missing key is the column's fallback) into those columns in one statement, skipping rows
 // whose (id, created_at) is already present, and adds the rows actually inserted (probes excepted)
 // to ai_usage_hourly and ai_usage_daily (by user, project, model, provider) and to
 // ai_route_usage_hourly and ai_route_usage_daily (by route and served endpoint) in the same
 // statement. Creates a missing day partition and retries once.
 // Returns the number of rows inserted. Throws pqxx::broken_connection when PostgreSQL is gone,
 // pqxx::sql_error on anything else (a statement_timeout among them).
-size_t insertAuditRows(pqxx::connection& connection, const std::string& json_array);
+size_t insertAuditRows(pqxx::connection& connection, std::span<const AuditColumn> columns,
+                       const std::string& json_array);
 
 // What one row adds to the usage rollups: the keys (empty = '') and the seven measures, in the
 // order input, output, cache read, cache write, reasoning tokens, cost, cache savings.
@@ -38,13 +46,14 @@ struct RollupFacts {
   std::array<int64_t, 7> measures{};
 };
 
-// The live path: `copy_text` (lines of COPY text in kAuditColumns order, each ending in '\n', one
+// The live path: `copy_text` (lines of COPY text in `columns` order, each ending in '\n', one
 // per row of `facts`) streamed into ai_requests with COPY, and the rows' rollups, summed here,
 // upserted in the same transaction: about a third of insertAuditRows' work in PostgreSQL, which
 // parses JSON row by row. COPY has no ON CONFLICT: for rows that may already be there (a replay)
 // use insertAuditRows. Creates a missing day partition and retries once.
 // Throws like insertAuditRows; a row already present is pqxx::unique_violation (nothing written).
-void copyAuditRows(pqxx::connection& connection, const std::string& copy_text, const std::vector<RollupFacts>& facts);
+void copyAuditRows(pqxx::connection& connection, std::span<const AuditColumn> columns, const std::string& copy_text,
+                   const std::vector<RollupFacts>& facts);
 
 // Creates the day partitions (UTC) from `first` to `last` inclusive when missing; returns their names.
 std::vector<std::string> ensureAuditPartitions(pqxx::connection& connection, std::chrono::sys_days first,

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "server/audit/fields.h"
 #include "server/store/audit_store.h"
 #include "tests/server/store/scratch_database.h"
 #include "tests/support/child_process.h"
@@ -103,7 +104,7 @@ void seed() {
   if (seeded) return;
   seeded = true;
   auto connection = database().connect();
-  store::insertAuditRows(*connection,
+  store::insertAuditRows(*connection, audit::auditColumns(),
                          nlohmann::json::array({row("0192f0c4-aaaa-7000-8000-000000000001", kNow - minutes(10), "alice",
                                                     "claude-sonnet-4", "ok", 12345),
                                                 row("0192f0c4-aaaa-7000-8000-000000000002", kNow - minutes(20), "bob",

@@ -23,11 +23,7 @@ using sluice::test::auditRow;
 BOOST_AUTO_TEST_SUITE(audit_path)
 
 BOOST_AUTO_TEST_CASE(every_request_leaves_exactly_one_row_with_its_outcome) {
-  const char* url = std::getenv("SLUICE_TEST_DATABASE_URL");
-  if (url == nullptr) {
-    BOOST_TEST_MESSAGE("SLUICE_TEST_DATABASE_URL is not set; scripts/test.sh sets it");
-    return;
-  }
+  const std::string url = sluice::test::testDatabaseUrl();  // fails the test when unset
   GatewayOptions options;
   options.extra_args = {"--database-url", url, "--audit-spool", "/tmp/sluice-it-audit-" + std::to_string(::getpid())};
   Gateway gateway(options);

@@ -15,7 +15,8 @@ namespace sluice::test {
 
 std::string testDatabaseUrl() {
   const char* url = std::getenv("SLUICE_TEST_DATABASE_URL");
-  BOOST_REQUIRE_MESSAGE(url != nullptr, "SLUICE_TEST_DATABASE_URL is not set; scripts/test.sh sets it");
+  BOOST_REQUIRE_MESSAGE(url != nullptr && *url != '\0',
+                        "SLUICE_TEST_DATABASE_URL is not set: this test needs PostgreSQL (scripts/test.sh sets it)");
   return url;
 }
 

@@ -13,6 +13,7 @@
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 
+#include "tests/integration/audit_rows.h"
 #include "tests/integration/counting_proxy.h"
 #include "tests/integration/gateway_fixture.h"
 #include "tests/support/test_env.h"
@@ -42,11 +43,7 @@ BOOST_AUTO_TEST_CASE(health_and_readiness_answer_with_a_request_id) {
 }
 
 BOOST_AUTO_TEST_CASE(readiness_reports_the_configured_database) {
-  const char* url = std::getenv("SLUICE_TEST_DATABASE_URL");
-  if (url == nullptr) {
-    BOOST_TEST_MESSAGE("SLUICE_TEST_DATABASE_URL is not set; scripts/test.sh sets it");
-    return;
-  }
+  const std::string url = sluice::test::testDatabaseUrl();  // fails the test when unset
   GatewayOptions options;
   options.extra_args = {"--database-url", url};
   Gateway gateway(options);
@@ -60,13 +57,8 @@ BOOST_AUTO_TEST_CASE(readiness_reports_the_configured_database) {
 // check's verdict: the gateway reaches PostgreSQL through a relay that counts connections, and
 // 50 probes (10 at once) open none.
 BOOST_AUTO_TEST_CASE(row7_readiness_never_touches_the_database_on_the_request_path) {
-  const char* url = std::getenv("SLUICE_TEST_DATABASE_URL");
-  if (url == nullptr) {
-    BOOST_TEST_MESSAGE("SLUICE_TEST_DATABASE_URL is not set; scripts/test.sh sets it");
-    return;
-  }
+  const std::string database_url = sluice::test::testDatabaseUrl();  // fails the test when unset
   std::smatch at;
-  const std::string database_url = url;
   BOOST_REQUIRE(std::regex_search(database_url, at, std::regex(R"(@([0-9.]+):([0-9]+)/)")));
   sluice::test::CountingProxy proxy(at[1].str(), std::stoi(at[2].str()));
   const std::string relayed = at.prefix().str() + "@127.0.0.1:" + std::to_string(proxy.port()) + "/" + at.suffix().str();

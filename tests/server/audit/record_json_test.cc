@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "server/audit/fields.h"
 #include "server/store/audit_store.h"
 #include "tests/server/audit/audit_test_support.h"
 
@@ -25,8 +26,8 @@ BOOST_AUTO_TEST_CASE(every_column_is_present_and_empty_values_are_null) {
   record.ttfb_ms = 40;
   record.attempts.push_back({"ep", "prov", 503, "status_503", "overloaded", 12});
   const auto row = nlohmann::json::parse(audit::toRowJson(record));
-  for (const auto column : store::kAuditColumns) BOOST_TEST(row.contains(std::string(column)), column);
-  BOOST_TEST(row.size() == store::kAuditColumns.size());
+  for (const auto& field : audit::fields()) BOOST_TEST(row.contains(std::string(field.column.name)), field.column.name);
+  BOOST_TEST(row.size() == audit::fields().size());
   BOOST_TEST(row["id"] == "0192-abc");
   BOOST_TEST(row["created_at"] == "2023-11-14T22:13:20.000000Z");
   BOOST_TEST(row["completed_at"].is_null());
@@ -85,7 +86,7 @@ BOOST_AUTO_TEST_CASE(every_value_round_trips_through_a_parse) {
   record.attempts.push_back({"ep-1", "p1", 0, "transport:reset", "", 3});
   record.attempts.push_back({"ep-2", "p2", 200, "ok", "", 40});
   const auto row = nlohmann::json::parse(audit::toRowJson(record));
-  BOOST_TEST(row.size() == store::kAuditColumns.size());
+  BOOST_TEST(row.size() == audit::fields().size());
   BOOST_TEST(row["user_name"] == "bob \"the\" builder\\");
   BOOST_TEST(row["completed_at"] == "2023-11-14T22:13:21.234000Z");
   BOOST_TEST(row["is_streaming"] == true);
@@ -148,9 +149,9 @@ BOOST_AUTO_TEST_CASE(a_copy_line_stores_exactly_what_the_json_row_stores_and_the
   const std::string copy_line = audit::toCopyLine(by_copy);
   BOOST_TEST(copy_line.back() == '\n');
   BOOST_TEST(std::count(copy_line.begin(), copy_line.end(), '\n') == 1);
-  BOOST_TEST(std::count(copy_line.begin(), copy_line.end(), '\t') == static_cast<long>(store::kAuditColumns.size() - 1));
-  store::copyAuditRows(*connection, copy_line, {audit::rollupFacts(by_copy)});
-  store::insertAuditRows(*connection, "[" + audit::toRowJson(by_json) + "]");
+  BOOST_TEST(std::count(copy_line.begin(), copy_line.end(), '\t') == static_cast<long>(audit::fields().size() - 1));
+  store::copyAuditRows(*connection, audit::auditColumns(), copy_line, {audit::rollupFacts(by_copy)});
+  store::insertAuditRows(*connection, audit::auditColumns(), "[" + audit::toRowJson(by_json) + "]");
 
   const auto& db = test::auditDatabase();
   const std::string row_sql = "SELECT (to_jsonb(r) - 'id' - 'user_name')::text FROM ai_requests r WHERE id = ";
@@ -165,8 +166,8 @@ BOOST_AUTO_TEST_CASE(a_copy_line_stores_exactly_what_the_json_row_stores_and_the
   // A row without counts: NULL on both paths.
   audit::Record plain_copy = test::sampleRecord("copy-plain");
   audit::Record plain_json = test::sampleRecord("json-plain");
-  store::copyAuditRows(*connection, audit::toCopyLine(plain_copy), {audit::rollupFacts(plain_copy)});
-  store::insertAuditRows(*connection, "[" + audit::toRowJson(plain_json) + "]");
+  store::copyAuditRows(*connection, audit::auditColumns(), audit::toCopyLine(plain_copy), {audit::rollupFacts(plain_copy)});
+  store::insertAuditRows(*connection, audit::auditColumns(), "[" + audit::toRowJson(plain_json) + "]");
   BOOST_TEST(db.scalar("SELECT count(*) FROM ai_requests WHERE id IN ('copy-plain', 'json-plain') AND masked IS NULL") == "2");
   for (const std::string table : {"ai_usage_hourly", "ai_usage_daily"}) {
     const std::string sums = "SELECT concat_ws(',', count(*), sum(requests), sum(failed), sum(input_tokens), "
@@ -187,8 +188,8 @@ BOOST_AUTO_TEST_CASE(a_copy_batch_with_a_row_already_present_writes_nothing_and_
   audit::Record first = test::sampleRecord("copy-dup-1");
   audit::Record second = test::sampleRecord("copy-dup-2");
   auto connection = test::auditDatabase().connect();
-  store::copyAuditRows(*connection, audit::toCopyLine(first), {audit::rollupFacts(first)});
-  BOOST_CHECK_THROW(store::copyAuditRows(*connection, audit::toCopyLine(second) + audit::toCopyLine(first),
+  store::copyAuditRows(*connection, audit::auditColumns(), audit::toCopyLine(first), {audit::rollupFacts(first)});
+  BOOST_CHECK_THROW(store::copyAuditRows(*connection, audit::auditColumns(), audit::toCopyLine(second) + audit::toCopyLine(first),
                                          {audit::rollupFacts(second), audit::rollupFacts(first)}),
                     pqxx::unique_violation);
   BOOST_TEST(test::auditRows() == 1);

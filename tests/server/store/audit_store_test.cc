@@ -49,8 +49,13 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
           {"attempts", nlohmann::json::array({{{"endpoint", "e1"}, {"status", 200}, {"result", "ok"}}})}};
 }
 
+// The rows of one call carry the same keys: the columns named are the first row's keys (the store
+// inserts exactly the columns it is given).
 size_t insert(pqxx::connection& connection, std::initializer_list<nlohmann::json> rows) {
-  return store::insertAuditRows(connection, nlohmann::json(rows).dump());
+  std::vector<store::AuditColumn> columns;
+  const nlohmann::json& first = *rows.begin();
+  for (auto key = first.begin(); key != first.end(); ++key) columns.push_back({key.key(), "", ""});
+  return store::insertAuditRows(connection, columns, nlohmann::json(rows).dump());
 }
 
 }  // namespace
