@@ -67,7 +67,9 @@ class SeriesTable {
     {
       std::shared_lock lock(mutex_);
       if (auto it = entries_.find(values); it != entries_.end()) return *it->second.handle;
-      if (overflow_ != nullptr && limitedCount() >= max_series_) return overflowed();
+      // The first drop (no dropped counter yet) takes the unique path to resolve it.
+      const bool counted = dropped_ == nullptr || dropped_counter_ != nullptr;
+      if (overflow_ != nullptr && counted && limitedCount() >= max_series_) return overflowed();
     }
     std::unique_lock lock(mutex_);
     if (auto it = entries_.find(values); it != entries_.end()) return *it->second.handle;

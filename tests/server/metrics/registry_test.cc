@@ -221,6 +221,19 @@ BOOST_AUTO_TEST_CASE(the_default_series_limit_is_a_thousand_and_settable_per_reg
   BOOST_TEST(&narrow.with({"y"}) == &narrow.with({"other"}));
 }
 
+BOOST_AUTO_TEST_CASE(drops_count_even_when_the_overflow_series_was_asked_for_first) {
+  Registry registry;
+  CounterFamily& family = registry.counter("calls_total", "Calls.", {"k"});
+  family.setMaxSeries(1);
+  family.with({"other"}).inc();
+  family.with({"a"}).inc();
+  family.with({"b"}).inc();  // past the limit: the overflow series, counted
+  family.with({"c"}).inc();
+  const std::string text = registry.render();
+  BOOST_TEST(text.find("sluice_metrics_series_dropped_total{family=\"calls_total\"} 2\n") != std::string::npos, text);
+  BOOST_TEST(text.find("calls_total{k=\"other\"} 3\n") != std::string::npos, text);
+}
+
 BOOST_AUTO_TEST_CASE(histograms_and_gauges_overflow_too) {
   Registry registry;
   HistogramFamily& h = registry.histogram("h_seconds", "H.", {"k"}, {1});
