@@ -1,20 +1,14 @@
 #include "server/metrics/exposition.h"
 
-#include <cassert>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <string_view>
+#include <algorithm>
+#include <cstddef>
+#include <utility>
 
 namespace sluice::metrics {
 
 namespace {
 
-// 2^53: every integer up to here is exact in a double, so printing it as an integer is exact.
-constexpr double kMaxExactInteger = 9007199254740992.0;
-
-// The length of the valid UTF-8 sequence at the start of `text`, 0 when it is not one
-// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+// The length of the valid UTF-8 sequence at the start of `text`, 0 when it is not one.
 size_t utf8SequenceLength(std::string_view text) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
   const auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
@@ -36,7 +30,9 @@ size_t utf8SequenceLength(std::string_view text) {
   return 0;
 }
 
-std::string escape(std::string_view text, bool quote) {
+// Copies `text` to the output with invalid bytes replaced; `escape_help` also escapes backslash
+// and newline.
+std::string sanitize(std::string_view text, bool escape_help) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -47,16 +43,12 @@ std::string escape(std::string_view text, bool quote) {
       ++i;
       continue;
     }
-    if (length > 1) {
-      out.append(text.substr(i, length));
-    } else if (text[i] == '\\') {
+    if (escape_help && text[i] == '\\') {
       out += "\\\\";
-    } else if (text[i] == '\n') {
+    } else if (escape_help && text[i] == '\n') {
       out += "\\n";
-    } else if (quote && text[i] == '"') {
-      out += "\\\"";
     } else {
-      out += text[i];
+      out.append(text.substr(i, length));
     }
     i += length;
   }
@@ -65,54 +57,29 @@ std::string escape(std::string_view text, bool quote) {
 
 }  // namespace
 
-std::string formatValue(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  char buffer[400];  // the longest fixed form of a double whose exponent is below 6 fits
-  if (std::trunc(value) == value && std::fabs(value) <= kMaxExactInteger) {
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<int64_t>(value));
-    assert(result.ec == std::errc());
-    return std::string(buffer, result.ptr);
-  }
-  // The shortest round-trip digits, laid out as Go's strconv.FormatFloat(v, 'g', -1, 64) does
-  // (what the Prometheus client libraries write, so `le` values read the same everywhere):
-  // scientific when the decimal exponent is below -4 or at least 6, fixed otherwise.
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  assert(result.ec == std::errc());
-  const std::string_view scientific(buffer, result.ptr);
-  int exponent = 0;
-  const std::string_view exponent_text = scientific.substr(scientific.find('e') + 1);
-  std::from_chars(exponent_text.data() + (exponent_text.front() == '+' ? 1 : 0),
-                  exponent_text.data() + exponent_text.size(), exponent);
-  if (exponent < -4 || exponent >= 6) return std::string(scientific);
-  result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
-  assert(result.ec == std::errc());
-  return std::string(buffer, result.ptr);
+std::string validUtf8(std::string_view text) {
+  // The common case, plain ASCII, is one scan and one copy.
+  if (std::ranges::all_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return std::string(text);
+  return sanitize(text, false);
 }
 
-std::string escapeLabelValue(std::string_view value) { return escape(value, true); }
+std::string escapeHelp(std::string_view help) { return sanitize(help, true); }
 
-std::string escapeHelp(std::string_view help) { return escape(help, false); }
-
-void writeLabels(std::string& out, const std::vector<std::string>& names, const std::vector<std::string>& values,
-                 std::string_view le) {
-  assert(names.size() == values.size());
-  if (names.empty() && le.empty()) return;
-  out += '{';
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ',';
-    out += names[i];
-    out += "=\"";
-    out += escapeLabelValue(values[i]);
-    out += '"';
+void orderSeries(prometheus::MetricFamily& family, const std::vector<std::string>& label_names) {
+  for (prometheus::ClientMetric& metric : family.metric) {
+    auto next = metric.label.begin();
+    for (const std::string& name : label_names) {
+      auto found = std::find_if(next, metric.label.end(), [&](const auto& label) { return label.name == name; });
+      if (found == metric.label.end()) continue;
+      std::rotate(next, found, found + 1);  // moves it to `next`, keeping the others' order
+      ++next;
+    }
   }
-  if (!le.empty()) {
-    if (!names.empty()) out += ',';
-    out += "le=\"";
-    out += le;
-    out += '"';
-  }
-  out += '}';
+  std::ranges::sort(family.metric, [](const prometheus::ClientMetric& a, const prometheus::ClientMetric& b) {
+    return std::ranges::lexicographical_compare(a.label, b.label, [](const auto& x, const auto& y) {
+      return x.value < y.value;
+    });
+  });
 }
 
 }  // namespace sluice::metrics

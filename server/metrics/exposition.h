@@ -1,29 +1,29 @@
 #pragma once
-// The lexical pieces of the Prometheus text exposition format 0.0.4 that Registry::render()
-// writes: numbers, escaped label values and HELP text, label sets. Pure functions.
+// What Sluice adds to prometheus-cpp's text exposition (prometheus::TextSerializer, format
+// 0.0.4): TextSerializer escapes label values (backslash, double quote, newline) but writes HELP
+// text as given and passes any bytes through, and it writes labels sorted by name and series in
+// hash order. These pure functions make up for it, so that /metrics reads as before: HELP text
+// escaped, valid UTF-8 only, labels in the family's declared order, series sorted.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <prometheus/metric_family.h>
+
 namespace sluice::metrics {
 
-// Integers of magnitude up to 2^53 without exponent or fraction ("42", "-3", "1048576"),
-// "+Inf", "-Inf", "NaN"; any other value as the shortest digits that read back to the same
-// double, in scientific form when the exponent is below -4 or at least 6 ("0.1", "0.0001",
-// "2.5e-05", "1.2345675e+06", "1e+300"), as the Go client libraries write them.
-std::string formatValue(double value);
+// `text` with every byte that is not part of valid UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF) replaced by U+FFFD; a scraper refuses invalid UTF-8.
+std::string validUtf8(std::string_view text);
 
-// Backslash, double quote and newline escaped as \\, \" and \n; bytes that are not valid UTF-8
-// replaced by U+FFFD (a scraper refuses invalid UTF-8 in label values).
-std::string escapeLabelValue(std::string_view value);
-
-// Backslash and newline escaped as \\ and \n; invalid UTF-8 replaced by U+FFFD.
+// Backslash and newline escaped as \\ and \n, invalid UTF-8 replaced by U+FFFD: the HELP text to
+// hand to prometheus-cpp, which writes it verbatim.
 std::string escapeHelp(std::string_view help);
 
-// Appends `{name="value",...}` for the pairs of `names` and `values` (the same length), then
-// le="<le>" when `le` is not empty; nothing at all when there is no pair and no le.
-void writeLabels(std::string& out, const std::vector<std::string>& names, const std::vector<std::string>& values,
-                 std::string_view le);
+// Puts each series' labels in `label_names` order (labels not named there keep their place after
+// them) and sorts the series by their label values in that order. Histogram buckets and `le`
+// are untouched (TextSerializer adds `le` last).
+void orderSeries(prometheus::MetricFamily& family, const std::vector<std::string>& label_names);
 
 }  // namespace sluice::metrics

@@ -1,47 +1,43 @@
 #include "server/metrics/family.h"
 
+#include <utility>
+
 #include "server/metrics/exposition.h"
-#include "server/metrics/sample_writer.h"
 #include "server/metrics/series_table.h"
 
 namespace sluice::metrics {
 
-namespace {
-
-std::vector<std::string_view> views(std::span<const std::string> values) {
-  return {values.begin(), values.end()};
-}
-
-std::span<const std::string_view> asSpan(std::initializer_list<std::string_view> values) {
-  return {values.begin(), values.size()};
-}
-
-}  // namespace
-
-Family::Family(std::string name, std::string help, MetricType type, std::vector<std::string> label_names)
+Family::Family(std::string name, std::string help, prometheus::MetricType type, std::vector<std::string> label_names)
     : name_(std::move(name)), help_(std::move(help)), type_(type), label_names_(std::move(label_names)) {}
 
 Family::~Family() = default;
 
+prometheus::MetricFamily Family::shape(std::vector<prometheus::MetricFamily> collected) const {
+  prometheus::MetricFamily family;
+  if (!collected.empty()) family = std::move(collected.front());
+  // prometheus-cpp collects nothing at all for a family without series; the header still shows.
+  family.name = name_;
+  family.help = escapeHelp(help_);
+  family.type = type_;
+  orderSeries(family, label_names_);
+  return family;
+}
+
 template <class Series>
-MetricFamily<Series>::MetricFamily(std::string name, std::string help, std::vector<std::string> label_names,
-                                   CounterFamily* dropped, std::vector<double> bounds)
-    : Family(std::move(name), std::move(help), kMetricTypeOf<Series>, std::move(label_names)),
+MetricFamily<Series>::MetricFamily(prometheus::Family<Native>& native, std::string name, std::string help,
+                                   std::vector<std::string> label_names, CounterFamily* dropped,
+                                   std::vector<double> bounds)
+    : Family(std::move(name), std::move(help), Native::metric_type, std::move(label_names)),
+      native_(native),
       bounds_(std::move(bounds)),
-      table_(std::make_unique<detail::SeriesTable<Series>>(*this, dropped, kDefaultMaxSeries, [this] {
-        if constexpr (std::same_as<Series, Histogram>) {
-          return std::make_unique<Histogram>(bounds_);
-        } else {
-          return std::make_unique<Series>();
-        }
-      })) {}
+      table_(std::make_unique<detail::SeriesTable<Series>>(native_, *this, bounds_, dropped, kDefaultMaxSeries)) {}
 
 template <class Series>
 MetricFamily<Series>::~MetricFamily() = default;
 
 template <class Series>
 Series& MetricFamily<Series>::with(std::initializer_list<std::string_view> label_values) {
-  return table_->with(asSpan(label_values));
+  return table_->with(std::span<const std::string_view>(label_values.begin(), label_values.size()));
 }
 
 template <class Series>
@@ -51,7 +47,8 @@ Series& MetricFamily<Series>::with(std::span<const std::string_view> label_value
 
 template <class Series>
 Series& MetricFamily<Series>::with(std::span<const std::string> label_values) {
-  return table_->with(views(label_values));
+  std::vector<std::string_view> views(label_values.begin(), label_values.end());
+  return table_->with(views);
 }
 
 template <class Series>
@@ -65,50 +62,29 @@ size_t MetricFamily<Series>::seriesCount() const {
 }
 
 template <class Series>
+prometheus::MetricFamily MetricFamily<Series>::collect() const {
+  return shape(native_.Collect());
+}
+
+template <class Series>
 void MetricFamily<Series>::remove(std::initializer_list<std::string_view> label_values)
   requires std::same_as<Series, Gauge>
 {
-  remove(asSpan(label_values));
+  remove(std::span<const std::string_view>(label_values.begin(), label_values.size()));
 }
 
 template <class Series>
 void MetricFamily<Series>::remove(std::span<const std::string_view> label_values)
   requires std::same_as<Series, Gauge>
 {
-  if (Gauge* gauge = table_->hide(label_values)) gauge->set(0);
+  table_->erase(label_values);
 }
 
 template <class Series>
 void MetricFamily<Series>::clear()
   requires std::same_as<Series, Gauge>
 {
-  table_->hideAll([](Gauge& gauge) { gauge.set(0); });
-}
-
-template <class Series>
-void MetricFamily<Series>::render(std::string& out) const {
-  writeHeader(out, *this);
-  if constexpr (std::same_as<Series, Histogram>) {
-    std::vector<std::string> les;
-    les.reserve(bounds_.size() + 1);
-    for (double bound : bounds_) les.push_back(formatValue(bound));
-    les.emplace_back("+Inf");
-    table_->forEachVisible([&](const std::vector<std::string>& values, const Histogram& histogram) {
-      // Read the buckets once and derive the count from them, so that the +Inf bucket and _count
-      // always agree and the buckets are cumulative even while observe() runs.
-      uint64_t cumulative = 0;
-      for (size_t i = 0; i < les.size(); ++i) {
-        cumulative += histogram.bucketCount(i);
-        writeSample(out, name(), "_bucket", labelNames(), values, les[i], static_cast<double>(cumulative));
-      }
-      writeSample(out, name(), "_sum", labelNames(), values, {}, histogram.sum());
-      writeSample(out, name(), "_count", labelNames(), values, {}, static_cast<double>(cumulative));
-    });
-  } else {
-    table_->forEachVisible([&](const std::vector<std::string>& values, const Series& series) {
-      writeSample(out, name(), "", labelNames(), values, {}, series.value());
-    });
-  }
+  table_->eraseAll();
 }
 
 template class MetricFamily<Counter>;

@@ -1,8 +1,23 @@
 #pragma once
-// Metric families: a name, help text and label names, and the series under each set of label
-// values. MetricFamily<Series> is the one implementation of the three kinds (CounterFamily,
-// GaugeFamily, HistogramFamily); the contract of with(), series limits and render() is in
-// registry.h, which makes the families.
+// Metric families: a name, help text and label names over one prometheus-cpp family
+// (prometheus::Family<T>), and the table of handles under each set of label values.
+// MetricFamily<Series> is the one implementation of the three kinds (CounterFamily, GaugeFamily,
+// HistogramFamily); Registry (registry.h) makes them and states the registration rules.
+//
+// Contract of MetricFamily:
+//  - with(label values): one value per label name, in labelNames() order; a different number
+//    throws std::invalid_argument. Any bytes are accepted: invalid UTF-8 reaches the exposition
+//    as U+FFFD, and TextSerializer escapes the rest. Returns a handle valid until the family
+//    (that is, the Registry) goes, or until remove() of those label values. The first with()
+//    of a label set builds prometheus::Labels and calls prometheus::Family<T>::Add under the
+//    family's mutex; later ones are a shared lock and one hash lookup that allocates nothing.
+//    Callers on hot paths cache the handle.
+//  - Cardinality is bounded: at most maxSeries() label sets (kDefaultMaxSeries unless
+//    setMaxSeries). Past it with() answers one shared overflow series whose label values are all
+//    "other", and counts the call in sluice_metrics_series_dropped_total{family}.
+//  - A family without labels has its one series from the start, so it renders 0.
+//
+// Thread-safety: every member may be called from any thread.
 
 #include <concepts>
 #include <cstddef>
@@ -13,6 +28,10 @@
 #include <string_view>
 #include <vector>
 
+#include <prometheus/family.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/metric_type.h>
+
 #include "server/metrics/series.h"
 
 namespace sluice::metrics {
@@ -21,7 +40,7 @@ inline constexpr size_t kDefaultMaxSeries = 1000;
 // Every label value of the overflow series.
 inline constexpr std::string_view kOverflowLabelValue = "other";
 
-// What every family kind shares, callback families included: identity and the render hook.
+// What every family kind shares, callback families included: identity and the collect hook.
 class Family {
  public:
   virtual ~Family();
@@ -30,19 +49,23 @@ class Family {
 
   const std::string& name() const noexcept { return name_; }
   const std::string& help() const noexcept { return help_; }
-  MetricType type() const noexcept { return type_; }
+  prometheus::MetricType type() const noexcept { return type_; }
   const std::vector<std::string>& labelNames() const noexcept { return label_names_; }
 
-  // Appends HELP, TYPE and every sample line to `out`.
-  virtual void render(std::string& out) const = 0;
+  // The family as TextSerializer takes it: name, help (escaped), type and every series, labels
+  // in labelNames() order and series sorted by label values; no series at all when there is
+  // none (HELP and TYPE only). Callback families call their callback here.
+  virtual prometheus::MetricFamily collect() const = 0;
 
  protected:
-  Family(std::string name, std::string help, MetricType type, std::vector<std::string> label_names);
+  Family(std::string name, std::string help, prometheus::MetricType type, std::vector<std::string> label_names);
+  // What collect() answers for what `native` collected.
+  prometheus::MetricFamily shape(std::vector<prometheus::MetricFamily> collected) const;
 
  private:
   std::string name_;
   std::string help_;
-  MetricType type_;
+  prometheus::MetricType type_;
   std::vector<std::string> label_names_;
 };
 
@@ -57,30 +80,31 @@ using CounterFamily = MetricFamily<Counter>;
 using GaugeFamily = MetricFamily<Gauge>;
 using HistogramFamily = MetricFamily<Histogram>;
 
-// The families are made by Registry (their constructors are public for it, not for callers).
-// with(): one value per label name, in labelNames() order; a different number throws
-// std::invalid_argument. Any bytes are accepted; render() escapes them and replaces invalid
-// UTF-8 with U+FFFD.
 template <class Series>
 class MetricFamily final : public Family {
  public:
-  // `dropped`: the registry's sluice_metrics_series_dropped_total (nullptr for that family
-  // itself). `bounds`: a histogram's, already checked by Registry; empty for the other kinds.
-  MetricFamily(std::string name, std::string help, std::vector<std::string> label_names, CounterFamily* dropped,
-               std::vector<double> bounds = {});
+  using Native = typename Series::Native;
+
+  // For Registry. `native`: the prometheus-cpp family, owned by the registry's
+  // prometheus::Registry. `dropped`: the registry's sluice_metrics_series_dropped_total (nullptr
+  // for that family itself). `bounds`: a histogram's, already checked; empty for other kinds.
+  MetricFamily(prometheus::Family<Native>& native, std::string name, std::string help,
+               std::vector<std::string> label_names, CounterFamily* dropped, std::vector<double> bounds = {});
   ~MetricFamily() override;
 
   Series& with(std::initializer_list<std::string_view> label_values);
   Series& with(std::span<const std::string_view> label_values);
   Series& with(std::span<const std::string> label_values);
   void setMaxSeries(size_t max_series);
+  // Label sets with a series, the overflow series included.
   size_t seriesCount() const;
-  void render(std::string& out) const override;
+  prometheus::MetricFamily collect() const override;
 
-  // Gauges: hides a series from render() (an info gauge whose version changed, a breaker whose
-  // endpoint left the catalog) and sets it to 0. References stay valid; with() for the same values
-  // shows the series again. A hidden series does not count towards max_series but keeps its memory
-  // (a few hundred bytes). Unknown values: no-op.
+  // Gauges: removes the series of `label_values` from the family and from prometheus-cpp
+  // (prometheus::Family::Remove): an info gauge whose version changed, a breaker whose endpoint
+  // left the catalog. Handles to it are invalid from then on: a caller that removes must not
+  // keep handles of that family, and must serialise its with() and remove() of the same label
+  // values. with() for the same values later makes a new series at 0. Unknown values: no-op.
   void remove(std::initializer_list<std::string_view> label_values)
     requires std::same_as<Series, Gauge>;
   void remove(std::span<const std::string_view> label_values)
@@ -97,6 +121,7 @@ class MetricFamily final : public Family {
   }
 
  private:
+  prometheus::Family<Native>& native_;
   std::vector<double> bounds_;  // before table_: its histograms point into it
   std::unique_ptr<detail::SeriesTable<Series>> table_;
 };

@@ -309,10 +309,12 @@ void GatewayMetrics::recordRequest(const RequestFigures& r) {
 }
 
 void GatewayMetrics::setBreakerState(std::string_view provider, std::string_view endpoint, BreakerLevel level) {
+  std::lock_guard lock(breaker_mutex_);
   breaker_state.with({provider, endpoint}).set(static_cast<double>(level));
 }
 
 void GatewayMetrics::forgetBreaker(std::string_view provider, std::string_view endpoint) {
+  std::lock_guard lock(breaker_mutex_);
   breaker_state.remove({provider, endpoint});
 }
 

@@ -138,7 +138,8 @@ struct GatewayMetrics {
   CounterFamily& deployment_selected;
   // gateway_context_fallbacks_total{from,to}: model ids
   CounterFamily& context_fallbacks;
-  // gateway_breaker_state{provider,endpoint}: use setBreakerState()
+  // gateway_breaker_state{provider,endpoint}: use setBreakerState() and forgetBreaker() only
+  // (forgetting removes the series, so handles to it must not be kept)
   GaugeFamily& breaker_state;
   // gateway_upstream_attempts_total{provider,endpoint,result}: result as the audit attempt's,
   // from a closed set ("ok", "status_503", "transport:connect", "skipped:breaker_open", ...)
@@ -164,7 +165,7 @@ struct GatewayMetrics {
   // gateway_client_aborts_total{phase}: abort_phase::*, from the outcomes client_gone_* (R)
   CounterFamily& client_aborts;
   CounterFamily& catalog_reloads;    // gateway_catalog_reloads_total{result}: use recordCatalogReload()
-  GaugeFamily& catalog_info;         // gateway_catalog_info{version}: use setCatalogVersion()
+  GaugeFamily& catalog_info;         // gateway_catalog_info{version}: use setCatalogVersion() only
   // gateway_audit_batch_rows: observe(rows) once per batch the audit writer writes
   HistogramFamily& audit_batch_rows;
   Gauge& open_connections;  // gateway_open_connections: client connections being served now
@@ -195,6 +196,7 @@ struct GatewayMetrics {
   std::shared_ptr<AuditSource> audit_;  // shared with the registry's callbacks
   struct PresenceSource;
   std::shared_ptr<PresenceSource> presence_;  // likewise
+  std::mutex breaker_mutex_;  // setBreakerState against forgetBreaker: a removed series' handle dies
   std::mutex catalog_mutex_;
   std::optional<std::string> catalog_version_;
 };

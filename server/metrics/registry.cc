@@ -1,73 +1,50 @@
 #include "server/metrics/registry.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
-#include "server/metrics/sample_writer.h"
-#include "server/metrics/series_table.h"
+#include <prometheus/check_names.h>
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/text_serializer.h>
+
+#include "server/metrics/exposition.h"
 
 namespace sluice::metrics {
 
 namespace {
 
-// A family whose samples a callback reports at render time.
-class CallbackFamily final : public Family {
- public:
-  CallbackFamily(std::string name, std::string help, MetricType type, std::vector<std::string> label_names,
-                 SamplesCallback callback)
-      : Family(std::move(name), std::move(help), type, std::move(label_names)), callback_(std::move(callback)) {}
-
-  void render(std::string& out) const override {
-    writeHeader(out, *this);
-    Samples samples = callback_();
-    std::erase_if(samples, [&](const auto& sample) { return sample.first.size() != labelNames().size(); });
-    std::ranges::stable_sort(samples, detail::LabelsLess{}, [](const auto& sample) -> const auto& { return sample.first; });
-    const std::vector<std::string>* previous = nullptr;
-    for (const auto& [values, value] : samples) {
-      if (previous != nullptr && *previous == values) continue;  // a repeated label set: the first wins
-      writeSample(out, name(), "", labelNames(), values, {}, value);
-      previous = &values;
-    }
-  }
-
- private:
-  SamplesCallback callback_;
-};
-
-bool validMetricName(std::string_view name) {
-  if (name.empty()) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
-bool validLabelName(std::string_view name) {
-  if (name.empty() || name.starts_with("__")) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return false;
-  }
-  return true;
-}
-
 // The sample names a family writes; no two families may share one.
-std::vector<std::string> sampleNames(std::string_view name, MetricType type) {
-  if (type != MetricType::Histogram) return {std::string(name)};
+std::vector<std::string> sampleNames(std::string_view name, prometheus::MetricType type) {
+  if (type != prometheus::MetricType::Histogram) return {std::string(name)};
   return {std::string(name), std::string(name) + "_bucket", std::string(name) + "_sum", std::string(name) + "_count"};
+}
+
+// prometheus::BuildCounter() and its siblings for the native type T.
+template <class T>
+prometheus::Family<T>& buildNative(prometheus::Registry& registry, std::string_view name, std::string_view help) {
+  if constexpr (std::is_same_v<T, prometheus::Counter>) {
+    return prometheus::BuildCounter().Name(std::string(name)).Help(escapeHelp(help)).Register(registry);
+  } else if constexpr (std::is_same_v<T, prometheus::Gauge>) {
+    return prometheus::BuildGauge().Name(std::string(name)).Help(escapeHelp(help)).Register(registry);
+  } else {
+    return prometheus::BuildHistogram().Name(std::string(name)).Help(escapeHelp(help)).Register(registry);
+  }
 }
 
 }  // namespace
 
 struct Registry::State {
+  // NOTE: Throw, not Merge: this class answers a repeated registration itself, so a repeat
+  // reaching prometheus-cpp is a bug here.
+  prometheus::Registry native{prometheus::Registry::InsertBehavior::Throw};
   mutable std::mutex mutex;
   std::vector<std::unique_ptr<Family>> families;  // registration order
   std::unordered_map<std::string, Family*> by_name;
@@ -76,17 +53,19 @@ struct Registry::State {
   CounterFamily* dropped = nullptr;
 
   // Validates a new family; throws std::invalid_argument. Called with `mutex` held.
-  void check(std::string_view name, MetricType type, const std::vector<std::string>& label_names) const {
-    if (!validMetricName(name)) throw std::invalid_argument("invalid metric name: \"" + std::string(name) + "\"");
-    if (type == MetricType::Counter && (name.size() <= 6 || !name.ends_with("_total"))) {
+  void check(std::string_view name, prometheus::MetricType type, const std::vector<std::string>& label_names) const {
+    if (!prometheus::CheckMetricName(std::string(name))) {
+      throw std::invalid_argument("invalid metric name: \"" + std::string(name) + "\"");
+    }
+    if (type == prometheus::MetricType::Counter && (name.size() <= 6 || !name.ends_with("_total"))) {
       throw std::invalid_argument("counter name must end in _total: " + std::string(name));
     }
     std::unordered_set<std::string_view> seen;
     for (const std::string& label : label_names) {
-      if (!validLabelName(label)) {
+      if (!prometheus::CheckLabelName(label)) {
         throw std::invalid_argument("invalid label name \"" + label + "\" in metric " + std::string(name));
       }
-      if (type == MetricType::Histogram && label == "le") {
+      if (type == prometheus::MetricType::Histogram && label == "le") {
         throw std::invalid_argument("label name le is reserved in histogram " + std::string(name));
       }
       if (!seen.insert(label).second) {
@@ -113,14 +92,47 @@ struct Registry::State {
   // The family already registered as `name`, checked against the new registration; nullptr when
   // there is none. Throws std::logic_error on any difference.
   template <class F>
-  F* existing(std::string_view name, MetricType type, const std::vector<std::string>& label_names) const {
+  F* existing(std::string_view name, const std::vector<std::string>& label_names) const {
     auto it = by_name.find(std::string(name));
     if (it == by_name.end()) return nullptr;
     auto* family = dynamic_cast<F*>(it->second);
-    if (family == nullptr || it->second->type() != type || family->labelNames() != label_names) {
+    if (family == nullptr || family->labelNames() != label_names) {
       throw std::logic_error("metric " + std::string(name) + " registered again with another type or labels");
     }
     return family;
+  }
+
+  template <class Series>
+  MetricFamily<Series>& family(std::string_view name, std::string_view help, std::vector<std::string> label_names,
+                               std::vector<double> bounds) {
+    using Native = typename Series::Native;
+    std::lock_guard lock(mutex);
+    if (auto* family = existing<MetricFamily<Series>>(name, label_names)) {
+      if constexpr (std::is_same_v<Series, Histogram>) {
+        if (family->bounds() != bounds) {
+          throw std::logic_error("histogram " + std::string(name) + " registered again with other bounds");
+        }
+      }
+      return *family;
+    }
+    check(name, Native::metric_type, label_names);
+    auto family = std::make_unique<MetricFamily<Series>>(buildNative<Native>(native, name, help), std::string(name),
+                                                         std::string(help), std::move(label_names), dropped,
+                                                         std::move(bounds));
+    family->setMaxSeries(default_max_series);
+    return add(std::move(family));
+  }
+
+  template <class Native>
+  void callback(std::string_view name, std::string_view help, std::vector<std::string> label_names,
+                SamplesCallback callback) {
+    std::lock_guard lock(mutex);
+    if (by_name.contains(std::string(name))) {
+      throw std::logic_error("callback metric " + std::string(name) + " registered twice");
+    }
+    check(name, Native::metric_type, label_names);
+    add(std::make_unique<CallbackFamily<Native>>(buildNative<Native>(native, name, help), std::string(name),
+                                                 std::string(help), std::move(label_names), std::move(callback)));
   }
 };
 
@@ -135,32 +147,12 @@ Registry::Registry() : state_(std::make_unique<State>()) {
 
 Registry::~Registry() = default;
 
-template <class Series>
-MetricFamily<Series>& Registry::family(std::string_view name, std::string_view help,
-                                       std::vector<std::string> label_names, std::vector<double> bounds) {
-  constexpr MetricType type = kMetricTypeOf<Series>;
-  std::lock_guard lock(state_->mutex);
-  if (auto* family = state_->existing<MetricFamily<Series>>(name, type, label_names)) {
-    if constexpr (type == MetricType::Histogram) {
-      if (family->bounds() != bounds) {
-        throw std::logic_error("histogram " + std::string(name) + " registered again with other bounds");
-      }
-    }
-    return *family;
-  }
-  state_->check(name, type, label_names);
-  auto family = std::make_unique<MetricFamily<Series>>(std::string(name), std::string(help), std::move(label_names),
-                                                       state_->dropped, std::move(bounds));
-  family->setMaxSeries(state_->default_max_series);
-  return state_->add(std::move(family));
-}
-
 CounterFamily& Registry::counter(std::string_view name, std::string_view help, std::vector<std::string> label_names) {
-  return family<Counter>(name, help, std::move(label_names), {});
+  return state_->family<Counter>(name, help, std::move(label_names), {});
 }
 
 GaugeFamily& Registry::gauge(std::string_view name, std::string_view help, std::vector<std::string> label_names) {
-  return family<Gauge>(name, help, std::move(label_names), {});
+  return state_->family<Gauge>(name, help, std::move(label_names), {});
 }
 
 HistogramFamily& Registry::histogram(std::string_view name, std::string_view help,
@@ -171,28 +163,17 @@ HistogramFamily& Registry::histogram(std::string_view name, std::string_view hel
       throw std::invalid_argument("histogram " + std::string(name) + ": bounds must be finite and strictly increasing");
     }
   }
-  return family<Histogram>(name, help, std::move(label_names), std::move(bounds));
-}
-
-void Registry::callback(std::string_view name, std::string_view help, MetricType type,
-                        std::vector<std::string> label_names, SamplesCallback callback) {
-  std::lock_guard lock(state_->mutex);
-  if (state_->by_name.contains(std::string(name))) {
-    throw std::logic_error("callback metric " + std::string(name) + " registered twice");
-  }
-  state_->check(name, type, label_names);
-  state_->add(std::make_unique<CallbackFamily>(std::string(name), std::string(help), type, std::move(label_names),
-                                               std::move(callback)));
+  return state_->family<Histogram>(name, help, std::move(label_names), std::move(bounds));
 }
 
 void Registry::gaugeCallback(std::string_view name, std::string_view help, std::vector<std::string> label_names,
                              SamplesCallback callback) {
-  this->callback(name, help, MetricType::Gauge, std::move(label_names), std::move(callback));
+  state_->callback<prometheus::Gauge>(name, help, std::move(label_names), std::move(callback));
 }
 
 void Registry::counterCallback(std::string_view name, std::string_view help, std::vector<std::string> label_names,
                                SamplesCallback callback) {
-  this->callback(name, help, MetricType::Counter, std::move(label_names), std::move(callback));
+  state_->callback<prometheus::Counter>(name, help, std::move(label_names), std::move(callback));
 }
 
 void Registry::setDefaultMaxSeries(size_t max_series) {
@@ -208,11 +189,13 @@ std::string Registry::render() const {
     for (const auto& family : state_->families) families.push_back(family.get());
   }
   // Families are never removed, so they outlive this call without the lock; callbacks run
-  // unlocked and may even register families (seen by the next render).
-  std::string out;
-  out.reserve(families.size() * 256);
-  for (const Family* family : families) family->render(out);
-  return out;
+  // without it and may even register families (seen by the next render).
+  std::vector<prometheus::MetricFamily> collected;
+  collected.reserve(families.size());
+  for (const Family* family : families) collected.push_back(family->collect());
+  return prometheus::TextSerializer().Serialize(collected);
 }
+
+prometheus::Registry& Registry::native() noexcept { return state_->native; }
 
 }  // namespace sluice::metrics

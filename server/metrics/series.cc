@@ -1,37 +1,30 @@
 #include "server/metrics/series.h"
 
-#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace sluice::metrics {
 
-std::string_view toString(MetricType type) {
-  switch (type) {
-    case MetricType::Counter: return "counter";
-    case MetricType::Gauge: return "gauge";
-    case MetricType::Histogram: return "histogram";
-  }
-  return "untyped";
-}
-
-Histogram::Histogram(std::span<const double> bounds)
-    : bounds_(bounds), counts_(std::make_unique<std::atomic<uint64_t>[]>(bounds.size() + 1)) {}
-
 void Histogram::observe(double value) noexcept {
-  // lower_bound finds the first bound >= value: the `le` bucket. NaN compares false with
-  // everything and would land in the first bucket, so it goes to +Inf explicitly.
-  size_t index = bounds_.size();
   if (!std::isnan(value)) {
-    index = static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
+    native_.Observe(value);
+    return;
   }
-  counts_[index].fetch_add(1, std::memory_order_relaxed);
-  sum_.fetch_add(value, std::memory_order_relaxed);
+  // prometheus-cpp finds the bucket with lower_bound, which puts NaN in the first one.
+  std::vector<double> increments(bounds_.size() + 1, 0.0);
+  increments.back() = 1;
+  native_.ObserveMultiple(increments, value);
 }
 
-uint64_t Histogram::count() const noexcept {
-  uint64_t total = 0;
-  for (size_t i = 0; i <= bounds_.size(); ++i) total += bucketCount(i);
-  return total;
+uint64_t Histogram::bucketCount(size_t index) const {
+  const auto buckets = native_.Collect().histogram.bucket;
+  if (index >= buckets.size()) return 0;
+  const uint64_t below = index == 0 ? 0 : buckets[index - 1].cumulative_count;
+  return buckets[index].cumulative_count - below;
 }
+
+uint64_t Histogram::count() const { return native_.Collect().histogram.sample_count; }
+
+double Histogram::sum() const { return native_.Collect().histogram.sample_sum; }
 
 }  // namespace sluice::metrics

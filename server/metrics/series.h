@@ -1,83 +1,78 @@
 #pragma once
-// The values of a metric family's series: Counter, Gauge and Histogram. Every update is
-// lock-free (atomics); any thread may update or read them. Made by the families (family.h).
+// The handles the families hand out: Counter, Gauge and Histogram, each a thin view of one
+// prometheus-cpp series (prometheus::Counter, Gauge, Histogram) with the calls the server makes.
+// Made by the families (family.h); a handle lives as long as its series (see family.h).
+//
+// Thread-safety: any thread may update or read a handle. Counter and Gauge updates are lock-free
+// (an atomic compare-exchange on a double); Histogram::observe takes the series' own mutex
+// (prometheus-cpp's), never a family or registry lock.
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
-#include <string_view>
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 
 namespace sluice::metrics {
 
-enum class MetricType { Counter, Gauge, Histogram };
-std::string_view toString(MetricType type);  // "counter", "gauge", "histogram"
-
-// A value that only goes up. Lock-free.
+// A value that only goes up.
 class Counter {
  public:
-  void inc() noexcept { whole_.fetch_add(1, std::memory_order_relaxed); }
-  void inc(uint64_t n) noexcept { whole_.fetch_add(n, std::memory_order_relaxed); }
+  using Native = prometheus::Counter;
+  Counter(Native& native, std::span<const double> /*bounds*/) noexcept : native_(native) {}
+
+  void inc() noexcept { native_.Increment(); }
+  void inc(uint64_t n) noexcept { native_.Increment(static_cast<double>(n)); }
   // Any non-negative amount, fractions included. Negative amounts and NaN are ignored: a
   // counter never goes down.
   void add(double amount) noexcept {
-    if (amount >= 0) fraction_.fetch_add(amount, std::memory_order_relaxed);
+    if (amount >= 0) native_.Increment(amount);
   }
-  double value() const noexcept {
-    return static_cast<double>(whole_.load(std::memory_order_relaxed)) +
-           fraction_.load(std::memory_order_relaxed);
-  }
+  // NOTE: a double, as prometheus-cpp keeps it: integers are exact up to 2^53.
+  double value() const noexcept { return native_.Value(); }
 
  private:
-  // NOTE: whole increments (the common case) are one fetch_add, not a compare-exchange loop.
-  std::atomic<uint64_t> whole_{0};
-  std::atomic<double> fraction_{0};
+  Native& native_;
 };
 
-// A value that goes up and down. Lock-free.
+// A value that goes up and down.
 class Gauge {
  public:
-  void set(double value) noexcept { value_.store(value, std::memory_order_relaxed); }
-  void inc(double amount = 1) noexcept { value_.fetch_add(amount, std::memory_order_relaxed); }
-  void dec(double amount = 1) noexcept { value_.fetch_sub(amount, std::memory_order_relaxed); }
-  double value() const noexcept { return value_.load(std::memory_order_relaxed); }
+  using Native = prometheus::Gauge;
+  Gauge(Native& native, std::span<const double> /*bounds*/) noexcept : native_(native) {}
+
+  void set(double value) noexcept { native_.Set(value); }
+  void inc(double amount = 1) noexcept { native_.Increment(amount); }
+  void dec(double amount = 1) noexcept { native_.Decrement(amount); }
+  double value() const noexcept { return native_.Value(); }
 
  private:
-  std::atomic<double> value_{0};
+  Native& native_;
 };
 
 // Observations counted in buckets by upper bound (`le`, inclusive) plus +Inf, with their sum.
-// Lock-free. A scrape concurrent with observe() may see the count and the sum one observation
-// apart; bucket counts are always cumulative and end at the count.
 class Histogram {
  public:
-  // `bounds`: strictly increasing and finite; must outlive the histogram (the family owns it).
-  explicit Histogram(std::span<const double> bounds);
+  using Native = prometheus::Histogram;
+  // `bounds`: the family's, which outlive the handle.
+  Histogram(Native& native, std::span<const double> bounds) noexcept : native_(native), bounds_(bounds) {}
 
-  // NaN is counted in the +Inf bucket only (and makes the sum NaN).
+  // NaN is counted in the +Inf bucket only (and makes the sum NaN); prometheus-cpp alone would
+  // count it in the first bucket.
   void observe(double value) noexcept;
 
   std::span<const double> bounds() const noexcept { return bounds_; }
-  // One count per bound, then +Inf; not cumulative.
-  uint64_t bucketCount(size_t index) const noexcept {
-    return counts_[index].load(std::memory_order_relaxed);
-  }
-  uint64_t count() const noexcept;
-  double sum() const noexcept { return sum_.load(std::memory_order_relaxed); }
+  // Read back from a snapshot of the series (tests, diagnostics; not for hot paths).
+  // bucketCount: one count per bound, then +Inf; not cumulative.
+  uint64_t bucketCount(size_t index) const;
+  uint64_t count() const;
+  double sum() const;
 
  private:
+  Native& native_;
   std::span<const double> bounds_;
-  std::unique_ptr<std::atomic<uint64_t>[]> counts_;  // bounds_.size() + 1
-  std::atomic<double> sum_{0};
 };
-
-// The MetricType of each series kind.
-template <class Series>
-inline constexpr MetricType kMetricTypeOf = MetricType::Counter;
-template <>
-inline constexpr MetricType kMetricTypeOf<Gauge> = MetricType::Gauge;
-template <>
-inline constexpr MetricType kMetricTypeOf<Histogram> = MetricType::Histogram;
 
 }  // namespace sluice::metrics

@@ -1,10 +1,10 @@
 #pragma once
-// The label values -> series table of one metric family (family.cc), and the hash, equality and
-// order of label-value lists. Internal to server/metrics. Thread-safe: a shared mutex guards the
-// table; the series themselves are atomics.
+// The label values -> handle table of one metric family (family.cc): the cache in front of
+// prometheus::Family<T>::Add that lets with() answer without building prometheus::Labels (a
+// std::map) on every call, and the series limit with its overflow series. Internal to
+// server/metrics. Thread-safe: a shared mutex guards the table; the series are prometheus-cpp's.
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -17,11 +17,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include <prometheus/family.h>
+#include <prometheus/labels.h>
+
+#include "server/metrics/exposition.h"
 #include "server/metrics/family.h"
 
-namespace sluice::metrics {
-
-namespace detail {
+namespace sluice::metrics::detail {
 
 // Hash and equality of label-value lists; transparent so that a lookup by string_views
 // allocates nothing.
@@ -45,28 +47,14 @@ struct LabelsEqual {
   }
 };
 
-// Orders label-value lists lexicographically (render order).
-struct LabelsLess {
-  using is_transparent = void;
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const {
-    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                        [](std::string_view x, std::string_view y) { return x < y; });
-  }
-};
-
-// The label values → series table of one family. Series are never freed before the table, so
-// references handed out stay valid; hidden series (GaugeFamily::remove) are skipped by render
-// and do not count towards max_series.
-// NOTE: a hidden series keeps its memory (a few hundred bytes) so that cached references stay
-// valid; a gauge whose label values keep changing (catalog versions) grows by that much per value.
 template <class Series>
 class SeriesTable {
  public:
-  using Make = std::function<std::unique_ptr<Series>()>;
+  using Native = typename Series::Native;
 
-  SeriesTable(const Family& family, CounterFamily* dropped, size_t max_series, Make make)
-      : family_(family), dropped_(dropped), max_series_(max_series), make_(std::move(make)) {
+  SeriesTable(prometheus::Family<Native>& native, const Family& family, std::span<const double> bounds,
+              CounterFamily* dropped, size_t max_series)
+      : native_(native), family_(family), bounds_(bounds), dropped_(dropped), max_series_(max_series) {
     if (family_.labelNames().empty()) with({});
   }
 
@@ -78,48 +66,38 @@ class SeriesTable {
     }
     {
       std::shared_lock lock(mutex_);
-      if (auto it = entries_.find(values); it != entries_.end()) return reveal(it->second);
-      if (overflow_ != nullptr && limited_count_.load(std::memory_order_relaxed) >= max_series_) {
-        if (dropped_counter_ != nullptr) dropped_counter_->inc();
-        return *overflow_;
-      }
+      if (auto it = entries_.find(values); it != entries_.end()) return *it->second.handle;
+      // The first drop (no dropped counter yet) takes the unique path to resolve it.
+      const bool counted = dropped_ == nullptr || dropped_counter_ != nullptr;
+      if (overflow_ != nullptr && counted && limitedCount() >= max_series_) return overflowed();
     }
     std::unique_lock lock(mutex_);
-    if (auto it = entries_.find(values); it != entries_.end()) return reveal(it->second);
+    if (auto it = entries_.find(values); it != entries_.end()) return *it->second.handle;
     const bool is_overflow_key = std::ranges::all_of(values, [](std::string_view v) { return v == kOverflowLabelValue; });
-    if (is_overflow_key || limited_count_.load(std::memory_order_relaxed) < max_series_) {
+    if (is_overflow_key || limitedCount() < max_series_) {
       Entry& entry = insert(std::vector<std::string>(values.begin(), values.end()));
-      if (is_overflow_key) {
-        overflow_ = entry.series.get();
-      } else {
-        limited_count_.fetch_add(1, std::memory_order_relaxed);
-      }
-      return *entry.series;
+      if (is_overflow_key) overflow_ = entry.handle.get();
+      return *entry.handle;
     }
     if (overflow_ == nullptr) {
-      overflow_ = insert(std::vector<std::string>(values.size(), std::string(kOverflowLabelValue))).series.get();
+      overflow_ = insert(std::vector<std::string>(values.size(), std::string(kOverflowLabelValue))).handle.get();
     }
     if (dropped_ != nullptr && dropped_counter_ == nullptr) dropped_counter_ = &dropped_->with({family_.name()});
-    if (dropped_counter_ != nullptr) dropped_counter_->inc();
-    return *overflow_;
+    return overflowed();
   }
 
-  // The series for `values`, hidden from render; nullptr when there is none.
-  Series* hide(std::span<const std::string_view> values) {
-    std::shared_lock lock(mutex_);
+  // Removes the series of `values` from the table and from prometheus-cpp; false when unknown.
+  bool erase(std::span<const std::string_view> values) {
+    std::unique_lock lock(mutex_);
     auto it = entries_.find(values);
-    if (it == entries_.end()) return nullptr;
-    hide(it->second);
-    return it->second.series.get();
+    if (it == entries_.end()) return false;
+    eraseEntry(it);
+    return true;
   }
 
-  template <class Fn>
-  void hideAll(Fn&& on_hidden) {
-    std::shared_lock lock(mutex_);
-    for (auto& [values, entry] : entries_) {
-      hide(entry);
-      on_hidden(*entry.series);
-    }
+  void eraseAll() {
+    std::unique_lock lock(mutex_);
+    while (!entries_.empty()) eraseEntry(entries_.begin());
   }
 
   void setMaxSeries(size_t max_series) {
@@ -132,61 +110,57 @@ class SeriesTable {
     return entries_.size();
   }
 
-  // Calls fn(label values, series) for each visible series, sorted by label values.
-  template <class Fn>
-  void forEachVisible(Fn&& fn) const {
-    std::shared_lock lock(mutex_);
-    std::vector<const typename Map::value_type*> visible;
-    visible.reserve(entries_.size());
-    for (const auto& item : entries_) {
-      if (!item.second.hidden.load(std::memory_order_relaxed)) visible.push_back(&item);
-    }
-    std::ranges::sort(visible, LabelsLess{}, [](const auto* item) -> const auto& { return item->first; });
-    for (const auto* item : visible) fn(item->first, *item->second.series);
-  }
-
  private:
   struct Entry {
-    std::unique_ptr<Series> series;
-    std::atomic<bool> hidden{false};
+    Native* native = nullptr;
+    std::unique_ptr<Series> handle;
   };
-  // NOTE: hashed for the hot path (with() on every request); render() sorts, it runs per scrape.
-  // Nodes never move, so the series and the key outlive rehashing.
+  // NOTE: nodes never move, so handles outlive rehashing.
   using Map = std::unordered_map<std::vector<std::string>, Entry, LabelsHash, LabelsEqual>;
 
-  // hide() and reveal() run under the shared lock: the exchange makes exactly one caller adjust
-  // the count when two race on the same series.
-  Series& reveal(Entry& entry) {
-    if (entry.hidden.load(std::memory_order_relaxed) && entry.hidden.exchange(false, std::memory_order_relaxed) &&
-        entry.series.get() != overflow_) {
-      limited_count_.fetch_add(1, std::memory_order_relaxed);
-    }
-    return *entry.series;
-  }
+  // Entries other than the overflow series. Called with the mutex held.
+  size_t limitedCount() const { return entries_.size() - (overflow_ != nullptr ? 1 : 0); }
 
-  void hide(Entry& entry) {
-    if (!entry.hidden.exchange(true, std::memory_order_relaxed) && entry.series.get() != overflow_) {
-      limited_count_.fetch_sub(1, std::memory_order_relaxed);
-    }
+  // The overflow series, the drop counted. Called with the mutex held, overflow_ set.
+  Series& overflowed() {
+    if (dropped_counter_ != nullptr) dropped_counter_->inc();
+    return *overflow_;
   }
 
   Entry& insert(std::vector<std::string> values) {
+    prometheus::Labels labels;
+    for (size_t i = 0; i < values.size(); ++i) labels.emplace(family_.labelNames()[i], validUtf8(values[i]));
+    Native* native = nullptr;
+    if constexpr (std::same_as<Series, Histogram>) {
+      native = &native_.Add(labels, std::vector<double>(bounds_.begin(), bounds_.end()));
+    } else {
+      native = &native_.Add(labels);
+    }
     auto [it, inserted] = entries_.try_emplace(std::move(values));
-    it->second.series = make_();
+    it->second.native = native;
+    it->second.handle = std::make_unique<Series>(*native, bounds_);
     return it->second;
   }
 
+  // Called with the unique lock held.
+  void eraseEntry(typename Map::iterator it) {
+    Native* native = it->second.native;
+    if (it->second.handle.get() == overflow_) overflow_ = nullptr;
+    entries_.erase(it);
+    // Label values that differ only in invalid UTF-8 share one prometheus-cpp series.
+    const bool shared = std::ranges::any_of(entries_, [&](const auto& item) { return item.second.native == native; });
+    if (!shared) native_.Remove(native);
+  }
+
+  prometheus::Family<Native>& native_;
   const Family& family_;
+  std::span<const double> bounds_;
   CounterFamily* const dropped_;  // nullptr for the dropped family itself
   mutable std::shared_mutex mutex_;
   Map entries_;
   size_t max_series_;
-  std::atomic<size_t> limited_count_{0};  // visible entries other than the overflow series
   Series* overflow_ = nullptr;
   Counter* dropped_counter_ = nullptr;
-  Make make_;
 };
 
-}  // namespace detail
-
-}  // namespace sluice::metrics
+}  // namespace sluice::metrics::detail
