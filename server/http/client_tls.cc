@@ -7,6 +7,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "server/upstream/tls.h"
+
 namespace sluice::http {
 
 namespace {
@@ -16,17 +18,6 @@ constexpr const char* kTls12Ciphers =
     "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
     "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 constexpr int kVerifyDepth = 8;
-
-std::string opensslErrors() {
-  std::string out;
-  while (const unsigned long code = ERR_get_error()) {
-    char text[256];
-    ERR_error_string_n(code, text, sizeof text);
-    if (!out.empty()) out += "; ";
-    out += text;
-  }
-  return out.empty() ? "no detail" : out;
-}
 
 int selectAlpn(SSL*, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
                unsigned int in_length, void*) {
@@ -102,7 +93,7 @@ std::expected<std::shared_ptr<const ServerTls>, std::string> ServerTls::load(con
   std::shared_ptr<ServerTls> tls(new ServerTls());
   tls->context_ = SSL_CTX_new(TLS_server_method());
   SSL_CTX* ctx = tls->context_;
-  if (ctx == nullptr) return std::unexpected("TLS is unavailable: " + opensslErrors());
+  if (ctx == nullptr) return std::unexpected("TLS is unavailable: " + upstream::tlsErrors());
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE |
                                SSL_OP_NO_TICKET | SSL_OP_IGNORE_UNEXPECTED_EOF);
@@ -110,11 +101,11 @@ std::expected<std::shared_ptr<const ServerTls>, std::string> ServerTls::load(con
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
   SSL_CTX_set_num_tickets(ctx, 0);
   SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) return std::unexpected("TLS ciphers: " + opensslErrors());
+  if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) return std::unexpected("TLS ciphers: " + upstream::tlsErrors());
   SSL_CTX_set_alpn_select_cb(ctx, selectAlpn, nullptr);
   if (SSL_CTX_use_certificate_chain_file(ctx, files.certificate.c_str()) != 1) {
     return std::unexpected("--tls-cert " + files.certificate + ": cannot use it as a PEM certificate chain: " +
-                           opensslErrors());
+                           upstream::tlsErrors());
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, files.key.c_str(), SSL_FILETYPE_PEM) != 1) {
     ERR_clear_error();  // OpenSSL's reason may quote parts of the file
@@ -127,7 +118,7 @@ std::expected<std::shared_ptr<const ServerTls>, std::string> ServerTls::load(con
   if (!files.client_ca.empty()) {
     if (SSL_CTX_load_verify_locations(ctx, files.client_ca.c_str(), nullptr) != 1) {
       return std::unexpected("--client-ca " + files.client_ca + ": cannot read PEM CA certificates from it: " +
-                             opensslErrors());
+                             upstream::tlsErrors());
     }
     STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(files.client_ca.c_str());
     if (names == nullptr || sk_X509_NAME_num(names) == 0) {
