@@ -23,6 +23,7 @@
 #include "server/log/json_log.h"
 #include "server/store/pg_console_sessions.h"
 #include "server/store/pg_key_directory.h"
+#include "server/store/pg_request_log.h"
 
 namespace sluice::admin {
 
@@ -409,6 +410,7 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
     context->pool = std::make_shared<store::ConnectionPool>(*gateway.options().database_url, pool_options);
     context->stored_sessions = std::make_shared<store::PgConsoleSessions>(context->pool);
     context->keys = std::make_shared<store::PgKeyDirectory>(context->pool);
+    context->requests = std::make_shared<store::PgRequestLog>(context->pool);
   }
   gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
     const std::string path = Poco::URI(request.getURI()).getPath();

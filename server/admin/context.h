@@ -12,6 +12,7 @@
 #include "server/store/connection_pool.h"
 #include "server/store/console_sessions.h"
 #include "server/store/key_directory.h"
+#include "server/store/request_log.h"
 
 namespace sluice::admin {
 
@@ -22,6 +23,7 @@ struct ConsoleContext {
   // On `pool`; null without a database.
   std::shared_ptr<store::ConsoleSessions> stored_sessions;
   std::shared_ptr<store::KeyDirectory> keys;
+  std::shared_ptr<store::RequestLog> requests;  // the Requests page's reads of the audit trail
   SessionTable sessions;
   SignInThrottle sign_ins;  // failed sign-ins per peer address
   // Session cookies no replica knows, per peer address: each costs a database lookup.
