@@ -24,6 +24,7 @@
 #include "server/store/pg_console_sessions.h"
 #include "server/store/pg_key_directory.h"
 #include "server/store/pg_request_log.h"
+#include "server/store/pg_traffic_stats.h"
 
 namespace sluice::admin {
 
@@ -411,6 +412,7 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
     context->stored_sessions = std::make_shared<store::PgConsoleSessions>(context->pool);
     context->keys = std::make_shared<store::PgKeyDirectory>(context->pool);
     context->requests = std::make_shared<store::PgRequestLog>(context->pool);
+    context->traffic = std::make_shared<store::PgTrafficStats>(context->pool);
   }
   gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
     const std::string path = Poco::URI(request.getURI()).getPath();

@@ -13,6 +13,7 @@
 #include "server/store/console_sessions.h"
 #include "server/store/key_directory.h"
 #include "server/store/request_log.h"
+#include "server/store/traffic_stats.h"
 
 namespace sluice::admin {
 
@@ -24,6 +25,7 @@ struct ConsoleContext {
   std::shared_ptr<store::ConsoleSessions> stored_sessions;
   std::shared_ptr<store::KeyDirectory> keys;
   std::shared_ptr<store::RequestLog> requests;  // the Requests page's reads of the audit trail
+  std::shared_ptr<store::TrafficStats> traffic;  // the analytics and gateway pages' statistics
   SessionTable sessions;
   SignInThrottle sign_ins;  // failed sign-ins per peer address
   // Session cookies no replica knows, per peer address: each costs a database lookup.

@@ -69,20 +69,10 @@ Reply gatewayOverview(ConsoleContext& context, const Exchange&) {
   const auto states = breakerStates(context.gateway);
   // Recent traffic per model from the audit trail (this and every other replica).
   std::map<std::string, json> recent;
-  if (context.pool) {
-    context.pool->run([&](pqxx::connection& connection) {
-      pqxx::nontransaction query(connection);
-      for (const auto& row : query.exec(
-               "SELECT coalesce(model, ''), count(*), count(*) FILTER (WHERE outcome <> 'ok'), "
-               "count(*) FILTER (WHERE served_endpoint IS NOT NULL AND endpoint IS NOT NULL "
-               "AND served_endpoint <> endpoint) "
-               "FROM ai_requests WHERE created_at >= now() - interval '15 minutes' AND NOT probe GROUP BY 1")) {
-        recent[row[0].as<std::string>()] = {{"requests", row[1].as<int64_t>()},
-                                            {"failed", row[2].as<int64_t>()},
-                                            {"failed_over", row[3].as<int64_t>()}};
-      }
-      return 0;
-    });
+  if (context.traffic) {
+    for (const auto& [model, traffic] : context.traffic->recentByModel()) {
+      recent[model] = {{"requests", traffic.requests}, {"failed", traffic.failed}, {"failed_over", traffic.failed_over}};
+    }
   }
   json models = json::array();
   for (const auto& model : catalog->models) {
