@@ -22,6 +22,7 @@
 #include "server/identity/key_store.h"
 #include "server/log/json_log.h"
 #include "server/store/pg_console_sessions.h"
+#include "server/store/pg_database_check.h"
 #include "server/store/pg_key_directory.h"
 #include "server/store/pg_request_log.h"
 #include "server/store/pg_traffic_stats.h"
@@ -413,6 +414,7 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
     context->keys = std::make_shared<store::PgKeyDirectory>(context->pool);
     context->requests = std::make_shared<store::PgRequestLog>(context->pool);
     context->traffic = std::make_shared<store::PgTrafficStats>(context->pool);
+    context->fleet = std::make_shared<store::PgDatabaseCheck>(context->pool);
   }
   gateway.setAdminFactory([context](const Poco::Net::HTTPServerRequest& request) -> Poco::Net::HTTPRequestHandler* {
     const std::string path = Poco::URI(request.getURI()).getPath();

@@ -11,6 +11,7 @@
 #include "server/http/gateway.h"
 #include "server/store/connection_pool.h"
 #include "server/store/console_sessions.h"
+#include "server/store/database_check.h"
 #include "server/store/key_directory.h"
 #include "server/store/request_log.h"
 #include "server/store/traffic_stats.h"
@@ -26,6 +27,7 @@ struct ConsoleContext {
   std::shared_ptr<store::KeyDirectory> keys;
   std::shared_ptr<store::RequestLog> requests;  // the Requests page's reads of the audit trail
   std::shared_ptr<store::TrafficStats> traffic;  // the analytics and gateway pages' statistics
+  std::shared_ptr<store::DatabaseCheck> fleet;   // the settings page's fleet view
   SessionTable sessions;
   SignInThrottle sign_ins;  // failed sign-ins per peer address
   // Session cookies no replica knows, per peer address: each costs a database lookup.

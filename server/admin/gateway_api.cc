@@ -3,7 +3,6 @@
 #include <map>
 #include <set>
 
-#include <pqxx/pqxx>
 
 #include "server/dispatch/target_check.h"
 #include "server/admin/api.h"
@@ -215,22 +214,15 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange&) {
   // The fleet: every replica's heartbeat of the last minute (fleet_replicas), so a fleet serving
   // two catalog versions shows here whichever replica the console is on.
   json replicas = json::array();
-  if (context.pool) {
+  if (context.fleet) {
     try {
-      context.pool->run([&](pqxx::connection& connection) {
-        pqxx::read_transaction query(connection);
-        for (const auto& row : query.exec(
-                 "SELECT name, catalog_version, extract(epoch FROM now() - last_seen)::float8,"
-                 " extract(epoch FROM now() - started_at)::float8, draining FROM fleet_replicas"
-                 " WHERE last_seen > now() - interval '1 minute' ORDER BY name")) {
-          replicas.push_back({{"name", row[0].c_str()},
-                              {"catalog_version", row[1].c_str()},
-                              {"seen_seconds_ago", row[2].as<double>()},
-                              {"up_seconds", row[3].as<double>()},
-                              {"draining", row[4].as<bool>()}});
-        }
-        return 0;
-      });
+      for (const store::ReplicaSeen& replica : context.fleet->replicas()) {
+        replicas.push_back({{"name", replica.name},
+                            {"catalog_version", replica.catalog_version},
+                            {"seen_seconds_ago", replica.seen_seconds_ago},
+                            {"up_seconds", replica.up_seconds},
+                            {"draining", replica.draining}});
+      }
     } catch (const std::exception&) {
       // The settings still answer without the fleet view.
     }

@@ -26,4 +26,19 @@ void PgDatabaseCheck::heartbeat(const ReplicaBeat& beat) {
   });
 }
 
+std::vector<ReplicaSeen> PgDatabaseCheck::replicas() {
+  return pool_->run([&](pqxx::connection& connection) {
+    std::vector<ReplicaSeen> seen;
+    pqxx::read_transaction query(connection);
+    for (const auto& row : query.exec(
+             "SELECT name, catalog_version, extract(epoch FROM now() - last_seen)::float8,"
+             " extract(epoch FROM now() - started_at)::float8, draining FROM fleet_replicas"
+             " WHERE last_seen > now() - interval '1 minute' ORDER BY name")) {
+      seen.push_back(ReplicaSeen{row[0].c_str(), row[1].c_str(), row[2].as<double>(), row[3].as<double>(),
+                                 row[4].as<bool>()});
+    }
+    return seen;
+  });
+}
+
 }  // namespace sluice::store

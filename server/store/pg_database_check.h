@@ -1,6 +1,6 @@
 #pragma once
-// DatabaseCheck in PostgreSQL: `SELECT 1` on a leased connection, and the heartbeat as an upsert
-// into fleet_replicas. Thread-safe (the pool is); throws pqxx errors / PoolExhausted.
+// DatabaseCheck in PostgreSQL: `SELECT 1` on a leased connection, the heartbeat as an upsert into
+// fleet_replicas, the fleet view as a read of it. Thread-safe (the pool is); throws pqxx errors / PoolExhausted.
 
 #include <memory>
 
@@ -15,6 +15,7 @@ class PgDatabaseCheck : public DatabaseCheck {
 
   void ping() override;
   void heartbeat(const ReplicaBeat& beat) override;
+  std::vector<ReplicaSeen> replicas() override;
 
  private:
   std::shared_ptr<ConnectionPool> pool_;
