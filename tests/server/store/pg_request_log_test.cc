@@ -12,11 +12,6 @@ using namespace std::chrono;
 
 namespace {
 
-test::ScratchDatabase& database() {
-  static test::ScratchDatabase instance(true);
-  return instance;
-}
-
 nlohmann::json row(const std::string& id, system_clock::time_point created, const std::string& user, bool probe = false) {
   return {{"id", id},
           {"created_at", store::formatTimestamp(created)},
@@ -40,9 +35,10 @@ std::vector<std::string> ids(const std::vector<nlohmann::json>& rows) {
 BOOST_AUTO_TEST_SUITE(pg_request_log)
 
 BOOST_AUTO_TEST_CASE(pages_filter_and_follow_the_cursor_newest_first) {
+  test::ScratchDatabase database;
   const auto now = system_clock::now();
   {
-    auto connection = database().connect();
+    auto connection = database.connect();
     store::insertAuditRows(*connection, nlohmann::json::array({row("req-log-a1", now - minutes(30), "alice"),
                                                                row("req-log-a2", now - minutes(20), "alice"),
                                                                row("req-log-b1", now - minutes(8), "bob"),
@@ -50,7 +46,7 @@ BOOST_AUTO_TEST_CASE(pages_filter_and_follow_the_cursor_newest_first) {
                                                                row("req-log-old", now - hours(30), "alice")})
                                                 .dump());
   }
-  store::PgRequestLog log(std::make_shared<store::ConnectionPool>(database().url()));
+  store::PgRequestLog log(std::make_shared<store::ConnectionPool>(database.url()));
   store::RequestPageQuery query;
   query.rows = 10;
   BOOST_TEST(ids(log.page(query)) == (std::vector<std::string>{"req-log-b1", "req-log-a2", "req-log-a1"}));

@@ -11,11 +11,6 @@ using namespace std::chrono;
 
 namespace {
 
-test::ScratchDatabase& database() {
-  static test::ScratchDatabase instance(true);
-  return instance;
-}
-
 nlohmann::json row(const std::string& id, system_clock::time_point created, const std::string& model,
                    const std::string& outcome, int latency_ms, bool probe = false) {
   return {{"id", id},
@@ -40,16 +35,17 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
 BOOST_AUTO_TEST_SUITE(pg_traffic_stats)
 
 BOOST_AUTO_TEST_CASE(reports_models_series_cost_and_recent_traffic_without_probes) {
+  test::ScratchDatabase database;
   const auto now = system_clock::now();
   {
-    auto connection = database().connect();
+    auto connection = database.connect();
     store::insertAuditRows(*connection, nlohmann::json::array({row("tr-1", now - minutes(5), "m1", "ok", 100),
                                                                row("tr-2", now - minutes(4), "m1", "ok", 9000),
                                                                row("tr-3", now - minutes(3), "m2", "upstream_error", 50),
                                                                row("tr-4", now - minutes(2), "m1", "ok", 100, true)})
                                                 .dump());
   }
-  store::PgTrafficStats stats(std::make_shared<store::ConnectionPool>(database().url()));
+  store::PgTrafficStats stats(std::make_shared<store::ConnectionPool>(database.url()));
   const auto report = stats.report(3600, 300, 5000, now - hours(1));
   BOOST_REQUIRE(report.models.size() == 2u);
   BOOST_TEST(report.models[0].model == "m1");
