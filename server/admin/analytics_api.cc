@@ -4,8 +4,6 @@
 #include <chrono>
 #include <sstream>
 
-#include <pqxx/pqxx>
-
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 #include "server/store/audit_queries.h"
@@ -84,84 +82,66 @@ json usageJson(const std::vector<store::UsageRow>& rows) {
 }  // namespace
 
 Reply analytics(ConsoleContext& context, const Exchange& exchange) {
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
+  if (!context.traffic) return Reply::error(503, "no_database", "this gateway has no database");
   auto window = windowOf(exchange);
   if (!window) return window.error();
   const auto now = std::chrono::system_clock::now();
   const auto since = now - std::chrono::seconds(window->seconds);
-  return context.pool->run([&](pqxx::connection& connection) {
-    json models = json::array();
-    json series = json::array();
-    {
-      pqxx::nontransaction query(connection);
-      const std::string range = "created_at >= now() - " +
-                                query.quote(std::to_string(window->seconds) + " seconds") + "::interval AND NOT probe";
-      for (const auto& row : query.exec_params(
-               "SELECT model, count(*), "
-               "percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), "
-               "percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms), "
-               "count(*) FILTER (WHERE latency_ms > $1), count(*) FILTER (WHERE outcome <> 'ok'), "
-               "sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(cost_microdollars)::bigint, "
-               "percentile_cont(0.5) WITHIN GROUP (ORDER BY ttfb_ms) "
-               "FROM ai_requests WHERE " + range + " AND model IS NOT NULL GROUP BY model ORDER BY 2 DESC, 1",
-               window->slo_ms)) {
-        const auto requests = row[1].as<int64_t>();
-        const auto over = row[4].as<int64_t>();
-        models.push_back({{"model", row[0].as<std::string>()},
-                          {"requests", requests},
-                          {"p50_ms", row[2].is_null() ? json(nullptr) : json(row[2].as<double>())},
-                          {"p95_ms", row[3].is_null() ? json(nullptr) : json(row[3].as<double>())},
-                          {"over_slo", over},
-                          {"over_slo_share", requests ? static_cast<double>(over) / static_cast<double>(requests) : 0.0},
-                          {"failed", row[5].as<int64_t>()},
-                          {"input_tokens", row[6].as<int64_t>()},
-                          {"output_tokens", row[7].as<int64_t>()},
-                          {"cost_microdollars", row[8].as<int64_t>()},
-                          {"ttfb_p50_ms", row[9].is_null() ? json(nullptr) : json(row[9].as<double>())}});
-      }
-      const std::string bucket = std::to_string(window->bucket_seconds);
-      for (const auto& row : query.exec(
-               "SELECT (floor(extract(epoch FROM created_at) / " + bucket + ") * " + bucket + ")::bigint AS b, "
-               "count(*), count(*) FILTER (WHERE outcome <> 'ok'), sum(input_tokens)::bigint, "
-               "sum(output_tokens)::bigint, sum(cost_microdollars)::bigint "
-               "FROM ai_requests WHERE " + range + " GROUP BY b ORDER BY b")) {
-        series.push_back({{"t", row[0].as<int64_t>()},
-                          {"requests", row[1].as<int64_t>()},
-                          {"failed", row[2].as<int64_t>()},
-                          {"input_tokens", row[3].as<int64_t>()},
-                          {"output_tokens", row[4].as<int64_t>()},
-                          {"cost_microdollars", row[5].as<int64_t>()}});
-      }
-    }
-    json cost = json::object();
-    cost["member"] = usageJson(store::usageBy(connection, store::UsageDimension::User, since));
-    cost["project"] = usageJson(store::usageBy(connection, store::UsageDimension::Project, since));
-    cost["model"] = usageJson(store::usageBy(connection, store::UsageDimension::Model, since));
-    cost["provider"] = usageJson(store::usageBy(connection, store::UsageDimension::Provider, since));
-    cost["route"] = usageJson(store::usageBy(connection, store::UsageDimension::Route, since));
-    cost["deployment"] = usageJson(store::usageBy(connection, store::UsageDimension::Deployment, since));
-    const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
-    return Reply::json({{"since_seconds", window->seconds},
-                        {"from", now_s - window->seconds},
-                        {"to", now_s},
-                        {"bucket_seconds", window->bucket_seconds},
-                        {"slo_ms", window->slo_ms},
-                        {"models", models},
-                        {"series", series},
-                        {"cost_by", cost}});
-  });
+  const store::TrafficReport report =
+      context.traffic->report(window->seconds, window->bucket_seconds, window->slo_ms, since);
+  json models = json::array();
+  for (const store::ModelTraffic& model : report.models) {
+    const auto optional = [](const std::optional<double>& value) { return value ? json(*value) : json(nullptr); };
+    models.push_back({{"model", model.model},
+                      {"requests", model.requests},
+                      {"p50_ms", optional(model.p50_ms)},
+                      {"p95_ms", optional(model.p95_ms)},
+                      {"over_slo", model.over_slo},
+                      {"over_slo_share", model.requests ? static_cast<double>(model.over_slo) /
+                                                              static_cast<double>(model.requests)
+                                                        : 0.0},
+                      {"failed", model.failed},
+                      {"input_tokens", model.input_tokens},
+                      {"output_tokens", model.output_tokens},
+                      {"cost_microdollars", model.cost_microdollars},
+                      {"ttfb_p50_ms", optional(model.ttfb_p50_ms)}});
+  }
+  json series = json::array();
+  for (const store::TrafficBucket& bucket : report.series) {
+    series.push_back({{"t", bucket.start},
+                      {"requests", bucket.requests},
+                      {"failed", bucket.failed},
+                      {"input_tokens", bucket.input_tokens},
+                      {"output_tokens", bucket.output_tokens},
+                      {"cost_microdollars", bucket.cost_microdollars}});
+  }
+  json cost = json::object();
+  cost["member"] = usageJson(report.cost.at(store::UsageDimension::User));
+  cost["project"] = usageJson(report.cost.at(store::UsageDimension::Project));
+  cost["model"] = usageJson(report.cost.at(store::UsageDimension::Model));
+  cost["provider"] = usageJson(report.cost.at(store::UsageDimension::Provider));
+  cost["route"] = usageJson(report.cost.at(store::UsageDimension::Route));
+  cost["deployment"] = usageJson(report.cost.at(store::UsageDimension::Deployment));
+  const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  return Reply::json({{"since_seconds", window->seconds},
+                      {"from", now_s - window->seconds},
+                      {"to", now_s},
+                      {"bucket_seconds", window->bucket_seconds},
+                      {"slo_ms", window->slo_ms},
+                      {"models", models},
+                      {"series", series},
+                      {"cost_by", cost}});
 }
 
 Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange) {
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
+  if (!context.traffic) return Reply::error(503, "no_database", "this gateway has no database");
   auto window = windowOf(exchange);
   if (!window) return window.error();
   const std::string by = exchange.param("by", "model");
   const auto dimension = dimensionOf(by);
   if (!dimension) return Reply::error(400, "bad_by", "by: member, project, model, provider, route or deployment");
   const auto since = std::chrono::system_clock::now() - std::chrono::seconds(window->seconds);
-  const auto rows = context.pool->run(
-      [&](pqxx::connection& connection) { return store::usageBy(connection, *dimension, since); });
+  const auto rows = context.traffic->usage(*dimension, since);
   std::ostringstream csv;
   csv << by << ",requests,failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,"
       << "cost_usd,cache_hit_ratio,cache_savings_usd\n";

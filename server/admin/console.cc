@@ -21,6 +21,11 @@
 #include "server/identity/api_keys.h"
 #include "server/identity/key_store.h"
 #include "server/log/json_log.h"
+#include "server/store/pg_console_sessions.h"
+#include "server/store/pg_database_check.h"
+#include "server/store/pg_key_directory.h"
+#include "server/store/pg_request_log.h"
+#include "server/store/pg_traffic_stats.h"
 
 namespace sluice::admin {
 
@@ -105,7 +110,7 @@ class ConsoleHandler : public http::Handler {
       reply = route(request, response);
     } catch (const pqxx::broken_connection& error) {
       reply = Reply::error(503, "database_unavailable", std::string("PostgreSQL is unreachable: ") + error.what());
-    } catch (const identity::PoolExhausted& error) {
+    } catch (const store::PoolExhausted& error) {
       reply = Reply::error(503, "database_busy", error.what());
     } catch (const std::exception& error) {
       log::error("console request failed", {{"path", request.getURI()}, {"error", error.what()}});
@@ -153,13 +158,13 @@ class ConsoleHandler : public http::Handler {
   std::optional<Session> liveSession(const std::string& id, const std::string& peer) {
     const auto now = Clock::now();
     auto found = context_->sessions.find(id, now);
-    if (!found && context_->pool && id.size() == 64) {
+    if (!found && context_->stored_sessions && id.size() == 64) {
       // Opened on another replica (or before a restart): the shared store has it. Cookies no
       // replica knows are looked up at most 60 times a minute per address, so guessing session
       // ids cannot buy a database lookup per request (a stale cookie costs one lookup).
       if (context_->unknown_sessions.retryAfter(peer, now).count() > 0) return std::nullopt;
       const auto idle = context_->sessions.policy().idle;
-      auto stored = context_->pool->run([&](pqxx::connection& connection) { return loadSession(connection, id, idle); });
+      auto stored = loadSession(*context_->stored_sessions, id, idle);
       if (!stored) {
         context_->unknown_sessions.recordFailure(peer, now);
         return std::nullopt;
@@ -170,21 +175,19 @@ class ConsoleHandler : public http::Handler {
     if (!found) return std::nullopt;
     // Either direction: a clock stepped back must not stretch the interval.
     const auto since = now > found->verified_at ? now - found->verified_at : found->verified_at - now;
-    if (since >= kReverify && context_->pool) {
+    if (since >= kReverify && context_->stored_sessions) {
       const auto idle = context_->sessions.policy().idle;
-      bool stored = true;
-      const auto record = context_->pool->run([&](pqxx::connection& connection) {
-        stored = touchSession(connection, id, idle);  // signed out on another replica: gone
-        return identity::findKeyById(connection, found->api_key_id);
-      });
-      const auto admitted = identity::keyAdmits(record, now);
+      const bool stored = touchSession(*context_->stored_sessions, id, idle);  // signed out on another replica: gone
+      const auto row = context_->keys->findKeyById(found->api_key_id);
+      const auto admitted =
+          identity::keyAdmits(row ? std::optional(identity::keyRecordOf(*row)) : std::nullopt, now);
       if (!stored) {
         context_->sessions.erase(id);
         log::info("console session ended", {{"user", found->user}, {"reason", "signed out or expired"}});
         return std::nullopt;
       }
       if (!admitted || admitted->user != found->user || admitted->role != identity::Role::Admin) {
-        context_->pool->run([&](pqxx::connection& connection) { deleteSession(connection, id); });
+        deleteSession(*context_->stored_sessions, id);
         context_->sessions.erase(id);
         log::info("console session ended", {{"user", found->user},
                                              {"api_key_id", found->api_key_id},
@@ -235,9 +238,8 @@ class ConsoleHandler : public http::Handler {
                           "member " + caller->user + " is not an admin: the console is for members whose role is admin");
     }
     const Session created = context_->sessions.create(caller->user, caller->api_key_id, Clock::now());
-    if (context_->pool) {
-      const auto lifetime = context_->sessions.policy().lifetime;
-      context_->pool->run([&](pqxx::connection& connection) { storeSession(connection, created, lifetime); });
+    if (context_->stored_sessions) {
+      storeSession(*context_->stored_sessions, created, context_->sessions.policy().lifetime);
     }
     log::info("console sign-in", {{"user", caller->user}, {"api_key_id", caller->api_key_id}});
     Reply reply = Reply::json({{"user", created.user}, {"csrf", created.csrf}});
@@ -343,9 +345,7 @@ class ConsoleHandler : public http::Handler {
 
     if (path == "/admin/logout" && post) {
       context_->sessions.erase(signed_in->id);
-      if (context_->pool) {
-        context_->pool->run([&](pqxx::connection& connection) { deleteSession(connection, signed_in->id); });
-      }
+      if (context_->stored_sessions) deleteSession(*context_->stored_sessions, signed_in->id);
       Reply reply = Reply::json({{"signed_out", true}});
       reply.headers.emplace_back("Set-Cookie", cookie(request, "", 0));
       return reply;
@@ -408,9 +408,14 @@ class ConsoleHandler : public http::Handler {
 void installConsole(http::Gateway& gateway, ConsoleOptions options) {
   auto context = std::make_shared<ConsoleContext>(gateway);
   if (gateway.options().database_url && gateway.identity().authenticator) {
-    identity::PoolOptions pool_options;
+    store::PoolOptions pool_options;
     pool_options.max_connections = options.database_connections;
-    context->pool = std::make_shared<identity::ConnectionPool>(*gateway.options().database_url, pool_options);
+    context->pool = std::make_shared<store::ConnectionPool>(*gateway.options().database_url, pool_options);
+    context->stored_sessions = std::make_shared<store::PgConsoleSessions>(context->pool);
+    context->keys = std::make_shared<store::PgKeyDirectory>(context->pool);
+    context->requests = std::make_shared<store::PgRequestLog>(context->pool);
+    context->traffic = std::make_shared<store::PgTrafficStats>(context->pool);
+    context->fleet = std::make_shared<store::PgDatabaseCheck>(context->pool);
   }
   gateway.setAdminFactory([context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
     const Poco::Net::HTTPServerRequest& request = routed.head();

@@ -3,7 +3,6 @@
 #include <map>
 #include <set>
 
-#include <pqxx/pqxx>
 
 #include "server/dispatch/target_check.h"
 #include "server/admin/api.h"
@@ -69,20 +68,10 @@ Reply gatewayOverview(ConsoleContext& context, const Exchange&) {
   const auto states = breakerStates(context.gateway);
   // Recent traffic per model from the audit trail (this and every other replica).
   std::map<std::string, json> recent;
-  if (context.pool) {
-    context.pool->run([&](pqxx::connection& connection) {
-      pqxx::nontransaction query(connection);
-      for (const auto& row : query.exec(
-               "SELECT coalesce(model, ''), count(*), count(*) FILTER (WHERE outcome <> 'ok'), "
-               "count(*) FILTER (WHERE served_endpoint IS NOT NULL AND endpoint IS NOT NULL "
-               "AND served_endpoint <> endpoint) "
-               "FROM ai_requests WHERE created_at >= now() - interval '15 minutes' AND NOT probe GROUP BY 1")) {
-        recent[row[0].as<std::string>()] = {{"requests", row[1].as<int64_t>()},
-                                            {"failed", row[2].as<int64_t>()},
-                                            {"failed_over", row[3].as<int64_t>()}};
-      }
-      return 0;
-    });
+  if (context.traffic) {
+    for (const auto& [model, traffic] : context.traffic->recentByModel()) {
+      recent[model] = {{"requests", traffic.requests}, {"failed", traffic.failed}, {"failed_over", traffic.failed_over}};
+    }
   }
   json models = json::array();
   for (const auto& model : catalog->models) {
@@ -225,22 +214,15 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange&) {
   // The fleet: every replica's heartbeat of the last minute (fleet_replicas), so a fleet serving
   // two catalog versions shows here whichever replica the console is on.
   json replicas = json::array();
-  if (context.pool) {
+  if (context.fleet) {
     try {
-      context.pool->run([&](pqxx::connection& connection) {
-        pqxx::read_transaction query(connection);
-        for (const auto& row : query.exec(
-                 "SELECT name, catalog_version, extract(epoch FROM now() - last_seen)::float8,"
-                 " extract(epoch FROM now() - started_at)::float8, draining FROM fleet_replicas"
-                 " WHERE last_seen > now() - interval '1 minute' ORDER BY name")) {
-          replicas.push_back({{"name", row[0].c_str()},
-                              {"catalog_version", row[1].c_str()},
-                              {"seen_seconds_ago", row[2].as<double>()},
-                              {"up_seconds", row[3].as<double>()},
-                              {"draining", row[4].as<bool>()}});
-        }
-        return 0;
-      });
+      for (const store::ReplicaSeen& replica : context.fleet->replicas()) {
+        replicas.push_back({{"name", replica.name},
+                            {"catalog_version", replica.catalog_version},
+                            {"seen_seconds_ago", replica.seen_seconds_ago},
+                            {"up_seconds", replica.up_seconds},
+                            {"draining", replica.draining}});
+      }
     } catch (const std::exception&) {
       // The settings still answer without the fleet view.
     }

@@ -5,11 +5,8 @@
 #include <set>
 #include <thread>
 
-#include <pqxx/pqxx>
-
 #include "server/admin/api.h"
 #include "server/net/fiber.h"
-#include "server/store/audit_queries.h"
 
 namespace sluice::admin {
 
@@ -17,16 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kSummaryColumns =
-    "id, created_at, (extract(epoch FROM created_at) * 1000000)::bigint AS cursor, user_name, api_key_id, project, "
-    "client_family, client_wire, requested_model, model, route_id, provider, endpoint, served_provider, "
-    "served_endpoint, is_streaming, status, outcome, error_key, input_tokens, output_tokens, cost_microdollars, "
-    "latency_ms, ttfb_ms, probe, jsonb_array_length(attempts) AS attempt_count, replica";
-
 }  // namespace
 
 Reply requestList(ConsoleContext& context, const Exchange& exchange) {
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
+  if (!context.requests) return Reply::error(503, "no_database", "this gateway has no database");
   const auto since = parseDurationSeconds(exchange.param("since", "24h"));
   if (!since) return Reply::error(400, "bad_since", "since: a duration such as 15m, 24h, 7d");
   int limit = 50;
@@ -43,43 +34,32 @@ Reply requestList(ConsoleContext& context, const Exchange& exchange) {
       return Reply::error(400, "bad_before", "before: the cursor of the last row shown");
     }
   }
-  return context.pool->run([&](pqxx::connection& connection) {
-    pqxx::nontransaction query(connection);
-    // Only the filters given appear, so each shape meets its (column, created_at) index.
-    std::string where = "created_at >= now() - " + query.quote(std::to_string(*since) + " seconds") + "::interval";
-    // Exact to the microsecond (a double's seconds would not be): epoch + N µs.
-    if (before) where += " AND created_at < timestamptz 'epoch' + " + std::to_string(*before) + " * interval '1 microsecond'";
-    const auto add = [&](const char* column, const char* name) {
-      if (auto value = exchange.optionalParam(name)) where += std::string(" AND ") + column + " = " + query.quote(*value);
-    };
-    add("user_name", "user");
-    add("project", "project");
-    add("model", "model");
-    add("outcome", "outcome");
-    if (exchange.param("probes") != "1") where += " AND NOT probe";
-    json rows = json::array();
-    for (const auto& row : query.exec("SELECT row_to_json(r)::text FROM (SELECT " + std::string(kSummaryColumns) +
-                                      " FROM ai_requests WHERE " + where + " ORDER BY created_at DESC LIMIT " +
-                                      std::to_string(limit + 1) + ") r")) {
-      rows.push_back(json::parse(row[0].as<std::string>()));
-    }
-    json out = {{"limit", limit}};
-    if (static_cast<int>(rows.size()) > limit) {
-      rows.erase(rows.end() - 1);
-      out["next_before"] = rows.back()["cursor"];
-    } else {
-      out["next_before"] = nullptr;
-    }
-    out["requests"] = rows;
-    return Reply::json(out);
-  });
+  store::RequestPageQuery query;
+  query.since_seconds = *since;
+  query.before = before;
+  query.user = exchange.optionalParam("user");
+  query.project = exchange.optionalParam("project");
+  query.model = exchange.optionalParam("model");
+  query.outcome = exchange.optionalParam("outcome");
+  query.probes = exchange.param("probes") == "1";
+  query.rows = limit + 1;
+  json rows = json::array();
+  for (auto& row : context.requests->page(query)) rows.push_back(std::move(row));
+  json out = {{"limit", limit}};
+  if (static_cast<int>(rows.size()) > limit) {
+    rows.erase(rows.end() - 1);
+    out["next_before"] = rows.back()["cursor"];
+  } else {
+    out["next_before"] = nullptr;
+  }
+  out["requests"] = rows;
+  return Reply::json(out);
 }
 
 Reply requestDetail(ConsoleContext& context, const std::string& id) {
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
+  if (!context.requests) return Reply::error(503, "no_database", "this gateway has no database");
   if (id.size() < 8 || id.size() > 64) return Reply::error(400, "bad_id", "a request id (or 8+ of its first characters)");
-  auto rows = context.pool->run(
-      [&](pqxx::connection& connection) { return store::findRequestsByIdPrefix(connection, id, 2); });
+  auto rows = context.requests->byIdPrefix(id, 2);
   if (rows.empty()) return Reply::error(404, "no_such_request", "no request " + id + " in the audit trail");
   if (rows.size() > 1 && rows[0]["id"] != id) {
     return Reply::error(409, "ambiguous_id", "more than one request starts with " + id);
@@ -104,18 +84,7 @@ void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::f
   while (out && !context.gateway.stopping().load() && std::chrono::steady_clock::now() - started < 10min &&
          signed_in()) {
     std::vector<json> fresh;
-    if (context.pool) {
-      context.pool->run([&](pqxx::connection& connection) {
-        pqxx::nontransaction query(connection);
-        for (const auto& row : query.exec(
-                 "SELECT row_to_json(r)::text FROM (SELECT " + std::string(kSummaryColumns) +
-                 " FROM ai_requests WHERE created_at >= now() - interval '10 minutes' "
-                 "ORDER BY created_at DESC LIMIT 20) r")) {
-          fresh.push_back(json::parse(row[0].as<std::string>()));
-        }
-        return 0;
-      });
-    }
+    if (context.requests) fresh = context.requests->latest();
     for (auto it = fresh.rbegin(); it != fresh.rend(); ++it) {
       const std::string id = (*it)["id"].get<std::string>();
       if (!seen.insert(id).second) continue;

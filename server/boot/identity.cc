@@ -9,6 +9,9 @@
 #include "server/identity/vault.h"
 #include "server/log/json_log.h"
 #include "server/responses/store.h"
+#include "server/store/pg_key_directory.h"
+#include "server/store/pg_quota_counters.h"
+#include "server/store/pg_response_items.h"
 
 namespace sluice::boot {
 
@@ -16,16 +19,17 @@ namespace {
 
 // The Responses store shares the identity pool when there is one (its own small pool without keys).
 void bootResponseStore(const http::ServerOptions& options, http::Gateway& gateway,
-                       std::shared_ptr<identity::ConnectionPool> pool) {
+                       std::shared_ptr<store::ConnectionPool> pool) {
   if (!options.database_url || options.responses_retention_days <= 0) {
     log::info("responses not stored", {{"reason", options.database_url ? "--responses-retention-days 0" : "no database"}});
     return;
   }
-  if (!pool) pool = std::make_shared<identity::ConnectionPool>(*options.database_url, identity::PoolOptions{});
+  if (!pool) pool = std::make_shared<store::ConnectionPool>(*options.database_url, store::PoolOptions{});
   responses::StoreOptions store_options;
   store_options.retention = std::chrono::hours(24 * options.responses_retention_days);
   store_options.max_bytes = options.responses_max_bytes;
-  gateway.setResponseStore(std::make_shared<responses::Store>(std::move(pool), store_options));
+  gateway.setResponseStore(
+      std::make_shared<responses::Store>(std::make_shared<store::PgResponseItems>(std::move(pool)), store_options));
   log::info("responses stored", {{"retention_days", options.responses_retention_days},
                                  {"max_bytes", options.responses_max_bytes}});
 }
@@ -44,11 +48,12 @@ int bootIdentity(const http::ServerOptions& options, http::Gateway& gateway) {
     return 2;
   }
   http::Identity identity;
-  identity.pool = std::make_shared<identity::ConnectionPool>(*options.database_url, identity::PoolOptions{});
+  identity.pool = std::make_shared<store::ConnectionPool>(*options.database_url, store::PoolOptions{});
   const std::shared_ptr<const identity::Vault> sealed =
       *vault ? std::make_shared<const identity::Vault>(std::move(**vault)) : nullptr;
-  identity.authenticator = std::make_shared<identity::Authenticator>(identity.pool, sealed);
-  identity.quotas = std::make_shared<identity::QuotaStore>(identity.pool);
+  identity.authenticator =
+      std::make_shared<identity::Authenticator>(std::make_shared<store::PgKeyDirectory>(identity.pool), sealed);
+  identity.quotas = std::make_shared<identity::QuotaStore>(std::make_shared<store::PgQuotaCounters>(identity.pool));
   bootResponseStore(options, gateway, identity.pool);
   gateway.setIdentity(std::move(identity));
   log::info("API keys required", {{"personal_credentials", sealed != nullptr}});

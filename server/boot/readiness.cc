@@ -4,10 +4,8 @@
 #include <exception>
 #include <string>
 
-#include <pqxx/pqxx>
-
-#include "server/identity/connection_pool.h"
 #include "server/log/json_log.h"
+#include "server/store/pg_database_check.h"
 
 namespace sluice::boot {
 
@@ -16,12 +14,9 @@ namespace {
 constexpr std::chrono::seconds kPeriod{1};
 
 // One check; the reason when the database did not answer, "" when it did. Never throws.
-std::string check(identity::ConnectionPool& pool) {
+std::string check(store::DatabaseCheck& database) {
   try {
-    pool.run([](pqxx::connection& connection) {
-      pqxx::nontransaction query(connection);
-      query.exec1("SELECT 1");
-    });
+    database.ping();
     return "";
   } catch (const std::exception& error) {
     const std::string reason = error.what();
@@ -32,12 +27,12 @@ std::string check(identity::ConnectionPool& pool) {
 // Checks and records; logs only when the verdict changes (not once a second while it holds).
 class ReadinessCheck {
  public:
-  ReadinessCheck(std::shared_ptr<identity::ConnectionPool> pool, http::Gateway& gateway)
-      : pool_(std::move(pool)), gateway_(gateway), readiness_(gateway.databaseReadiness()),
+  ReadinessCheck(std::shared_ptr<store::DatabaseCheck> database, http::Gateway& gateway)
+      : database_(std::move(database)), gateway_(gateway), readiness_(gateway.databaseReadiness()),
         started_(std::chrono::system_clock::now()) {}
 
   void run() {
-    const std::string reason = check(*pool_);
+    const std::string reason = check(*database_);
     const bool reachable = reason.empty();
     if (reachable && ++runs_ % kHeartbeatEvery == 1) heartbeat();
     readiness_.record(reachable, http::DatabaseReadiness::Clock::now());
@@ -55,18 +50,8 @@ class ReadinessCheck {
     const auto catalog = gateway_.catalog();
     if (!catalog) return;
     try {
-      pool_->run([&](pqxx::connection& connection) {
-        pqxx::work transaction(connection);
-        transaction.exec_params(
-            "INSERT INTO fleet_replicas (name, catalog_version, started_at, last_seen, draining)"
-            " VALUES ($1, $2, to_timestamp($3), now(), $4)"
-            " ON CONFLICT (name) DO UPDATE SET catalog_version = EXCLUDED.catalog_version,"
-            " started_at = EXCLUDED.started_at, last_seen = now(), draining = EXCLUDED.draining",
-            gateway_.options().replica_name, catalog->version,
-            std::chrono::duration<double>(started_.time_since_epoch()).count(), gateway_.draining().load());
-        transaction.exec("DELETE FROM fleet_replicas WHERE last_seen < now() - interval '1 day'");
-        transaction.commit();
-      });
+      database_->heartbeat(store::ReplicaBeat{gateway_.options().replica_name, catalog->version, started_,
+                                              gateway_.draining().load()});
     } catch (const std::exception& error) {
       if (!heartbeat_failed_) log::warn("fleet heartbeat not written", {{"error", error.what()}});
       heartbeat_failed_ = true;
@@ -77,7 +62,7 @@ class ReadinessCheck {
 
   static constexpr uint64_t kHeartbeatEvery = 5;  // checks (seconds)
   enum class Last { None, Reachable, Unreachable };
-  std::shared_ptr<identity::ConnectionPool> pool_;
+  std::shared_ptr<store::DatabaseCheck> database_;
   http::Gateway& gateway_;
   http::DatabaseReadiness& readiness_;
   std::chrono::system_clock::time_point started_;
@@ -94,8 +79,8 @@ std::unique_ptr<util::BackgroundTask> startReadinessCheck(http::Gateway& gateway
   // NOTE: sharing identity's pool, the check leases one of its connections for a SELECT 1 a
   // second; without identity the pool holds the one connection the check reuses.
   auto pool = gateway.identity().pool;
-  if (!pool) pool = std::make_shared<identity::ConnectionPool>(*url, identity::PoolOptions{.max_connections = 1});
-  auto readiness = std::make_shared<ReadinessCheck>(std::move(pool), gateway);
+  if (!pool) pool = std::make_shared<store::ConnectionPool>(*url, store::PoolOptions{.max_connections = 1});
+  auto readiness = std::make_shared<ReadinessCheck>(std::make_shared<store::PgDatabaseCheck>(std::move(pool)), gateway);
   readiness->run();
   auto task = std::make_unique<util::BackgroundTask>(util::BackgroundTask::every(kPeriod, [readiness] { readiness->run(); }),
                                                      util::BackgroundTask::FirstRun::AfterWait, kPeriod);

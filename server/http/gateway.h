@@ -25,6 +25,7 @@
 #include "server/metrics/gateway_metrics.h"
 #include "server/metrics/registry.h"
 #include "server/presence/board.h"
+#include "server/store/connection_pool.h"
 #include "server/upstream/client.h"
 #include "server/audit/refusal_throttle.h"
 #include "server/util/background_task.h"
@@ -103,7 +104,7 @@ struct ServerOptions {
 
 // Who may call, backed by PostgreSQL; absent with --insecure-no-auth.
 struct Identity {
-  std::shared_ptr<identity::ConnectionPool> pool;
+  std::shared_ptr<store::ConnectionPool> pool;
   std::shared_ptr<identity::Authenticator> authenticator;
   std::shared_ptr<identity::QuotaStore> quotas;
 };

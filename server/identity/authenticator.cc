@@ -36,15 +36,11 @@ std::string_view toString(AuthFailureReason reason) {
   return "unknown_key";
 }
 
-Authenticator::Authenticator(std::shared_ptr<ConnectionPool> pool, std::shared_ptr<const Vault> vault,
+Authenticator::Authenticator(std::shared_ptr<store::KeyDirectory> directory, std::shared_ptr<const Vault> vault,
                              AuthenticatorOptions options)
-    : pool_(std::move(pool)), vault_(std::move(vault)), options_(options) {
+    : directory_(std::move(directory)), vault_(std::move(vault)), options_(options) {
   options_.cache_ttl = std::min(options_.cache_ttl, kMaxCacheTtl);
 }
-
-Authenticator::Authenticator(const std::string& database_url, std::shared_ptr<const Vault> vault,
-                             AuthenticatorOptions options, PoolOptions pool_options)
-    : Authenticator(std::make_shared<ConnectionPool>(database_url, pool_options), std::move(vault), options) {}
 
 bool Authenticator::fresh(TimePoint fetched_at, TimePoint now) const {
   // Either direction: threads read the clock a little apart; a clock stepped back by more than
@@ -121,13 +117,9 @@ std::optional<KeyRecord> Authenticator::lookupKey(const KeyHash& hash, TimePoint
   if (!lead) return flight->await();
 
   try {
-    flight->record = pool_->run([&](pqxx::connection& connection) {
-      auto found = findKeyByHash(connection, hash);
-      // last_used_at is for people ("is this key still used?"): refreshed on a cache miss at most
-      // once per interval, so it costs nothing on the hot path.
-      if (found && !found->key.revoked_at) touchApiKey(connection, found->key.id, now, options_.last_used_interval);
-      return found;
-    });
+    // last_used_at is for people ("is this key still used?"): refreshed on a cache miss at most
+    // once per interval, so it costs nothing on the hot path.
+    flight->record = verifiedKeyRecord(directory_->findKeyForUse(hashBytes(hash), now, options_.last_used_interval), hash);
   } catch (...) {
     flight->error = std::current_exception();
   }
@@ -183,12 +175,12 @@ std::vector<SubjectMatch> Authenticator::lookupMembers(const std::vector<std::st
   }
   // NOTE: no single flight here (unlike keys): a certificate is presented once per connection, not
   // once per request, so a burst of misses for the same names is not the common case.
-  std::vector<SubjectMatch> matches = pool_->run([&](pqxx::connection& connection) {
-    if (!name) return findMembersBySubjects(connection, subjects);
-    std::vector<SubjectMatch> named;
-    if (auto member = findMember(connection, *name)) named.push_back(SubjectMatch{"name:" + *name, std::move(*member)});
-    return named;
-  });
+  std::vector<SubjectMatch> matches;
+  if (!name) {
+    matches = subjectMatchesOf(directory_->findMembersBySubjects(subjects));
+  } else if (auto member = directory_->findMember(*name)) {
+    matches.push_back(SubjectMatch{"name:" + *name, memberOf(*member)});
+  }
   std::lock_guard lock(mutex_);
   makeRoom(members_, now);
   members_[cache_key] = MemberEntry{now, matches};
@@ -264,8 +256,8 @@ std::vector<StoredCredential> Authenticator::lookupCredentials(const std::string
     if (found != credentials_.end() && fresh(found->second.fetched_at, now)) return found->second.stored;
     ++stats_.credential_queries;
   }
-  std::vector<StoredCredential> stored =
-      pool_->run([&](pqxx::connection& connection) { return loadPersonalCredentials(connection, user); });
+  std::vector<StoredCredential> stored;
+  for (const store::SealedRow& row : directory_->sealedCredentials(user)) stored.push_back(storedCredentialOf(row));
   std::lock_guard lock(mutex_);
   makeRoom(credentials_, now);
   credentials_[user] = CredentialEntry{now, stored};

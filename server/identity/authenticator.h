@@ -4,7 +4,8 @@
 // out members' personal provider keys, for the request threads of the gateway.
 //
 // Cache: a lookup by key hash is remembered for `cache_ttl` (at most 2 s), positive or negative,
-// so the hot path reaches PostgreSQL about once per key per TTL per replica. Revocation, member
+// so the hot path reaches the key directory (store::KeyDirectory: PostgreSQL in the server) about
+// once per key per TTL per replica. Revocation, member
 // disabling and deletion are therefore seen by every replica within the TTL; expiry is checked
 // against `now` on every call, so an expired key stops at once. Time is only ever the `now`
 // passed in (tests move it; the server passes the system clock). An entry stamped more than the
@@ -12,13 +13,13 @@
 //
 // Thread-safe: any number of threads or fibers may call any method. The cache lock is never held
 // across database I/O. Misses of the same key at the same time make one query (single flight): the
-// first caller asks PostgreSQL, the others wait for its answer (parking their fiber, or on a
+// first caller asks the directory, the others wait for its answer (parking their fiber, or on a
 // condition variable off one) and share it, or the error it threw. A burst of connections
 // presenting a key the cache has not seen yet costs one lookup, not one per connection.
 //
 // Failures: expected outcomes (no key, a malformed, unknown, revoked or expired key, a disabled
 // member, a personal key not set) are values. PostgreSQL being unreachable throws
-// pqxx::broken_connection, a busy pool PoolExhausted (environment failures: the handler answers
+// pqxx::broken_connection, a busy pool store::PoolExhausted (environment failures: the handler answers
 // 500/503). Messages never contain the presented key or any part of it beyond a stored key's
 // public prefix.
 
@@ -35,11 +36,11 @@
 #include <vector>
 
 #include "server/identity/caller.h"
-#include "server/identity/connection_pool.h"
 #include "server/identity/credential_store.h"
 #include "server/identity/key_store.h"
 #include "server/identity/member_store.h"
 #include "server/identity/vault.h"
+#include "server/store/key_directory.h"
 
 namespace sluice::identity {
 
@@ -76,11 +77,8 @@ struct AuthenticatorOptions {
 class Authenticator {
  public:
   // `vault`: nullptr when no master key is configured (personalKey then fails with NoMasterKey).
-  Authenticator(std::shared_ptr<ConnectionPool> pool, std::shared_ptr<const Vault> vault,
+  Authenticator(std::shared_ptr<store::KeyDirectory> directory, std::shared_ptr<const Vault> vault,
                 AuthenticatorOptions options = {});
-  // Its own pool of `pool_options.max_connections` connections to `database_url`.
-  Authenticator(const std::string& database_url, std::shared_ptr<const Vault> vault,
-                AuthenticatorOptions options = {}, PoolOptions pool_options = {});
 
   // `presented_key`: presentedKey(Authorization, x-api-key) (api_keys.h); empty → Missing.
   std::expected<Caller, AuthFailure> authenticate(std::string_view presented_key, TimePoint now);
@@ -107,10 +105,10 @@ class Authenticator {
 
   struct Stats {
     uint64_t key_lookups = 0;         // authenticate() calls that reached the key cache
-    uint64_t key_queries = 0;         // of those, the ones that went to PostgreSQL
+    uint64_t key_queries = 0;         // of those, the ones that went to the directory
     uint64_t key_shared = 0;          // of those, misses that waited for another caller's query
-    uint64_t credential_queries = 0;  // personal credential loads from PostgreSQL
-    uint64_t member_queries = 0;      // certificate / proxy member lookups that went to PostgreSQL
+    uint64_t credential_queries = 0;  // personal credential loads from the directory
+    uint64_t member_queries = 0;      // certificate / proxy member lookups that went to the directory
   };
   Stats stats() const;
 
@@ -139,7 +137,7 @@ class Authenticator {
   template <class Map>
   void makeRoom(Map& map, TimePoint now);
 
-  std::shared_ptr<ConnectionPool> pool_;
+  std::shared_ptr<store::KeyDirectory> directory_;
   std::shared_ptr<const Vault> vault_;
   AuthenticatorOptions options_;
 

@@ -2,9 +2,11 @@
 
 #include <openssl/crypto.h>
 
-#include "server/identity/sql_values.h"
+#include "server/store/sql_values.h"
 
 namespace sluice::identity {
+
+namespace sql = store::sql;
 
 namespace {
 
@@ -62,21 +64,13 @@ std::vector<CredentialInfo> listPersonalCredentials(pqxx::connection& connection
   return out;
 }
 
-std::vector<StoredCredential> loadPersonalCredentials(pqxx::connection& connection, std::string_view user) {
-  pqxx::nontransaction query(connection);
-  const auto rows = query.exec_params(
-      "SELECT credential_id, ciphertext, nonce, master_key_id FROM personal_credentials WHERE user_name = $1",
-      std::string(user));
-  std::vector<StoredCredential> out;
-  for (const auto& row : rows) {
-    StoredCredential stored;
-    stored.credential_id = row[0].as<std::string>();
-    stored.sealed.ciphertext = sql::bytes(row[1]);
-    stored.sealed.nonce = sql::bytes(row[2]);
-    stored.sealed.key_id = row[3].as<std::string>();
-    out.push_back(std::move(stored));
-  }
-  return out;
+StoredCredential storedCredentialOf(const store::SealedRow& row) {
+  StoredCredential stored;
+  stored.credential_id = row.credential_id;
+  stored.sealed.ciphertext = row.ciphertext;
+  stored.sealed.nonce = row.nonce;
+  stored.sealed.key_id = row.key_id;
+  return stored;
 }
 
 std::expected<RotationReport, std::string> rotateMasterKey(pqxx::connection& connection, const Vault& vault,

@@ -15,6 +15,7 @@
 #include <pqxx/pqxx>
 
 #include "server/identity/vault.h"
+#include "server/store/key_directory.h"
 
 namespace sluice::identity {
 
@@ -43,8 +44,9 @@ struct StoredCredential {
   std::string credential_id;
   Sealed sealed;
 };
-// Every sealed credential of `user` (the Authenticator caches these and opens one per request).
-std::vector<StoredCredential> loadPersonalCredentials(pqxx::connection& connection, std::string_view user);
+// A sealed credential as store::KeyDirectory::sealedCredentials returns it (the Authenticator
+// caches these and opens one per request).
+StoredCredential storedCredentialOf(const store::SealedRow& row);
 
 struct RotationReport {
   size_t rotated = 0;          // re-sealed under the new key

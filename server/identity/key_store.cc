@@ -3,31 +3,17 @@
 #include <algorithm>
 
 #include "server/identity/member_store.h"
-#include "server/identity/sql_values.h"
+#include "server/store/identity_rows.h"
+#include "server/store/sql_values.h"
 
 namespace sluice::identity {
 
+namespace sql = store::sql;
+using store::keyColumns;
+
 namespace {
 
-std::string keyColumns() {
-  return "k.id, k.prefix, k.user_name, k.project, k.name, " + sql::microsOf("k.created_at") + ", " +
-         sql::microsOf("k.expires_at") + ", " + sql::microsOf("k.revoked_at") + ", " + sql::microsOf("k.last_used_at");
-}
-constexpr int kKeyColumns = 9;
-
-ApiKeyInfo keyOf(const pqxx::row& row) {
-  ApiKeyInfo info;
-  info.id = row[0].as<std::string>();
-  info.prefix = row[1].as<std::string>();
-  info.user = row[2].as<std::string>();
-  info.project = sql::optionalText(row[3]);
-  info.name = sql::optionalText(row[4]);
-  info.created_at = sql::timeOf(row[5]);
-  info.expires_at = sql::optionalTime(row[6]);
-  info.revoked_at = sql::optionalTime(row[7]);
-  info.last_used_at = sql::optionalTime(row[8]);
-  return info;
-}
+ApiKeyInfo keyOf(const pqxx::row& row) { return ApiKeyInfo{store::keyRowOf(row)}; }
 
 bool isBase62(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 
@@ -112,50 +98,36 @@ RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, Tim
   return changed.empty() ? RevokeResult::AlreadyRevoked : RevokeResult::Revoked;
 }
 
-namespace {
-
-// The key and its member, as KeyRecord. `row`: keyColumns() then hash, role, groups, projects,
-// primary project and the member's disabled_at, as keyAndMemberQuery() selects them.
-KeyRecord keyRecordOf(const pqxx::row& row) {
+KeyRecord keyRecordOf(const store::KeyMemberRow& row) {
   KeyRecord record;
-  const std::string stored = sql::bytes(row[kKeyColumns]);
-  if (stored.size() == record.hash.size()) std::copy(stored.begin(), stored.end(), record.hash.begin());
-  record.key = keyOf(row);
+  if (row.hash.size() == record.hash.size()) std::copy(row.hash.begin(), row.hash.end(), record.hash.begin());
+  record.key = ApiKeyInfo{row.key};
   record.caller.user = record.key.user;
-  record.caller.role = parseRole(row[kKeyColumns + 1].as<std::string>()).value_or(Role::Member);
-  record.caller.groups = sql::textArray(row[kKeyColumns + 2]);
-  record.caller.projects = sql::textArray(row[kKeyColumns + 3]);
-  record.caller.primary_project = sql::optionalText(row[kKeyColumns + 4]);
+  record.caller.role = parseRole(row.role).value_or(Role::Member);
+  record.caller.groups = row.groups;
+  record.caller.projects = row.projects;
+  record.caller.primary_project = row.primary_project;
   record.caller.api_key_id = record.key.id;
   record.caller.key_project = record.key.project;
-  record.member_disabled_at = sql::optionalTime(row[kKeyColumns + 5]);
+  record.member_disabled_at = row.member_disabled_at;
   return record;
 }
 
-std::string keyAndMemberQuery(std::string_view where) {
-  return "SELECT " + keyColumns() + ", k.hash, m.role, array_to_json(m.groups), array_to_json(m.projects), "
-         "m.primary_project, " + sql::microsOf("m.disabled_at") +
-         " FROM api_keys k JOIN members m ON m.name = k.user_name WHERE " + std::string(where);
-}
-
-}  // namespace
-
-std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash) {
-  pqxx::nontransaction query(connection);
-  const auto rows = query.exec_params(keyAndMemberQuery("k.hash = $1"), pqxx::binarystring(hash.data(), hash.size()));
-  if (rows.empty()) return std::nullopt;
-  const pqxx::row& row = rows[0];
-  if (sql::bytes(row[kKeyColumns]).size() != hash.size()) return std::nullopt;
-  KeyRecord record = keyRecordOf(row);
+std::optional<KeyRecord> verifiedKeyRecord(const std::optional<store::KeyMemberRow>& row, const KeyHash& hash) {
+  if (!row || row->hash.size() != hash.size()) return std::nullopt;
+  KeyRecord record = keyRecordOf(*row);
   if (!sameHash(record.hash, hash)) return std::nullopt;
   return record;
 }
 
+std::string_view hashBytes(const KeyHash& hash) {
+  return std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size());
+}
+
 std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id) {
-  pqxx::nontransaction query(connection);
-  const auto rows = query.exec_params(keyAndMemberQuery("k.id = $1"), std::string(id));
-  if (rows.empty()) return std::nullopt;
-  return keyRecordOf(rows[0]);
+  auto row = store::findKeyRowById(connection, id);
+  if (!row) return std::nullopt;
+  return keyRecordOf(*row);
 }
 
 std::expected<Caller, KeyRefusal> keyAdmits(const std::optional<KeyRecord>& record, TimePoint now) {
@@ -164,14 +136,6 @@ std::expected<Caller, KeyRefusal> keyAdmits(const std::optional<KeyRecord>& reco
   if (record->key.expires_at && *record->key.expires_at <= now) return std::unexpected(KeyRefusal::Expired);
   if (record->member_disabled_at) return std::unexpected(KeyRefusal::MemberDisabled);
   return record->caller;
-}
-
-void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval) {
-  pqxx::nontransaction query(connection);
-  query.exec_params("UPDATE api_keys SET last_used_at = " + sql::timestampParam(2) +
-                        " WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < " + sql::timestampParam(2) +
-                        " - $3::bigint * interval '1 second')",
-                    std::string(id), sql::micros(now), static_cast<int64_t>(interval.count()));
 }
 
 }  // namespace sluice::identity

@@ -1,6 +1,7 @@
 #pragma once
-// API keys in PostgreSQL (table `api_keys`): create, list, revoke, and the lookup by hash that the
-// Authenticator makes on a cache miss. Keys are stored only as SHA-256 (api_keys.h).
+// API keys in PostgreSQL (table `api_keys`): create, list, revoke; and the key records the
+// Authenticator and the console make of store::KeyDirectory's rows. Keys are stored only as
+// SHA-256 (api_keys.h).
 //
 // Every function runs on the connection it is given and throws pqxx errors when PostgreSQL fails.
 
@@ -15,22 +16,14 @@
 
 #include "server/identity/api_keys.h"
 #include "server/identity/caller.h"
+#include "server/store/key_directory.h"
 
 namespace sluice::identity {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-struct ApiKeyInfo {
-  std::string id;      // 8 base62 characters: the api_key_id of audit rows
-  std::string prefix;  // "sk-sluice-<id>"
-  std::string user;
-  std::optional<std::string> project;
-  std::optional<std::string> name;
-  TimePoint created_at;
-  std::optional<TimePoint> expires_at;
-  std::optional<TimePoint> revoked_at;
-  std::optional<TimePoint> last_used_at;
-
+// A key as stored (store::KeyRow: id, prefix, user, project, name and its times).
+struct ApiKeyInfo : store::KeyRow {
   // "revoked", "expired" (expires_at <= now) or "active".
   std::string_view status(TimePoint now) const;
 };
@@ -75,18 +68,21 @@ struct KeyRecord {
   std::optional<TimePoint> member_disabled_at;
 };
 
-// The key whose stored hash equals `hash` (compared again in constant time), with its member.
-std::optional<KeyRecord> findKeyByHash(pqxx::connection& connection, const KeyHash& hash);
+// The key a directory row describes (an unknown role reads as Member).
+KeyRecord keyRecordOf(const store::KeyMemberRow& row);
+// The row found by `hash` as a KeyRecord when its stored hash equals `hash` (compared again, in
+// constant time); nullopt when there is no row or it does not.
+std::optional<KeyRecord> verifiedKeyRecord(const std::optional<store::KeyMemberRow>& row, const KeyHash& hash);
+// `hash` as the raw bytes store::KeyDirectory::findKeyForUse takes.
+std::string_view hashBytes(const KeyHash& hash);
+
 // The key with this id (8 base62 characters) with its member, whatever its state; nullopt when
 // there is no such key (or its member was deleted).
 std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id);
 
-// Whether a key found by findKeyByHash or findKeyById admits its caller at `now`: its member as a
+// Whether a key found by verifiedKeyRecord or findKeyById admits its caller at `now`: its member as a
 // Caller, or why not (checked in this order). The one rule for API calls and console sessions.
 enum class KeyRefusal { Unknown, Revoked, Expired, MemberDisabled };
 std::expected<Caller, KeyRefusal> keyAdmits(const std::optional<KeyRecord>& record, TimePoint now);
-
-// Sets last_used_at = now unless it was set within `interval`.
-void touchApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, std::chrono::seconds interval);
 
 }  // namespace sluice::identity

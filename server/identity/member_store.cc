@@ -2,32 +2,14 @@
 
 #include <algorithm>
 
-#include "server/identity/sql_values.h"
+#include "server/store/identity_rows.h"
+#include "server/store/sql_values.h"
 
 namespace sluice::identity {
 
+namespace sql = store::sql;
+
 namespace {
-
-std::string selectMembers() {
-  return "SELECT name, role, array_to_json(groups), array_to_json(projects), primary_project, " +
-         sql::microsOf("disabled_at") + ", " + sql::microsOf("created_at") +
-         ", (SELECT coalesce(json_agg(s.subject ORDER BY s.subject), '[]'::json) FROM member_subjects s "
-         "WHERE s.user_name = members.name) FROM members ";
-}
-
-// The member's columns of selectMembers(), from column `first` of `row` on.
-Member memberOf(const pqxx::row& row, int first = 0) {
-  Member member;
-  member.name = row[first].as<std::string>();
-  member.role = parseRole(row[first + 1].as<std::string>()).value_or(Role::Member);
-  member.groups = sql::textArray(row[first + 2]);
-  member.projects = sql::textArray(row[first + 3]);
-  member.primary_project = sql::optionalText(row[first + 4]);
-  member.disabled_at = sql::optionalTime(row[first + 5]);
-  member.created_at = sql::timeOf(row[first + 6]);
-  member.cert_subjects = sql::textArray(row[first + 7]);
-  return member;
-}
 
 // Normalised subjects, duplicates dropped; the first unusable one is the error.
 std::expected<std::vector<std::string>, std::string> storedSubjects(const std::vector<std::string>& written) {
@@ -56,6 +38,19 @@ std::vector<std::string> unique(std::vector<std::string> names) {
 }
 
 }  // namespace
+
+Member memberOf(const store::MemberRow& row) {
+  Member member;
+  member.name = row.name;
+  member.role = parseRole(row.role).value_or(Role::Member);
+  member.groups = row.groups;
+  member.projects = row.projects;
+  member.primary_project = row.primary_project;
+  member.disabled_at = row.disabled_at;
+  member.created_at = row.created_at;
+  member.cert_subjects = row.cert_subjects;
+  return member;
+}
 
 bool validName(std::string_view name) {
   const auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
@@ -112,23 +107,24 @@ std::expected<Member, MemberError> addMember(pqxx::connection& connection, const
                                 sql::timestampParam(3) + ")",
                             subject, member.name, sql::micros(now));
   }
-  const auto row = transaction.exec_params1(selectMembers() + "WHERE name = $1", member.name);
+  const auto row = transaction.exec_params1(store::selectMembers() + "WHERE name = $1", member.name);
   transaction.commit();
-  return memberOf(row);
+  return memberOf(store::memberRowOf(row));
 }
 
 std::vector<Member> listMembers(pqxx::connection& connection) {
   pqxx::read_transaction transaction(connection);
   std::vector<Member> members;
-  for (const auto& row : transaction.exec(selectMembers() + "ORDER BY name")) members.push_back(memberOf(row));
+  for (const auto& row : transaction.exec(store::selectMembers() + "ORDER BY name")) {
+    members.push_back(memberOf(store::memberRowOf(row)));
+  }
   return members;
 }
 
 std::optional<Member> findMember(pqxx::connection& connection, std::string_view name) {
-  pqxx::read_transaction transaction(connection);
-  const auto rows = transaction.exec_params(selectMembers() + "WHERE name = $1", std::string(name));
-  if (rows.empty()) return std::nullopt;
-  return memberOf(rows[0]);
+  auto row = store::findMemberRow(connection, name);
+  if (!row) return std::nullopt;
+  return memberOf(*row);
 }
 
 std::expected<std::string, MemberError> addCertSubject(pqxx::connection& connection, std::string_view name,
@@ -161,25 +157,15 @@ bool removeCertSubject(pqxx::connection& connection, std::string_view name, std:
   return !removed.empty();
 }
 
+std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>& rows) {
+  std::vector<SubjectMatch> matches;
+  for (const store::SubjectRow& row : rows) matches.push_back(SubjectMatch{row.subject, memberOf(row.member)});
+  return matches;
+}
+
 std::vector<SubjectMatch> findMembersBySubjects(pqxx::connection& connection,
                                                 const std::vector<std::string>& subjects) {
-  std::vector<SubjectMatch> matches;
-  if (subjects.empty()) return matches;
-  pqxx::read_transaction transaction(connection);
-  const auto rows = transaction.exec_params(
-      "SELECT s.subject, m.* FROM member_subjects s JOIN LATERAL (" + selectMembers() +
-          "WHERE name = s.user_name) m ON true WHERE s.subject IN (SELECT json_array_elements_text($1::json))",
-      sql::jsonArray(subjects));
-  for (const auto& row : rows) {
-    SubjectMatch match;
-    match.subject = row[0].as<std::string>();
-    match.member = memberOf(row, 1);
-    matches.push_back(std::move(match));
-  }
-  std::stable_sort(matches.begin(), matches.end(), [&](const SubjectMatch& a, const SubjectMatch& b) {
-    return std::find(subjects.begin(), subjects.end(), a.subject) < std::find(subjects.begin(), subjects.end(), b.subject);
-  });
-  return matches;
+  return subjectMatchesOf(store::findSubjectRows(connection, subjects));
 }
 
 DisableResult disableMember(pqxx::connection& connection, std::string_view name, TimePoint now) {

@@ -18,6 +18,7 @@
 
 #include "server/identity/caller.h"
 #include "server/identity/certificate_subject.h"
+#include "server/store/key_directory.h"
 
 namespace sluice::identity {
 
@@ -81,6 +82,10 @@ struct SubjectMatch {
 // matching subject, in the order of `subjects`.
 std::vector<SubjectMatch> findMembersBySubjects(pqxx::connection& connection,
                                                 const std::vector<std::string>& subjects);
+
+// The member a store row describes (an unknown role reads as Member).
+Member memberOf(const store::MemberRow& row);
+std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>& rows);
 
 enum class DisableResult { Disabled, AlreadyDisabled, NoSuchMember };
 // Sets disabled_at = now; every key of the member stops working (within the cache TTL).

@@ -1,17 +1,18 @@
 #pragma once
-// Quota usage counted in PostgreSQL (table `quota_counters`), so a budget holds across replicas.
+// Quota usage counted in shared counters (store::QuotaCounters: PostgreSQL in the server), so a
+// budget holds across replicas.
 //
-// reserve() runs before the upstream call: in one transaction it creates the request's counter
-// rows if needed, locks them (always in key order, so concurrent reservers never deadlock), checks
-// every window (quota.h checkCounter) and, when admitted, counts the request (requests + 1, input
+// reserve() runs before the upstream call: atomically, it creates the request's counters if
+// needed, locks them (always in key order, so concurrent reservers never deadlock), checks every
+// window (quota.h checkCounter) and, when admitted, counts the request (requests + 1, input
 // tokens + the estimate). settle() runs after: it corrects input tokens to the actual count and
 // adds output tokens and cost. A window is therefore overrun by at most what the requests in
 // flight spend. Mode (catalog Quotas::mode):
 //   enforce: a request that would exceed any window is refused and counted nowhere;
 //   warn:    it is admitted and counted; the breach is returned so the caller records it.
 //
-// Thread-safe (each call leases its own connection). Throws pqxx errors / PoolExhausted when
-// PostgreSQL fails; the caller decides whether to fail open or closed.
+// Thread-safe (the counters are). Throws what the counters throw (pqxx errors, store::PoolExhausted)
+// when PostgreSQL fails; the caller decides whether to fail open or closed.
 
 #include <chrono>
 #include <cstdint>
@@ -21,18 +22,13 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "server/identity/connection_pool.h"
 #include "server/identity/quota.h"
+#include "server/store/quota_counters.h"
 
 namespace sluice::identity {
 
-// One counter row a reservation was counted in.
-struct CounterRef {
-  std::string scope_kind;
-  std::string scope_value;
-  std::string window_id;
-  TimePoint window_start;
-};
+// One counter a reservation was counted in.
+using CounterRef = store::CounterKey;
 
 struct Reservation {
   bool admitted = true;
@@ -45,9 +41,9 @@ struct Reservation {
 
 class QuotaStore {
  public:
-  explicit QuotaStore(std::shared_ptr<ConnectionPool> pool);
+  explicit QuotaStore(std::shared_ptr<store::QuotaCounters> counters);
 
-  // No window applying to `subject` → admitted without touching the database.
+  // No window applying to `subject` → admitted without touching the counters.
   Reservation reserve(const catalog::Quotas& quotas, const QuotaSubject& subject, int64_t estimated_input_tokens,
                       TimePoint now);
   // After the call: actual tokens and cost (usage.requests is ignored), all counters in one
@@ -59,10 +55,7 @@ class QuotaStore {
   size_t prune(TimePoint before);
 
  private:
-  void adjust(const Reservation& reservation, int64_t requests, int64_t input_tokens, int64_t output_tokens,
-              int64_t cost_microdollars);
-
-  std::shared_ptr<ConnectionPool> pool_;
+  std::shared_ptr<store::QuotaCounters> counters_;
 };
 
 }  // namespace sluice::identity

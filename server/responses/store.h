@@ -1,14 +1,15 @@
 #pragma once
-// The gateway's store of Responses-API responses, in PostgreSQL (migrations/0004_responses.sql),
-// so that every replica, and a replica after a restart, can continue a conversation:
+// The gateway's store of Responses-API responses, kept in store::ResponseItems (PostgreSQL in the
+// server, migrations/0004_responses.sql), so that every replica, and a replica after a restart,
+// can continue a conversation:
 // `previous_response_id`, `item_reference`, GET/DELETE /v1/responses/{id} and its input_items.
 //
 // Every response belongs to the member who created it (its owner); another member's id is not
 // found. Rows expire after `retention` (the reads ignore expired rows at once; purgeExpired()
 // deletes them). A response whose stored form would pass `max_bytes` is not kept.
 //
-// Thread-safe (the pool is); each call is one short transaction. Throws what the pool throws
-// (pqxx errors, identity::PoolExhausted) when the database fails.
+// Thread-safe (the items are); each call is one short transaction. Throws what the items throw
+// (pqxx errors, store::PoolExhausted) when the database fails.
 
 #include <chrono>
 #include <cstddef>
@@ -17,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "server/identity/connection_pool.h"
 #include "server/responses/conversation.h"
+#include "server/store/response_items.h"
 
 namespace sluice::responses {
 
@@ -35,7 +36,7 @@ struct InputPage {
 
 class Store {
  public:
-  Store(std::shared_ptr<identity::ConnectionPool> pool, StoreOptions options);
+  Store(std::shared_ptr<store::ResponseItems> items, StoreOptions options);
 
   const StoreOptions& options() const { return options_; }
 
@@ -59,7 +60,7 @@ class Store {
   size_t purgeExpired();
 
  private:
-  std::shared_ptr<identity::ConnectionPool> pool_;
+  std::shared_ptr<store::ResponseItems> items_;
   StoreOptions options_;
 };
 

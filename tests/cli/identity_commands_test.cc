@@ -8,6 +8,7 @@
 
 #include "server/identity/api_keys.h"
 #include "server/identity/authenticator.h"
+#include "server/store/pg_key_directory.h"
 #include "tests/server/store/scratch_database.h"
 #include "tests/support/child_process.h"
 #include "tests/support/test_env.h"
@@ -75,7 +76,8 @@ void addUsers() {
 
 std::unique_ptr<identity::Authenticator> authenticator(const std::string& master_key) {
   auto key = identity::MasterKey::parse(master_key, "test").value();
-  return std::make_unique<identity::Authenticator>(database().url(), std::make_shared<const identity::Vault>(key));
+  auto directory = std::make_shared<store::PgKeyDirectory>(std::make_shared<store::ConnectionPool>(database().url()));
+  return std::make_unique<identity::Authenticator>(directory, std::make_shared<const identity::Vault>(key));
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::string newKey(const std::string& user, std::optional<std::string> project =
 }
 
 std::unique_ptr<Authenticator> newAuthenticator() {
-  return std::make_unique<Authenticator>(identityDatabase().url(), nullptr);
+  return std::make_unique<Authenticator>(test::keyDirectory(), nullptr);
 }
 
 void exec(const std::string& sql) {
@@ -237,7 +237,7 @@ BOOST_AUTO_TEST_CASE(positive_and_negative_answers_are_cached_for_the_ttl) {
   // The TTL cannot be set above 2 s.
   AuthenticatorOptions options;
   options.cache_ttl = seconds(30);
-  Authenticator capped(identityDatabase().url(), nullptr, options);
+  Authenticator capped(test::keyDirectory(), nullptr, options);
   capped.authenticate(key, kTestNow);
   capped.authenticate(key, kTestNow + seconds(2));
   BOOST_TEST(capped.stats().key_queries == 2u);
@@ -318,9 +318,9 @@ BOOST_AUTO_TEST_CASE(simultaneous_misses_of_one_key_make_one_query_from_fibers) 
 
 // The callers waiting on a lookup that fails get its error, and the failure is not remembered.
 BOOST_AUTO_TEST_CASE(callers_sharing_a_failed_lookup_all_get_its_error) {
-  PoolOptions pool;
+  store::PoolOptions pool;
   pool.connect_timeout_seconds = 1;
-  Authenticator auth("postgresql://sluice:sluice@127.0.0.1:1/none", nullptr, {}, pool);
+  Authenticator auth(test::keyDirectory("postgresql://sluice:sluice@127.0.0.1:1/none", pool), nullptr);
   const std::string key = generateApiKey().key;
   std::atomic<int> threw{0};
   std::vector<std::thread> threads;
@@ -354,9 +354,9 @@ BOOST_AUTO_TEST_CASE(survives_the_database_dropping_its_connections) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unreachable_database_throws) {
-  PoolOptions pool;
+  store::PoolOptions pool;
   pool.connect_timeout_seconds = 1;
-  Authenticator auth("postgresql://sluice:sluice@127.0.0.1:1/none", nullptr, {}, pool);
+  Authenticator auth(test::keyDirectory("postgresql://sluice:sluice@127.0.0.1:1/none", pool), nullptr);
   BOOST_CHECK_THROW(auth.authenticate(generateApiKey().key, kTestNow), pqxx::broken_connection);
   // Missing and malformed keys never need the database.
   BOOST_TEST((auth.authenticate("", kTestNow).error().reason == AuthFailureReason::Missing));

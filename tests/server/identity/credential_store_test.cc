@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(the_table_holds_ciphertext_and_the_authenticator_decrypts_i
   BOOST_TEST(stored("cs-alice", "opencode-go", "octet_length(nonce)") == "12");
   BOOST_TEST(stored("cs-alice", "opencode-go", "master_key_id") == vault->keyId());
 
-  Authenticator auth(identityDatabase().url(), vault);
+  Authenticator auth(test::keyDirectory(), vault);
   BOOST_TEST(auth.credentialsFor("cs-alice", kTestNow) == (std::vector<std::string>{"opencode-go"}));
   BOOST_TEST(auth.personalKey("cs-alice", "opencode-go", kTestNow).value() == kSecret);
   const auto missing = auth.personalKey("cs-alice", "other", kTestNow);
@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(replacing_a_value_reseals_with_a_new_nonce) {
   BOOST_TEST((setPersonalCredential(*connection, vault, "cs-bob", "opencode-go", "second", kTestNow) ==
               SetCredentialResult::Replaced));
   BOOST_TEST(stored("cs-bob", "opencode-go", "encode(nonce, 'hex')") != nonce);
-  Authenticator auth(identityDatabase().url(), std::make_shared<const Vault>(vault));
+  Authenticator auth(test::keyDirectory(), std::make_shared<const Vault>(vault));
   BOOST_TEST(auth.personalKey("cs-bob", "opencode-go", kTestNow).value() == "second");
   BOOST_TEST((setPersonalCredential(*connection, vault, "cs-nobody", "opencode-go", "x", kTestNow) ==
               SetCredentialResult::NoSuchMember));
@@ -83,15 +83,15 @@ BOOST_AUTO_TEST_CASE(a_value_copied_into_another_row_or_opened_with_another_key_
               "WHERE d.user_name = 'cs-dan' AND c.user_name = 'cs-carol'");
     copy.commit();
   }
-  Authenticator auth(identityDatabase().url(), std::make_shared<const Vault>(vault));
+  Authenticator auth(test::keyDirectory(), std::make_shared<const Vault>(vault));
   const auto copied = auth.personalKey("cs-dan", "opencode-go", kTestNow);
   BOOST_REQUIRE(!copied.has_value());
   BOOST_TEST((copied.error().reason == CredentialFailureReason::Undecryptable));
   BOOST_TEST(copied.error().message.find(kSecret) == std::string::npos);
-  Authenticator wrong_key(identityDatabase().url(), std::make_shared<const Vault>(masterKey('b')));
+  Authenticator wrong_key(test::keyDirectory(), std::make_shared<const Vault>(masterKey('b')));
   BOOST_TEST((wrong_key.personalKey("cs-carol", "opencode-go", kTestNow).error().reason ==
               CredentialFailureReason::Undecryptable));
-  Authenticator no_key(identityDatabase().url(), nullptr);
+  Authenticator no_key(test::keyDirectory(), nullptr);
   BOOST_TEST((no_key.personalKey("cs-carol", "opencode-go", kTestNow).error().reason ==
               CredentialFailureReason::NoMasterKey));
 }
@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(rotate_master_reseals_every_row_in_one_transaction) {
   BOOST_TEST(database.scalar("SELECT count(*) FROM personal_credentials WHERE master_key_id = '" + rotation.keyId() +
                              "'") == "3");
   // The new key alone opens every value.
-  Authenticator auth(database.url(), std::make_shared<const Vault>(masterKey('n')));
+  Authenticator auth(test::keyDirectory(database.url()), std::make_shared<const Vault>(masterKey('n')));
   BOOST_TEST(auth.personalKey("rot-a", "opencode-go", kTestNow).value() == "key of a");
   BOOST_TEST(auth.personalKey("rot-b", "other", kTestNow).value() == "other key of b");
   const auto again = rotateMasterKey(*connection, rotation, kTestNow);

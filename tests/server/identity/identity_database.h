@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "server/identity/member_store.h"
+#include "server/store/pg_key_directory.h"
+#include "server/store/pg_quota_counters.h"
 #include "tests/server/store/scratch_database.h"
 
 namespace sluice::test {
@@ -29,6 +31,16 @@ inline identity::Member addTestMember(const std::string& name, std::vector<std::
   if (!member.projects.empty()) member.primary_project = member.projects.front();
   auto connection = identityDatabase().connect();
   return identity::addMember(*connection, member, kTestNow).value();
+}
+
+// The PostgreSQL implementations under test, each on a pool of its own (`url`: the scratch
+// database unless given).
+inline std::shared_ptr<store::KeyDirectory> keyDirectory(const std::string& url, store::PoolOptions options = {}) {
+  return std::make_shared<store::PgKeyDirectory>(std::make_shared<store::ConnectionPool>(url, options));
+}
+inline std::shared_ptr<store::KeyDirectory> keyDirectory() { return keyDirectory(identityDatabase().url()); }
+inline std::shared_ptr<store::QuotaCounters> quotaCounters(const std::string& url, store::PoolOptions options = {}) {
+  return std::make_shared<store::PgQuotaCounters>(std::make_shared<store::ConnectionPool>(url, options));
 }
 
 }  // namespace sluice::test

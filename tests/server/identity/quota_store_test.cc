@@ -7,32 +7,19 @@
 #include <boost/test/unit_test.hpp>
 
 #include "tests/server/identity/identity_database.h"
+#include "tests/server/identity/quota_windows.h"
 
 using namespace sluice;
 using namespace sluice::identity;
 using namespace std::chrono;
+using test::subject;
+using test::window;
 using test::identityDatabase;
 using test::kTestNow;
 
 namespace {
 
-catalog::QuotaWindow window(std::string id, catalog::QuotaScope per, int64_t secs) {
-  catalog::QuotaWindow w;
-  w.id = std::move(id);
-  w.per = per;
-  w.seconds = secs;
-  return w;
-}
-
-QuotaSubject subject(std::string user, std::optional<std::string> project = std::nullopt) {
-  QuotaSubject s;
-  s.user = std::move(user);
-  s.project = std::move(project);
-  s.api_key_id = "Ab3dE6gH";
-  return s;
-}
-
-std::shared_ptr<ConnectionPool> pool() { return std::make_shared<ConnectionPool>(identityDatabase().url()); }
+std::shared_ptr<store::QuotaCounters> counters() { return test::quotaCounters(identityDatabase().url()); }
 
 std::string counter(const std::string& kind, const std::string& value, const std::string& window_id,
                     const std::string& column) {
@@ -56,11 +43,11 @@ BOOST_AUTO_TEST_CASE(fifty_concurrent_reservers_on_their_own_connections_admit_e
   // Each reserver is its own "replica": its own pool with one connection, opened before the start.
   std::vector<std::unique_ptr<QuotaStore>> stores;
   for (int i = 0; i < kReservers; ++i) {
-    PoolOptions options;
+    store::PoolOptions options;
     options.max_connections = 1;
-    auto own = std::make_shared<ConnectionPool>(identityDatabase().url(), options);
+    auto own = std::make_shared<store::ConnectionPool>(identityDatabase().url(), options);
     own->run([](pqxx::connection&) {});
-    stores.push_back(std::make_unique<QuotaStore>(own));
+    stores.push_back(std::make_unique<QuotaStore>(std::make_shared<store::PgQuotaCounters>(own)));
   }
   std::latch start(kReservers);
   std::atomic<int> admitted{0}, refused{0}, errors{0};
@@ -91,7 +78,7 @@ BOOST_AUTO_TEST_CASE(enforce_refuses_with_the_window_the_limit_and_the_reset) {
   quotas.mode = catalog::QuotaMode::Enforce;
   quotas.windows.push_back(window("qs-minute", catalog::QuotaScope::User, 60));
   quotas.windows.back().max_requests = 2;
-  QuotaStore store(pool());
+  QuotaStore store(counters());
   BOOST_TEST(store.reserve(quotas, subject("qs-bob"), 0, kTestNow).admitted);
   BOOST_TEST(store.reserve(quotas, subject("qs-bob"), 0, kTestNow).admitted);
   const Reservation third = store.reserve(quotas, subject("qs-bob"), 0, kTestNow + seconds(30));
@@ -113,7 +100,7 @@ BOOST_AUTO_TEST_CASE(warn_admits_counts_and_reports_the_breach) {
   quotas.mode = catalog::QuotaMode::Warn;
   quotas.windows.push_back(window("qs-warn", catalog::QuotaScope::User, 3600));
   quotas.windows.back().max_requests = 1;
-  QuotaStore store(pool());
+  QuotaStore store(counters());
   const Reservation first = store.reserve(quotas, subject("qs-carol"), 0, kTestNow);
   BOOST_TEST(first.admitted);
   BOOST_TEST(!first.breach.has_value());
@@ -130,7 +117,7 @@ BOOST_AUTO_TEST_CASE(settle_corrects_tokens_and_adds_cost_until_the_budget_is_sp
   quotas.windows.push_back(window("qs-cost", catalog::QuotaScope::Project, 2'592'000));
   quotas.windows.back().max_cost_microdollars = 1'000'000;
   quotas.windows.back().max_input_tokens = 10'000;
-  QuotaStore store(pool());
+  QuotaStore store(counters());
   const Reservation r = store.reserve(quotas, subject("qs-dave", "qs-proj"), 4'000, kTestNow);
   BOOST_REQUIRE(r.admitted);
   BOOST_TEST(counter("project", "qs-proj", "qs-cost", "input_tokens") == "4000");
@@ -164,7 +151,7 @@ BOOST_AUTO_TEST_CASE(release_uncounts_a_request_that_was_never_sent) {
   quotas.mode = catalog::QuotaMode::Enforce;
   quotas.windows.push_back(window("qs-release", catalog::QuotaScope::ApiKey, 3600));
   quotas.windows.back().max_requests = 1;
-  QuotaStore store(pool());
+  QuotaStore store(counters());
   QuotaSubject s = subject("qs-erin");
   s.api_key_id = "ReLeAsE1";
   const Reservation r = store.reserve(quotas, s, 50, kTestNow);
@@ -177,12 +164,12 @@ BOOST_AUTO_TEST_CASE(release_uncounts_a_request_that_was_never_sent) {
 }
 
 BOOST_AUTO_TEST_CASE(no_window_means_no_database_and_old_windows_are_pruned) {
-  QuotaStore offline(std::make_shared<ConnectionPool>("postgresql://sluice:sluice@127.0.0.1:1/none"));
+  QuotaStore offline(test::quotaCounters("postgresql://sluice:sluice@127.0.0.1:1/none"));
   BOOST_TEST(offline.reserve(catalog::Quotas{}, subject("qs-frank"), 10, kTestNow).admitted);
   catalog::Quotas quotas;
   quotas.windows.push_back(window("qs-prune", catalog::QuotaScope::User, 60));
   quotas.windows.back().max_requests = 100;
-  QuotaStore store(pool());
+  QuotaStore store(counters());
   store.reserve(quotas, subject("qs-frank"), 0, kTestNow - hours(2));
   store.reserve(quotas, subject("qs-frank"), 0, kTestNow);
   BOOST_TEST(store.prune(kTestNow - hours(1)) >= 1u);

@@ -2,9 +2,12 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "tests/server/identity/quota_windows.h"
+
 using namespace sluice;
 using namespace sluice::identity;
 using namespace std::chrono;
+using test::window;
 
 namespace {
 
@@ -13,14 +16,6 @@ const TimePoint kNow = TimePoint(seconds(1'795'988'600));
 
 TimePoint utc(int y, unsigned m, unsigned d, int h = 0, int min = 0, int s = 0) {
   return sys_days(year_month_day(year(y), month(m), day(d))) + hours(h) + minutes(min) + seconds(s);
-}
-
-catalog::QuotaWindow window(std::string id, catalog::QuotaScope per, int64_t secs) {
-  catalog::QuotaWindow w;
-  w.id = std::move(id);
-  w.per = per;
-  w.seconds = secs;
-  return w;
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-#include "server/identity/connection_pool.h"
+#include "server/store/connection_pool.h"
 
 #include "server/store/database.h"
 
-namespace sluice::identity {
+namespace sluice::store {
 
 ConnectionPool::ConnectionPool(std::string url, PoolOptions options) : url_(std::move(url)), options_(options) {}
 
@@ -64,4 +64,4 @@ size_t ConnectionPool::openConnections() const {
   return open_;
 }
 
-}  // namespace sluice::identity
+}  // namespace sluice::store

@@ -1,8 +1,8 @@
-#include "server/identity/sql_values.h"
+#include "server/store/sql_values.h"
 
 #include <nlohmann/json.hpp>
 
-namespace sluice::identity::sql {
+namespace sluice::store::sql {
 
 int64_t micros(TimePoint time) {
   return std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
@@ -45,4 +45,4 @@ std::string bytes(const pqxx::field& field) {
   return binary.str();
 }
 
-}  // namespace sluice::identity::sql
+}  // namespace sluice::store::sql

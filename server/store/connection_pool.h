@@ -1,8 +1,9 @@
 #pragma once
-// A small pool of PostgreSQL connections for identity's hot-path reads and quota updates, shared
-// by the request threads. A connection is either idle (in the pool) or leased to one thread; a
-// broken one is closed instead of being returned. The pool opens connections lazily, up to
-// `max_connections`; a thread that finds them all leased waits up to `acquire_timeout`.
+// A small pool of PostgreSQL connections for the request path's reads and updates (keys, quotas,
+// stored responses, console sessions), shared by the request threads. A connection is either idle
+// (in the pool) or leased to one thread; a broken one is closed instead of being returned. The
+// pool opens connections lazily, up to `max_connections`; a thread that finds them all leased
+// waits up to `acquire_timeout`.
 //
 // Surviving a PostgreSQL restart: run() discards a connection that turns out to be broken,
 // together with every idle one (they broke with it), and runs the body once more on a fresh
@@ -24,7 +25,7 @@
 
 #include "server/net/fiber.h"
 
-namespace sluice::identity {
+namespace sluice::store {
 
 // Every connection stayed leased for acquire_timeout.
 class PoolExhausted : public std::runtime_error {
@@ -99,4 +100,4 @@ class ConnectionPool {
   size_t open_ = 0;  // idle + leased + being opened
 };
 
-}  // namespace sluice::identity
+}  // namespace sluice::store

@@ -1,6 +1,7 @@
 #pragma once
-// Conversions between identity's values and SQL, shared by its stores. Timestamps cross as integer
-// microseconds since the Unix epoch (exact both ways); text arrays as JSON.
+// Conversions between the stores' values and SQL, shared by the PostgreSQL implementations.
+// Timestamps cross as integer microseconds since the Unix epoch (exact both ways); text arrays as
+// JSON.
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 #include <pqxx/pqxx>
 
-namespace sluice::identity::sql {
+namespace sluice::store::sql {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
@@ -33,4 +34,4 @@ std::string jsonArray(const std::vector<std::string>& values);
 // The bytes of a bytea field.
 std::string bytes(const pqxx::field& field);
 
-}  // namespace sluice::identity::sql
+}  // namespace sluice::store::sql
