@@ -4,6 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "server/audit/fields.h"
 #include "server/store/audit_store.h"
 #include "tests/server/store/scratch_database.h"
 
@@ -39,7 +40,7 @@ BOOST_AUTO_TEST_CASE(pages_filter_and_follow_the_cursor_newest_first) {
   const auto now = system_clock::now();
   {
     auto connection = database.connect();
-    store::insertAuditRows(*connection, nlohmann::json::array({row("req-log-a1", now - minutes(30), "alice"),
+    store::insertAuditRows(*connection, audit::auditColumns(), nlohmann::json::array({row("req-log-a1", now - minutes(30), "alice"),
                                                                row("req-log-a2", now - minutes(20), "alice"),
                                                                row("req-log-b1", now - minutes(8), "bob"),
                                                                row("req-log-p1", now - minutes(5), "alice", true),

@@ -3,6 +3,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "server/audit/fields.h"
 #include "server/store/audit_store.h"
 #include "tests/server/store/scratch_database.h"
 
@@ -39,7 +40,7 @@ BOOST_AUTO_TEST_CASE(reports_models_series_cost_and_recent_traffic_without_probe
   const auto now = system_clock::now();
   {
     auto connection = database.connect();
-    store::insertAuditRows(*connection, nlohmann::json::array({row("tr-1", now - minutes(5), "m1", "ok", 100),
+    store::insertAuditRows(*connection, audit::auditColumns(), nlohmann::json::array({row("tr-1", now - minutes(5), "m1", "ok", 100),
                                                                row("tr-2", now - minutes(4), "m1", "ok", 9000),
                                                                row("tr-3", now - minutes(3), "m2", "upstream_error", 50),
                                                                row("tr-4", now - minutes(2), "m1", "ok", 100, true)})
