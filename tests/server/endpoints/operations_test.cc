@@ -119,23 +119,6 @@ BOOST_AUTO_TEST_CASE(a_model_of_another_kind_is_refused_in_the_callers_format) {
   BOOST_TEST(path.onlyRow().route_match.starts_with("endpoint:embeddings"));
 }
 
-BOOST_AUTO_TEST_CASE(an_upload_is_never_sent_to_a_masked_tier_since_it_cannot_be_scanned_first) {
-  RequestPath path(protectedCatalog(false));
-  path.transport.script("public.example", FakeTransport::json(200, R"({"text":"hello"})"));
-  const std::string body =
-      "--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nlisten\r\n"
-      "--b\r\nContent-Disposition: form-data; name=\"prompt\"\r\n\r\nann@example.com\r\n"
-      "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\nRIFF\r\n"
-      "--b--\r\n";
-  const Reply reply = path.send("POST", "/v1/audio/transcriptions", body, {{"Content-Type", "multipart/form-data; boundary=b"}});
-  BOOST_TEST(reply.status == 400, reply.body);
-  BOOST_TEST(reply.json()["error"]["code"] == "data_protection_failed", reply.body);
-  BOOST_TEST(path.transport.sent().empty());
-  const auto row = path.onlyRow();
-  BOOST_REQUIRE(!row.attempts.empty());
-  BOOST_TEST(row.attempts.front().result == "skipped:data_protection");
-}
-
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace sluice::testing
