@@ -6,6 +6,7 @@
 #include "server/http/gateway.h"
 #include "server/pipeline/exchange.h"
 #include "server/protection/json_texts.h"
+#include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/multipart.h"
 
@@ -70,13 +71,9 @@ std::expected<std::string, wire::ApiError> Operations::readJson(pipeline::Exchan
   scan_ = wire::scanTopLevelMembers(raw_, kJsonKeys);
   std::optional<wire::Json> parsed;
   if (!scan_.walked) {
-    if (wire::nestsDeeperThan(raw_)) {
-      return std::unexpected(wire::ApiError::invalidRequest(
-          "request body nests arrays and objects deeper than " + std::to_string(wire::kMaxJsonDepth) + " levels"));
-    }
-    parsed = wire::parseJsonText(raw_);
-    if (parsed->is_discarded()) return std::unexpected(wire::ApiError::invalidJson());
-    if (!parsed->is_object()) return std::unexpected(wire::ApiError::invalidRequest("request body must be a JSON object"));
+    auto whole = wire::parseRequestObject(raw_);
+    if (!whole) return std::unexpected(whole.error());
+    parsed = std::move(*whole);
     scan_.repeated = wire::repeatedTopLevelKey(raw_, kJsonKeys);
   }
   // Authorised and priced as one model, served as another by a provider keeping the other copy.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/wire/codec.h"
+#include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
 #include "server/wire/openai_chat/tool_call_id.h"
 
@@ -27,15 +28,9 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
   if (!head_.walked) {
     // Malformed, nested too deep for the walk, or a key written with escapes: the parse decides,
     // and serves the members. Nesting past the bound is refused before any parse.
-    if (wire::nestsDeeperThan(raw_)) {
-      return std::unexpected(wire::ApiError::invalidRequest(
-          "request body nests arrays and objects deeper than " + std::to_string(wire::kMaxJsonDepth) + " levels"));
-    }
-    full_ = wire::parseJsonText(raw_);
-    if (full_->is_discarded()) return std::unexpected(wire::ApiError::invalidJson());
-    if (!full_->is_object()) {
-      return std::unexpected(wire::ApiError::invalidRequest("request body must be a JSON object"));
-    }
+    auto whole = wire::parseRequestObject(raw_);
+    if (!whole) return std::unexpected(whole.error());
+    full_ = std::move(*whole);
     // The parse kept the last of a repeated key; the provider may keep the first.
     head_.repeated = wire::repeatedTopLevelKey(raw_, kHeadKeys);
   }

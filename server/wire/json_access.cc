@@ -85,7 +85,11 @@ std::optional<bool> boolMember(const Json& object, std::string_view key) {
 bool trueMember(const Json& object, std::string_view key) { return boolMember(object, key).value_or(false); }
 
 std::expected<Json, ApiError> parseRequestObject(std::string_view body) {
-  Json parsed = parseBounded(body);
+  if (nestsDeeperThan(body)) {
+    return std::unexpected(ApiError::invalidRequest("request body nests arrays and objects deeper than " +
+                                                    std::to_string(kMaxJsonDepth) + " levels"));
+  }
+  Json parsed = parseJsonText(body);
   if (parsed.is_discarded()) return std::unexpected(ApiError::invalidJson());
   if (!parsed.is_object()) return std::unexpected(ApiError::invalidRequest("request body must be a JSON object"));
   return parsed;

@@ -42,8 +42,9 @@ std::optional<double> numberMember(const Json& object, std::string_view key);
 std::optional<bool> boolMember(const Json& object, std::string_view key);
 bool trueMember(const Json& object, std::string_view key);
 
-// A client's request body as a JSON object (parseBounded): 400 invalid_json when it is not JSON
-// (or nests past kMaxJsonDepth), 400 invalid_request when it is JSON but not an object.
+// A client's request body as a JSON object: 400 invalid_request when it nests arrays and objects
+// past kMaxJsonDepth (checked before any parse) or is JSON but not an object, 400 invalid_json
+// when it is not JSON. Every endpoint's body refusal is this one.
 std::expected<Json, ApiError> parseRequestObject(std::string_view body);
 
 }  // namespace sluice::wire
