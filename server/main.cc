@@ -36,10 +36,13 @@ int serve(const boot::Settings& settings) {
   boot::AuditTrail audit;
   if (const int code = audit.start(options, settings.audit); code != 0) return code;
 
-  http::Gateway gateway(options, catalog);
-  gateway.setAudit(audit.writer());
-  if (const int code = boot::bootIdentity(options, gateway); code != 0) return code;
-  admin::installConsole(gateway);
+  // Every part the gateway holds is built before it: it has no setters.
+  http::Wiring wiring;
+  wiring.audit = audit.writer();
+  if (const int code = boot::bootIdentity(options, wiring); code != 0) return code;
+  if (const int code = boot::loadTls(options, wiring); code != 0) return code;
+  http::Gateway gateway(options, catalog, std::move(wiring));
+  if (const int code = boot::checkIdentityServable(gateway); code != 0) return code;
   const auto observation = audit.observeIn(gateway);  // goes before the gateway, on every return path
 
   // Live reload: SIGHUP, and any change to the catalog's files once it has settled.
@@ -53,8 +56,7 @@ int serve(const boot::Settings& settings) {
   const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));
 
-  if (const int code = boot::prepareTls(options, gateway); code != 0) return code;
-  boot::Listener listener(options, gateway);
+  boot::Listener listener(options, gateway, admin::makeConsole(gateway));
   if (const int code = listener.open(); code != 0) return code;
   const auto memory_keeper = boot::startMemoryKeeper(listener.threadPool(), gateway, audit.writer());
 

@@ -405,7 +405,7 @@ class ConsoleHandler : public http::Handler {
 
 }  // namespace
 
-void installConsole(http::Gateway& gateway, ConsoleOptions options) {
+http::HandlerFactory makeConsole(http::Gateway& gateway, ConsoleOptions options) {
   auto context = std::make_shared<ConsoleContext>(gateway);
   if (gateway.options().database_url && gateway.identity().authenticator) {
     store::PoolOptions pool_options;
@@ -417,14 +417,14 @@ void installConsole(http::Gateway& gateway, ConsoleOptions options) {
     context->traffic = std::make_shared<store::PgTrafficStats>(context->pool);
     context->fleet = std::make_shared<store::PgDatabaseCheck>(context->pool);
   }
-  gateway.setAdminFactory([context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
+  return [context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
     const Poco::Net::HTTPServerRequest& request = routed.head();
     const std::string path = Poco::URI(request.getURI()).getPath();
     // Live reload status: the router's own for monitoring that presents --ops-token; the
     // console answers it to a signed-in admin.
     if (path == "/admin/api/catalog/status" && http::presentsOpsToken(context->gateway, request)) return nullptr;
     return std::make_unique<ConsoleHandler>(context);
-  });
+  };
 }
 
 }  // namespace sluice::admin

@@ -1,5 +1,5 @@
 #pragma once
-// The admin console: installs the /admin handler factory on a Gateway (docs/console.md).
+// The admin console: the handlers of /admin on a route table (docs/console.md).
 //
 // Pages under /admin (HTML shells + embedded JS/CSS) and the JSON API under /admin/api are served
 // to a signed-in admin; /admin/connect and /admin/api/connect to any member presenting their own
@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "server/http/gateway.h"
+#include "server/http/router.h"
 
 namespace sluice::admin {
 
@@ -19,8 +20,8 @@ struct ConsoleOptions {
   size_t database_connections = 3;
 };
 
-// Call once at start-up, after gateway.setIdentity(), before the server accepts requests. The
-// gateway must outlive the server (the factory keeps a reference).
-void installConsole(http::Gateway& gateway, ConsoleOptions options = {});
+// The console's handler factory for the main route table, built once at start-up (it opens the
+// console's own pool). The gateway must outlive the server (the factory keeps a reference).
+http::HandlerFactory makeConsole(http::Gateway& gateway, ConsoleOptions options = {});
 
 }  // namespace sluice::admin

@@ -18,7 +18,7 @@ namespace sluice::boot {
 namespace {
 
 // The Responses store shares the identity pool when there is one (its own small pool without keys).
-void bootResponseStore(const http::ServerOptions& options, http::Gateway& gateway,
+void bootResponseStore(const http::ServerOptions& options, http::Wiring& wiring,
                        std::shared_ptr<store::ConnectionPool> pool) {
   if (!options.database_url || options.responses_retention_days <= 0) {
     log::info("responses not stored", {{"reason", options.database_url ? "--responses-retention-days 0" : "no database"}});
@@ -28,18 +28,18 @@ void bootResponseStore(const http::ServerOptions& options, http::Gateway& gatewa
   responses::StoreOptions store_options;
   store_options.retention = std::chrono::hours(24 * options.responses_retention_days);
   store_options.max_bytes = options.responses_max_bytes;
-  gateway.setResponseStore(
-      std::make_shared<responses::Store>(std::make_shared<store::PgResponseItems>(std::move(pool)), store_options));
+  wiring.responses =
+      std::make_shared<responses::Store>(std::make_shared<store::PgResponseItems>(std::move(pool)), store_options);
   log::info("responses stored", {{"retention_days", options.responses_retention_days},
                                  {"max_bytes", options.responses_max_bytes}});
 }
 
 }  // namespace
 
-int bootIdentity(const http::ServerOptions& options, http::Gateway& gateway) {
+int bootIdentity(const http::ServerOptions& options, http::Wiring& wiring) {
   if (!options.database_url || options.insecure_no_auth) {
     log::warn("--insecure-no-auth: API keys are not checked; every request is anonymous");
-    bootResponseStore(options, gateway, nullptr);
+    bootResponseStore(options, wiring, nullptr);
     return 0;
   }
   auto vault = identity::vaultFromEnvironment(config::processEnvironment());
@@ -54,8 +54,8 @@ int bootIdentity(const http::ServerOptions& options, http::Gateway& gateway) {
   identity.authenticator =
       std::make_shared<identity::Authenticator>(std::make_shared<store::PgKeyDirectory>(identity.pool), sealed);
   identity.quotas = std::make_shared<identity::QuotaStore>(std::make_shared<store::PgQuotaCounters>(identity.pool));
-  bootResponseStore(options, gateway, identity.pool);
-  gateway.setIdentity(std::move(identity));
+  bootResponseStore(options, wiring, identity.pool);
+  wiring.identity = std::move(identity);
   log::info("API keys required", {{"personal_credentials", sealed != nullptr}});
   return 0;
 }

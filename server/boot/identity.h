@@ -10,10 +10,10 @@
 
 namespace sluice::boot {
 
-// With a database and without --insecure-no-auth: gives `gateway` its identity and logs "API keys
-// required"; otherwise logs that keys are not checked. Returns 2 when the vault's environment is
-// invalid (printed to stderr), 0 to go on.
-int bootIdentity(const http::ServerOptions& options, http::Gateway& gateway);
+// With a database and without --insecure-no-auth: puts the identity (and the Responses store) in
+// `wiring` and logs "API keys required"; otherwise logs that keys are not checked. Returns 2 when
+// the vault's environment is invalid (printed to stderr), 0 to go on.
+int bootIdentity(const http::ServerOptions& options, http::Wiring& wiring);
 
 // Deletes the quota counters of windows that ended more than a day ago: now, then hourly. Logs
 // what it pruned or why it could not. nullptr when the gateway keeps no quotas. The task must go

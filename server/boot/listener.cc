@@ -12,15 +12,18 @@
 
 namespace sluice::boot {
 
-int prepareTls(const http::ServerOptions& options, http::Gateway& gateway) {
-  if (!options.tls_cert.empty()) {
-    auto tls = http::ServerTls::load({options.tls_cert, options.tls_key, options.client_ca});
-    if (!tls) {
-      std::cerr << "sluice: " << tls.error() << "\n";
-      return 2;
-    }
-    gateway.setTls(std::move(*tls));
+int loadTls(const http::ServerOptions& options, http::Wiring& wiring) {
+  if (options.tls_cert.empty()) return 0;
+  auto tls = http::ServerTls::load({options.tls_cert, options.tls_key, options.client_ca});
+  if (!tls) {
+    std::cerr << "sluice: " << tls.error() << "\n";
+    return 2;
   }
+  wiring.tls = std::move(*tls);
+  return 0;
+}
+
+int checkIdentityServable(const http::Gateway& gateway) {
   if (const std::string conflict = gateway.identityConflict(*gateway.catalog()); !conflict.empty()) {
     std::cerr << "sluice: " << conflict << "\n";
     return 2;
@@ -28,9 +31,10 @@ int prepareTls(const http::ServerOptions& options, http::Gateway& gateway) {
   return 0;
 }
 
-Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway)
+Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console)
     : options_(options),
       gateway_(gateway),
+      console_(std::move(console)),
       workers_(options.workers < 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                    : options.workers) {}
 
@@ -65,7 +69,8 @@ int Listener::open() {
     ops_server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *ops_router_, gateway_),
                                                          *ops_pool_, ops_socket_, params_);
   }
-  router_ = std::make_unique<routes::RouteTable>(gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All);
+  router_ = std::make_unique<routes::RouteTable>(
+      gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All, console_);
   if (workers_ > 0) {
     loop_ = std::make_unique<net::fiber::Loop>(
         net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});

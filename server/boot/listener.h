@@ -20,14 +20,17 @@
 
 namespace sluice::boot {
 
-// With --tls-cert: loads the server's TLS context (http/client_tls.h) into the gateway and checks
-// that the catalog's identity setting can be served. Returns 2 (printed to stderr) when a file
-// cannot be used or `identity: certificate` has no --client-ca, 0 otherwise.
-int prepareTls(const http::ServerOptions& options, http::Gateway& gateway);
+// With --tls-cert: loads the server's TLS context (http/client_tls.h) into the wiring. Returns 2
+// (printed to stderr) when a file cannot be used, 0 otherwise.
+int loadTls(const http::ServerOptions& options, http::Wiring& wiring);
+// Returns 2 (printed to stderr) when the gateway cannot serve its catalog's identity setting
+// (`identity: certificate` without --client-ca), 0 otherwise.
+int checkIdentityServable(const http::Gateway& gateway);
 
 class Listener {
  public:
-  Listener(const http::ServerOptions& options, http::Gateway& gateway);
+  // `console`: the /admin handlers of the main address (admin/console.h).
+  Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console);
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
@@ -52,6 +55,7 @@ class Listener {
  private:
   const http::ServerOptions& options_;
   http::Gateway& gateway_;
+  http::HandlerFactory console_;
   int workers_;  // options.workers, -1 resolved to one per CPU
   Poco::Net::ServerSocket socket_;
   Poco::Net::HTTPServerParams::Ptr params_;

@@ -47,15 +47,8 @@ size_t defaultBodyBudget() {
 
 }  // namespace
 
-void Gateway::setAudit(audit::Writer* writer) {
-  audit_ = writer;
-  setAuditSink(writer);
-}
-
-void Gateway::setAuditSink(audit::Sink* sink) {
-  if (refusal_flush_) refusal_flush_->stop();
-  audit_sink_ = sink;
-  if (sink == nullptr || options_.unauthenticated_rows_per_peer == 0) return;
+void Gateway::startRefusalFlush() {
+  if (audit_sink_ == nullptr || options_.unauthenticated_rows_per_peer == 0) return;
   refusal_flush_ = std::make_unique<util::BackgroundTask>(
       util::BackgroundTask::every(std::chrono::seconds(1), [this] {
         writeRefusalSummaries(refusal_throttle_.due(std::chrono::steady_clock::now()));
@@ -83,8 +76,15 @@ Gateway::~Gateway() {
   if (refusal_flush_) refusal_flush_->stop();
 }
 
-Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog)
-    : options_(std::move(options)), catalog_(catalog) {
+Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog, Wiring wiring)
+    : options_(std::move(options)),
+      catalog_(catalog),
+      transport_(wiring.transport),
+      audit_(wiring.audit),
+      audit_sink_(wiring.audit_sink != nullptr ? wiring.audit_sink : wiring.audit),
+      identity_(std::move(wiring.identity)),
+      tls_(std::move(wiring.tls)),
+      response_store_(std::move(wiring.responses)) {
   body_budget_.setLimit(options_.max_buffered_bytes != 0 ? options_.max_buffered_bytes : defaultBodyBudget());
   endpoints_.onTransition([this](const std::string& key, const dispatch::Transition& transition) {
     const size_t slash = key.find('/');
@@ -102,6 +102,7 @@ Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> 
     status_.loaded_at = std::chrono::system_clock::now();
     status_.loaded_by = "boot";
   }
+  startRefusalFlush();
 }
 
 void Gateway::catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger) {

@@ -120,20 +120,28 @@ struct CatalogStatus {
   std::vector<std::string> refused_diagnostics;  // of the last refused reload
 };
 
+// What boot builds before the gateway exists, handed over whole: the gateway has no setters, so
+// nothing serves with a part still missing.
+struct Wiring {
+  Identity identity;                              // empty members with --insecure-no-auth
+  std::shared_ptr<const ServerTls> tls;           // HTTPS on the main listener; null: plain HTTP
+  std::shared_ptr<responses::Store> responses;    // null without a database (or retention 0)
+  audit::Writer* audit = nullptr;                 // owned by boot; null without a database
+  audit::Sink* audit_sink = nullptr;              // where the request path's rows go; null: `audit`
+  upstream::Transport* transport = nullptr;       // tests: a fake (must outlive the gateway); null: sockets
+};
+
 class Gateway {
  public:
-  Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog);
+  Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> catalog, Wiring wiring = {});
 
   // The snapshot a request keeps for its whole life.
   std::shared_ptr<const catalog::Catalog> catalog() const { return catalog_.load(); }
   void swapCatalog(std::shared_ptr<const catalog::Catalog> next) { catalog_.store(std::move(next)); }
 
   const ServerOptions& options() const { return options_; }
-  // How calls reach providers: the socket client, unless a test installed a fake.
+  // How calls reach providers: the socket client, unless the wiring named another transport.
   upstream::Transport& upstream() { return transport_ ? *transport_ : upstream_; }
-  // Replaces the transport for every later request (tests: tests/fakes/fake_transport.h).
-  // Set before the gateway serves; `transport` must outlive the gateway's use of it.
-  void setTransport(upstream::Transport* transport) { transport_ = transport; }
   // Breakers and in-flight counts per provider endpoint (this process's view).
   EndpointStates& endpoints() { return endpoints_; }
   // What the presence hub last said about the own machines (written by presence::PresencePoller).
@@ -155,21 +163,10 @@ class Gateway {
   CatalogStatus catalogStatus() const;
 
   // Identity (API keys, personal credentials, quotas); null members with --insecure-no-auth.
-  // Set once at start-up, before the server accepts requests.
   const Identity& identity() const { return identity_; }
-  void setIdentity(Identity identity) { identity_ = std::move(identity); }
 
-  // The admin console (/admin...): main installs it; the router asks it first for every /admin
-  // path and falls back to its own handlers when it returns null.
-  // The console's handler for a request under /admin; null when the console does not take it.
-  using HandlerFactory = std::function<std::unique_ptr<Handler>(const Request&)>;
-  void setAdminFactory(HandlerFactory factory) { admin_factory_ = std::move(factory); }
-  const HandlerFactory& adminFactory() const { return admin_factory_; }
-
-  // HTTPS on the main listener: set once at start-up (with --tls-cert), before the server accepts
-  // connections; null for plain HTTP.
+  // HTTPS on the main listener (with --tls-cert); null for plain HTTP.
   const ServerTls* tls() const { return tls_.get(); }
-  void setTls(std::shared_ptr<const ServerTls> tls) { tls_ = std::move(tls); }
   // Why `catalog` cannot be served by this process ("" when it can): `identity: certificate`
   // without --client-ca would refuse every caller. Checked at boot and on every reload.
   std::string identityConflict(const catalog::Catalog& catalog) const;
@@ -184,12 +181,9 @@ class Gateway {
   std::atomic<bool>& draining() { return draining_; }
 
   // The audit writer; null when no database is configured (audit::RequestAudit then does nothing).
-  // Set once at start-up, before the server accepts requests; owned by main.
   audit::Writer* audit() const { return audit_; }
-  void setAudit(audit::Writer* writer);
-  // Where the request path's rows go: the writer, or what a test installed; null = nowhere.
+  // Where the request path's rows go: the writer, or what the wiring named; null = nowhere.
   audit::Sink* auditSink() const { return audit_sink_; }
-  void setAuditSink(audit::Sink* sink);
 
   // Keyless refusals' rows, rate-limited per peer; a background task writes the summaries of
   // ended windows to the audit sink every second. flushRefusalSummaries() writes all of them now
@@ -198,7 +192,6 @@ class Gateway {
 
   // The Responses store; nullptr without a database (or with retention 0).
   responses::Store* responseStore() const { return response_store_.get(); }
-  void setResponseStore(std::shared_ptr<responses::Store> store) { response_store_ = std::move(store); }
   void flushRefusalSummaries();
   ~Gateway();
 
@@ -220,13 +213,13 @@ class Gateway {
   audit::Writer* audit_ = nullptr;
   audit::Sink* audit_sink_ = nullptr;
   void writeRefusalSummaries(const std::vector<audit::RefusalThrottle::Summary>& summaries);
+  void startRefusalFlush();
 
   audit::RefusalThrottle refusal_throttle_{{.rows_per_window = options_.unauthenticated_rows_per_peer}};
   std::unique_ptr<util::BackgroundTask> refusal_flush_;
   Identity identity_;
   std::shared_ptr<const ServerTls> tls_;
   std::shared_ptr<responses::Store> response_store_;
-  HandlerFactory admin_factory_;
   mutable std::mutex status_mutex_;
   CatalogStatus status_;
 };

@@ -2,6 +2,7 @@
 // Router: what the connection asks for the handler of each request. The route table itself
 // (routes/route_table.h) sits above the endpoints, so the connection depends on this interface.
 
+#include <functional>
 #include <memory>
 
 #include "server/http/handlers.h"
@@ -16,6 +17,10 @@ enum class Surface {
   Public,      // all but /metrics, /readyz and the token-read catalog status (404 here)
   Operations,  // /healthz, /readyz, /metrics and GET /admin/api/catalog/status only
 };
+
+// A room that takes some requests of a route table (the console under /admin): its handler, or
+// null when the request is not its own.
+using HandlerFactory = std::function<std::unique_ptr<Handler>(const Request&)>;
 
 class Router {
  public:

@@ -85,12 +85,12 @@ std::unique_ptr<Handler> RouteTable::route(const http::Request& request) {
   if (path == "/readyz") return health(true);
   if (path == "/metrics") return metrics();
   // The console.
-  if (path.starts_with("/admin") && gateway_.adminFactory()) {
-    if (auto handler = gateway_.adminFactory()(request)) return handler;
+  if (path.starts_with("/admin") && console_) {
+    if (auto handler = console_(request)) return handler;
   }
   if (path == "/admin/api/catalog/status") {
     // With --admin-listen, the token read is the operations address's; the console's own (a
-    // signed-in admin, through the admin factory above) stays here.
+    // signed-in admin, through the console above) stays here.
     if (surface_ == Surface::Public) return notFound();
     return status(false);
   }

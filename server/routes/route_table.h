@@ -11,13 +11,16 @@ namespace sluice::routes {
 
 class RouteTable : public http::Router {
  public:
-  explicit RouteTable(http::Gateway& gateway, http::Surface surface = http::Surface::All)
-      : gateway_(gateway), surface_(surface) {}
+  // `console` answers the /admin paths it takes (null: none; the operations surface has none).
+  explicit RouteTable(http::Gateway& gateway, http::Surface surface = http::Surface::All,
+                      http::HandlerFactory console = {})
+      : gateway_(gateway), surface_(surface), console_(std::move(console)) {}
   std::unique_ptr<http::Handler> route(const http::Request& request) override;
 
  private:
   http::Gateway& gateway_;
   http::Surface surface_;
+  http::HandlerFactory console_;
 };
 
 }  // namespace sluice::routes

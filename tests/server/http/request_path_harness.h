@@ -137,13 +137,17 @@ inline std::string messagesBody(const std::string& model, bool stream = false) {
       .dump();
 }
 
+inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink) {
+  http::Wiring wiring;
+  wiring.transport = &transport;
+  wiring.audit_sink = &sink;
+  return wiring;
+}
+
 class RequestPath {
  public:
   explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog())
-      : gateway_(http::ServerOptions{}, std::move(catalog)), router_(gateway_) {
-    gateway_.setTransport(&transport);
-    gateway_.setAuditSink(&sink);
-  }
+      : gateway_(http::ServerOptions{}, std::move(catalog), fakeWiring(transport, sink)), router_(gateway_) {}
 
   fakes::FakeTransport transport;
   RecordingSink sink;
