@@ -11,6 +11,8 @@
 
 #include "server/admin/context.h"
 #include "server/admin/exchange.h"
+#include "server/http/request.h"
+#include "server/http/server_session.h"
 #include "server/identity/caller.h"
 
 namespace sluice::admin {
@@ -41,9 +43,10 @@ Reply routeValidate(ConsoleContext& context, const Exchange& exchange);
 Reply routeSave(ConsoleContext& context, const Exchange& exchange);
 Reply routeHistory(ConsoleContext& context, const std::string& name);
 
-// probe.cc: POST /admin/api/probe {"model", "endpoint"}
-Reply probeDeployment(ConsoleContext& context, const Exchange& exchange,
-                      const Poco::Net::HTTPServerRequest& request);
+// probe.cc: POST /admin/api/probe {"model", "endpoint"[, "prompt"]}: the Test button, run by the
+// one pipeline (endpoints/probe.h) on the console's own request.
+Reply probeDeployment(ConsoleContext& context, const Exchange& exchange, http::Request& request,
+                      http::ServerResponse& response);
 
 // connect_api.cc: /admin/api/connect for `caller`; `base_url` is how the caller reaches the gateway.
 Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, const std::string& base_url);

@@ -107,7 +107,7 @@ class ConsoleHandler : public http::Handler {
     Poco::Net::HTTPServerRequest& request = routed.head();
     Reply reply;
     try {
-      reply = route(request, response);
+      reply = route(routed, response);
     } catch (const pqxx::broken_connection& error) {
       reply = Reply::error(503, "database_unavailable", std::string("PostgreSQL is unreachable: ") + error.what());
     } catch (const store::PoolExhausted& error) {
@@ -267,7 +267,8 @@ class ConsoleHandler : public http::Handler {
     return *caller;
   }
 
-  Reply route(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+  Reply route(http::Request& routed, http::ServerResponse& response) {
+    Poco::Net::HTTPServerRequest& request = routed.head();
     const Poco::URI uri(request.getURI());
     Exchange exchange;
     exchange.method = request.getMethod();
@@ -392,7 +393,7 @@ class ConsoleHandler : public http::Handler {
     if (post) {
       if (path == "/admin/api/routes/validate") return routeValidate(*context_, exchange);
       if (path == "/admin/api/routes/save") return routeSave(*context_, exchange);
-      if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, request);
+      if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, routed, response);
     }
     if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);
     return htmlReply(404, "<!doctype html><meta charset=utf-8><title>not found</title><p>No such page. "

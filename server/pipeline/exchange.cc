@@ -39,7 +39,8 @@ int64_t unixSeconds() {
 Exchange::Exchange(http::Gateway& gateway, Profile& profile, http::Request& request, http::ServerResponse& response,
                    http::BodyBudget::Lease& body_lease)
     : gateway_(gateway), profile_(profile), request_(request), response_(response),
-      ledger_(gateway, request.id(), request.target(), profile.clientWire()), admission_(gateway, request.id()),
+      ledger_(gateway, request.id(), request.target(), profile.clientWire(), profile.ledgerKind()),
+      admission_(gateway, request.id()),
       body_lease_(body_lease) {
   if (const std::string_view operation = profile.operation(); !operation.empty()) ledger_.noteOperation(operation);
 }
@@ -85,7 +86,9 @@ void Exchange::runPhases() {
   ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
                                                                 request_.header("User-Agent"), client_wire)),
                      "", false);
-  if (auto identified = admission_.identify(request_); !identified) {
+  if (auto preset = profile_.identified()) {
+    admission_.assume(std::move(*preset));
+  } else if (auto identified = admission_.identify(request_); !identified) {
     response_.setKeepAlive(false);  // the body is never read: the connection closes after the answer
     if (identified.error().status == 401) {
       ledger_.throttleUnauthenticated(request_.head().clientAddress().host().toString());
@@ -126,7 +129,8 @@ void Exchange::runPhases() {
   }
 
   phase_ = Phase::Admit;
-  auto ticket = admission_.admit(catalog_, *planned, profile_.quotaUse());
+  auto ticket = profile_.admits() ? admission_.admit(catalog_, *planned, profile_.quotaUse())
+                                  : std::expected<QuotaTicket, wire::ApiError>(QuotaTicket{});
   if (!ticket) return refuse(ticket.error());
   if (!ticket->warning().empty()) ledger_.noteQuotaWarning(ticket->warning());
   if (planned->context_fallback_from) {
@@ -167,6 +171,7 @@ std::vector<std::string> Exchange::withEndpoint(std::vector<std::string> segment
 
 std::expected<dispatch::Plan, dispatch::Refusal> Exchange::plan(const Inspected& inspected) {
   catalog_ = gateway_.catalog();
+  if (auto own = profile_.ownPlan(*catalog_)) return std::move(*own);
   const dispatch::Health health = gateway_.endpoints().snapshot(SteadyClock::now());
   dispatch::PlanRequest request;
   request.requested_model = inspected.requested_model;
@@ -352,7 +357,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
 
 void Exchange::refuse(const wire::ApiError& error) {
   if (profile_.closesConnection(true)) response_.setKeepAlive(false);
-  http::sendError(response_, profile_.clientWire(), error, request_.id());
+  profile_.answerRefusal(*this, error);
   ledger_.refused(error);
 }
 

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "server/http/respond.h"
+#include "server/pipeline/exchange.h"
+
 namespace sluice::pipeline {
 
 // The execute hooks of a profile that never plans: reaching one is a bug, answered as such by the
@@ -18,6 +21,10 @@ std::expected<std::string, wire::ApiError> Profile::bodyFor(const dispatch::Atte
 pipeline::RelayResult Profile::relay(Exchange&, const dispatch::Plan&, const dispatch::Attempt&, pipeline::Answer&, bool,
                                  pipeline::RelayOptions) {
   throw std::logic_error("relay() of a profile that sends nothing");
+}
+
+void Profile::answerRefusal(Exchange& exchange, const wire::ApiError& error) {
+  http::sendError(exchange.response(), clientWire(), error, exchange.request().id());
 }
 
 dispatch::Charge Profile::charge(Exchange&, const dispatch::Attempt&, pipeline::RelayResult&) { return {}; }

@@ -31,6 +31,7 @@
 #include "server/pipeline/admission.h"
 #include "server/pipeline/attempt_runner.h"
 #include "server/pipeline/relay.h"
+#include "server/pipeline/request_ledger.h"
 #include "server/metrics/gateway_metrics.h"
 #include "server/protection/masker.h"
 #include "server/wire/api_error.h"
@@ -65,6 +66,13 @@ class Profile {
   virtual std::string endpointSegment() const { return {}; }
   // gen_ai_operation_name for the metrics; "" leaves the ledger's default ("chat").
   virtual std::string_view operation() const { return {}; }
+  // The ledger's kind: a request of the API, or the console's probe (audited, never counted).
+  virtual RequestLedger::Kind ledgerKind() const { return RequestLedger::Kind::Request; }
+
+  // --- identify ---
+  // The caller when the profile's room identified it already (the console's signed-in admin);
+  // nullopt: the Exchange identifies the caller from the request's head.
+  virtual std::optional<Identified> identified() const { return std::nullopt; }
 
   // --- read ---
   // The body read and inspected (Exchange::readWholeBody() maps the body reader's refusals the one
@@ -83,6 +91,11 @@ class Profile {
   virtual bool pinsConversations() const { return false; }
   virtual std::optional<std::string> conversationKey(Exchange&) { return std::nullopt; }
   virtual pipeline::QuotaUse quotaUse() const { return pipeline::QuotaUse::Spend; }
+  // The plan when the profile makes its own (the probe: one deployment, no route, no strategy);
+  // nullopt: the catalog's planner plans the request.
+  virtual std::optional<dispatch::Plan> ownPlan(const catalog::Catalog&) const { return std::nullopt; }
+  // False: access rules and quotas are not asked (the probe: an admin testing a deployment).
+  virtual bool admits() const { return true; }
 
   // --- execute ---
   // True when `attempt` is not one this endpoint can ask at all (count_tokens: not the Anthropic
@@ -118,6 +131,9 @@ class Profile {
   // No attempt answered and none failed after being sent: true when the profile answered by
   // itself (count_tokens' estimate) instead of the 503 no_deployment_available.
   virtual bool answerWithoutProvider(Exchange&) { return false; }
+  // Answers a refusal (the ledger is ended by the Exchange): by default in the client's wire; the
+  // probe keeps it for the console's own answer.
+  virtual void answerRefusal(Exchange& exchange, const wire::ApiError& error);
   // What an unexpected failure (an exception: a bug, the allocator, a store that threw) is
   // answered with, when nothing was sent yet.
   virtual wire::ApiError failureAnswer() const {

@@ -78,13 +78,14 @@ void RequestLedger::notePlan(const dispatch::Plan& plan) {
   auto& row = audit_.record();
   row.requested_model = bounded(plan.requested_model);
   row.model = plan.model_id;
-  row.route_id = plan.route->id;
-  row.strategy = std::string(catalog::toString(plan.strategy));
+  // A plan without a route is the probe's own (one deployment): it names the model.
+  row.route_id = plan.route != nullptr ? plan.route->id : plan.model_id;
+  row.strategy = kind_ == Kind::Probe ? std::string("probe") : std::string(catalog::toString(plan.strategy));
   row.route_match = dispatch::joinRouteMatch(plan.route_match);
   if (!plan.attempts.empty()) {
     row.provider = plan.attempts.front().provider->id;
     row.endpoint = plan.attempts.front().endpoint->key;
-    if (kind_ == Kind::Request) {
+    if (kind_ == Kind::Request && plan.route != nullptr) {
       gateway_.metrics().deployment_selected.with({plan.route->id, row.provider, row.strategy}).inc();
     }
   }

@@ -151,6 +151,8 @@ class RequestPath {
 
   fakes::FakeTransport transport;
   RecordingSink sink;
+  // When set, answers every request instead of the route table (a room's own handler).
+  http::HandlerFactory handler;
   http::Gateway& gateway() { return gateway_; }
 
   // Sends one request through the router on a socket pair. `on_client`, when given, runs on its
@@ -205,7 +207,7 @@ class RequestPath {
         client = std::thread([&] { on_client(fds[1]); });
         client_closed = true;
       }
-      router_.route(routed)->handle(routed, response);
+      (handler ? handler(routed) : router_.route(routed))->handle(routed, response);
       response.finish();
     }
     ::shutdown(fds[0], SHUT_WR);
