@@ -13,6 +13,12 @@ using namespace http;  // NOTE: the front end's request, response and helpers, a
 
 namespace {
 
+// A whole answer sent at once: its first byte went now.
+RelayResult sentWhole(RelayResult& result) {
+  result.first_byte_at = std::chrono::steady_clock::now();
+  return result;
+}
+
 using SteadyClock = std::chrono::steady_clock;
 
 bool isEventStream(const upstream::Response& answer) {
@@ -174,8 +180,7 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
     }
     copyProviderHeaders(answer, response);
     sendBody(response, result.status, content_type.empty() ? "application/json" : content_type, body);
-    result.first_byte_at = SteadyClock::now();
-    return result;
+    return sentWhole(result);
   }
   std::string chunk;
   bool more = false;
@@ -249,8 +254,7 @@ RelayResult relayTranslated(upstream::Response& answer, Poco::Net::HTTPServerRes
     result.usage_reported = decoded->usage_reported;
     if (options.restore) protection::restoreResponse(*decoded, *options.restore);
     sendJson(response, result.status, wire::encodeResponse(client_wire, *decoded, context));
-    result.first_byte_at = SteadyClock::now();
-    return result;
+    return sentWhole(result);
   }
   std::string chunk;
   bool more = false;

@@ -59,19 +59,25 @@ std::string makePlaceholder(Kind kind, int number) {
   return out;
 }
 
+// True when `s` has the whole bracket at `p` (matchBracket: its length in `length`); when `s` ends
+// inside it, `read` is marked Partial.
+bool wholeBracket(std::string_view s, size_t p, std::string_view raw, std::string_view escaped, bool json,
+                  size_t& length, PlaceholderRead& read) {
+  switch (matchBracket(s, p, raw, escaped, json, length)) {
+    case Prefix::No: return false;
+    case Prefix::Partial:
+      read.state = PlaceholderRead::State::Partial;
+      return false;
+    case Prefix::Whole: return true;
+  }
+  return false;
+}
+
 PlaceholderRead readPlaceholder(std::string_view s, bool json_escapes) {
   using State = PlaceholderRead::State;
   PlaceholderRead read;
   size_t open = 0;
-  switch (matchBracket(s, 0, kOpenBracket, "\\u27e6", json_escapes, open)) {
-    case Prefix::No:
-      return read;
-    case Prefix::Partial:
-      read.state = State::Partial;
-      return read;
-    case Prefix::Whole:
-      break;
-  }
+  if (!wholeBracket(s, 0, kOpenBracket, "\\u27e6", json_escapes, open, read)) return read;
   // The name and its '_': upper-case letters and '_' up to the first digit.
   size_t p = open;
   while (p < s.size() && (isUpper(s[p]) || s[p] == '_') && p - open < 16) ++p;
@@ -100,15 +106,7 @@ PlaceholderRead readPlaceholder(std::string_view s, bool json_escapes) {
     return read;
   }
   size_t close = 0;
-  switch (matchBracket(s, p, kCloseBracket, "\\u27e7", json_escapes, close)) {
-    case Prefix::No:
-      return read;
-    case Prefix::Partial:
-      read.state = State::Partial;
-      return read;
-    case Prefix::Whole:
-      break;
-  }
+  if (!wholeBracket(s, p, kCloseBracket, "\\u27e7", json_escapes, close, read)) return read;
   read.state = State::Complete;
   read.length = p + close;
   read.kind = static_cast<Kind>(kind);

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "server/wire/api_error.h"
 #include "server/wire/ir.h"
@@ -46,5 +47,14 @@ bool trueMember(const Json& object, std::string_view key);
 // past kMaxJsonDepth (checked before any parse) or is JSON but not an object, 400 invalid_json
 // when it is not JSON. Every endpoint's body refusal is this one.
 std::expected<Json, ApiError> parseRequestObject(std::string_view body);
+
+// A body that must be a JSON object, decoded by `decode(const Json&)` (which returns a
+// std::expected<T, ApiError>): parseRequestObject()'s refusal, or what `decode` returns.
+template <class Decode>
+auto decodeObjectBody(std::string_view body, Decode decode) -> decltype(decode(std::declval<const Json&>())) {
+  auto parsed = parseRequestObject(body);
+  if (!parsed) return std::unexpected(parsed.error());
+  return decode(*parsed);
+}
 
 }  // namespace sluice::wire

@@ -124,16 +124,7 @@ class Reader {
       ++p_;
       skipWhitespace();
       if (!value(members[key], depth)) return false;
-      skipWhitespace();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        skipWhitespace();
-        continue;
-      }
-      if (*p_ != '}') return false;
-      ++p_;
-      return true;
+      if (const After next = after('}'); next != After::More) return next == After::End;
     }
   }
 
@@ -150,17 +141,24 @@ class Reader {
     for (;;) {
       elements.emplace_back();
       if (!value(elements.back(), depth)) return false;
-      skipWhitespace();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        skipWhitespace();
-        continue;
-      }
-      if (*p_ != ']') return false;
-      ++p_;
-      return true;
+      if (const After next = after(']'); next != After::More) return next == After::End;
     }
+  }
+
+  // After a member or an element: ',' (More; the space after it skipped too), the container's
+  // `close` (End; consumed), or anything else (Bad).
+  enum class After { More, End, Bad };
+  After after(char close) {
+    skipWhitespace();
+    if (p_ == end_) return After::Bad;
+    if (*p_ == ',') {
+      ++p_;
+      skipWhitespace();
+      return After::More;
+    }
+    if (*p_ != close) return After::Bad;
+    ++p_;
+    return After::End;
   }
 
   // After the opening quote; leaves p_ after the closing one.

@@ -193,14 +193,7 @@ class Walker {
       ++i_;
       space();
       if (!value(depth)) return false;
-      space();
-      if (at(',')) {
-        ++i_;
-        continue;
-      }
-      if (!at('}')) return false;
-      ++i_;
-      return true;
+      if (const After next = after('}'); next != After::More) return next == After::End;
     }
   }
 
@@ -215,15 +208,22 @@ class Walker {
     for (;;) {
       space();
       if (!value(depth)) return false;
-      space();
-      if (at(',')) {
-        ++i_;
-        continue;
-      }
-      if (!at(']')) return false;
-      ++i_;
-      return true;
+      if (const After next = after(']'); next != After::More) return next == After::End;
     }
+  }
+
+  // After a member or an element: ',' (More), the container's `close` (End; both consumed), or
+  // anything else (Bad).
+  enum class After { More, End, Bad };
+  After after(char close) {
+    space();
+    if (at(',')) {
+      ++i_;
+      return After::More;
+    }
+    if (!at(close)) return After::Bad;
+    ++i_;
+    return After::End;
   }
 
   std::string_view s_;

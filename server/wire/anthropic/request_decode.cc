@@ -239,12 +239,8 @@ Expected<void> decodeSampling(const Json& root, Request& request) {
   return {};
 }
 
-}  // namespace
-
-std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const auto body_object = parseRequestObject(body);
-  if (!body_object) return std::unexpected(body_object.error());
-  const Json& root = *body_object;
+// The request once its body is known to be a JSON object.
+std::expected<Request, ApiError> decodeObject(const Json& root) {
   Request request;
   if (const Json* model = member(root, "model"); model != nullptr) {
     if (!model->is_string()) return std::unexpected(ApiError::invalidRequest("'model' must be a string", "model"));
@@ -259,6 +255,12 @@ std::expected<Request, ApiError> decodeRequest(std::string_view body) {
     if (!done) return std::unexpected(done.error());
   }
   return request;
+}
+
+}  // namespace
+
+std::expected<Request, ApiError> decodeRequest(std::string_view body) {
+  return decodeObjectBody(body, decodeObject);
 }
 
 }  // namespace sluice::wire::anthropic

@@ -413,12 +413,8 @@ Status decodeOptions(const Json& body, Request& request) {
   return {};
 }
 
-}  // namespace
-
-std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const auto body_object = parseRequestObject(body);
-  if (!body_object) return std::unexpected(body_object.error());
-  const Json& parsed = *body_object;
+// The request once its body is known to be a JSON object.
+std::expected<Request, ApiError> decodeObject(const Json& parsed) {
 
   Request request;
   const Json* model = member(parsed, "model");
@@ -432,6 +428,12 @@ std::expected<Request, ApiError> decodeRequest(std::string_view body) {
   if (auto status = decodeSampling(parsed, request); !status) return std::unexpected(status.error());
   if (auto status = decodeOptions(parsed, request); !status) return std::unexpected(status.error());
   return request;
+}
+
+}  // namespace
+
+std::expected<Request, ApiError> decodeRequest(std::string_view body) {
+  return decodeObjectBody(body, decodeObject);
 }
 
 }  // namespace sluice::wire::openai_chat

@@ -356,12 +356,8 @@ Failure refuseState(const Json& body) {
   return std::nullopt;
 }
 
-}  // namespace
-
-std::expected<Request, ApiError> decodeRequest(std::string_view body) {
-  const auto body_object = parseRequestObject(body);
-  if (!body_object) return std::unexpected(body_object.error());
-  const Json& parsed = *body_object;
+// The request once its body is known to be a JSON object.
+std::expected<Request, ApiError> decodeObject(const Json& parsed) {
   Request request;
   if (Failure failure = refuseState(parsed)) return std::unexpected(*failure);
   if (Failure failure = decodeScalars(parsed, request)) return std::unexpected(*failure);
@@ -373,6 +369,12 @@ std::expected<Request, ApiError> decodeRequest(std::string_view body) {
     if (Failure failure = step(parsed, request)) return std::unexpected(*failure);
   }
   return request;
+}
+
+}  // namespace
+
+std::expected<Request, ApiError> decodeRequest(std::string_view body) {
+  return decodeObjectBody(body, decodeObject);
 }
 
 }  // namespace sluice::wire::openai_responses
