@@ -7,46 +7,27 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "catalog/compiler.h"
 #include "tests/docs/markdown_table.h"
+#include "tests/docs/repository_files.h"
 
 namespace sluice::docs {
 namespace {
 
 constexpr std::string_view kMarker = "<!-- shipped-models";
 
-std::string readText(const std::string& relative) {
-  std::ifstream in(std::string(SLUICE_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  BOOST_REQUIRE_MESSAGE(in, "cannot read " << relative);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::shared_ptr<const catalog::Catalog> shippedCatalog() {
-  catalog::CatalogSources sources;
-  const std::pair<std::optional<catalog::SourceText> catalog::CatalogSources::*, const char*> files[] = {
-      {&catalog::CatalogSources::credentials, "services/ai/credentials.yaml"},
-      {&catalog::CatalogSources::providers, "services/ai/providers.yaml"},
-      {&catalog::CatalogSources::models, "services/ai/models.yaml"},
-      {&catalog::CatalogSources::deployments, "services/ai/deployments.yaml"},
-      {&catalog::CatalogSources::gateway, "services/ai/gateway.yaml"},
-      {&catalog::CatalogSources::access_rules, "services/access-control/rules.yaml"},
-  };
-  for (const auto& [member, path] : files) sources.*member = catalog::SourceText{path, readText(path)};
-  catalog::CompileResult result = catalog::compileCatalog(sources);
+  catalog::CompileResult result = catalog::compileCatalog(shippedCatalogSources());
   BOOST_REQUIRE_MESSAGE(result.ok(), "the shipped catalog does not compile");
   return result.catalog;
 }
 
 // README's rows by the id in their first cell.
 std::map<std::string, TableRow> readmeRows() {
-  const auto rows = tableAfter(readText("README.md"), kMarker);
+  const auto rows = tableAfter(repositoryFile("README.md"), kMarker);
   BOOST_REQUIRE_MESSAGE(rows.has_value(), "README.md has no table after a '" << kMarker << "' line");
   std::map<std::string, TableRow> by_id;
   for (const TableRow& row : *rows) {
