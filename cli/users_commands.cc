@@ -8,6 +8,7 @@
 #include "cli/identity_time.h"
 #include "cli/table.h"
 #include "server/identity/member_store.h"
+#include "server/store/pg_member_roster.h"
 
 namespace sluice::cli {
 
@@ -54,8 +55,9 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
     err << "sluicectl: " << *problem << "\n";
     return 2;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto added = identity::addMember(connection, member, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto added = identity::addMember(roster, member, now);
     if (!added) {
       err << "sluicectl: " << added.error().message << "\n";
       return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
@@ -73,8 +75,9 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
 }
 
 int usersList(const std::string& database_url, bool json, std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto members = identity::listMembers(connection);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto members = identity::listMembers(roster);
     if (json) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& member : members) list.push_back(memberJson(member));
@@ -96,8 +99,9 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
 
 int usersDisable(const std::string& database_url, const std::string& name, bool json,
                  std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto result = identity::disableMember(connection, name, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto result = identity::disableMember(roster, name, now);
     if (result == identity::DisableResult::NoSuchMember) {
       err << "sluicectl: no member named '" << name << "'\n";
       return 1;
@@ -121,9 +125,10 @@ int usersCertSubject(const std::string& database_url, const std::string& name, c
     err << "sluicectl: " << parsed.error() << "\n";
     return 2;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
     if (add) {
-      const auto added = identity::addCertSubject(connection, name, subject, now);
+      const auto added = identity::addCertSubject(roster, name, subject, now);
       if (!added) {
         err << "sluicectl: " << added.error().message << "\n";
         return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
@@ -135,7 +140,7 @@ int usersCertSubject(const std::string& database_url, const std::string& name, c
       }
       return 0;
     }
-    if (!identity::removeCertSubject(connection, name, subject)) {
+    if (!identity::removeCertSubject(roster, name, subject)) {
       err << "sluicectl: " << name << " has no certificate subject " << *parsed << "\n";
       return 1;
     }

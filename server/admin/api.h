@@ -1,7 +1,8 @@
 #pragma once
 // The console's JSON API (docs/console.md lists every path). Each function answers one path for a
 // signed-in admin (or, for connect, any member); none throws for bad input (4xx replies), and
-// database failures throw pqxx errors that the handler maps to 503.
+// database failures throw what the stores throw: the handler maps them to 503
+// (store::databaseFailureOf).
 
 #include <functional>
 #include <ostream>

@@ -23,6 +23,13 @@ namespace sluice::pipeline {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// The peer's host, what refusals are throttled by. Poco's host() throws for a peer that is not an
+// IP address (a Unix socket: the in-process tests' socket pairs), which turned a 401 into a 500.
+std::string peerHost(const Poco::Net::SocketAddress& peer) {
+  if (peer.family() == Poco::Net::SocketAddress::UNIX_LOCAL) return "local";
+  return peer.host().toString();
+}
 using http::BodyTooLarge;
 
 double uniformDraw() {
@@ -91,7 +98,7 @@ void Exchange::runPhases() {
   } else if (auto identified = admission_.identify(request_); !identified) {
     response_.setKeepAlive(false);  // the body is never read: the connection closes after the answer
     if (identified.error().status == 401) {
-      ledger_.throttleUnauthenticated(request_.head().clientAddress().host().toString());
+      ledger_.throttleUnauthenticated(peerHost(request_.head().clientAddress()));
     }
     return refuse(identified.error());
   }

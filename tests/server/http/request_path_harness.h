@@ -137,8 +137,9 @@ inline std::string messagesBody(const std::string& model, bool stream = false) {
       .dump();
 }
 
-inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink) {
-  http::Wiring wiring;
+// `wiring` (identity, the Responses store: tests/server/pipeline/keyed_request_path.h) with the
+// fake transport and the in-memory audit sink.
+inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink, http::Wiring wiring = {}) {
   wiring.transport = &transport;
   wiring.audit_sink = &sink;
   return wiring;
@@ -146,8 +147,9 @@ inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink
 
 class RequestPath {
  public:
-  explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog())
-      : gateway_(http::ServerOptions{}, std::move(catalog), fakeWiring(transport, sink)), router_(gateway_) {}
+  explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog(), http::Wiring wiring = {})
+      : gateway_(http::ServerOptions{}, std::move(catalog), fakeWiring(transport, sink, std::move(wiring))),
+        router_(gateway_) {}
 
   fakes::FakeTransport transport;
   RecordingSink sink;
