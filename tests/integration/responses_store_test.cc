@@ -321,21 +321,27 @@ BOOST_AUTO_TEST_CASE(stored_items_past_the_body_limit_are_refused_before_they_ar
   BOOST_CHECK_MESSAGE(grown < 32 * 1024, "peak RSS grew by " << grown << " KiB");  // reading them first: ~200 MB
 }
 
-BOOST_AUTO_TEST_CASE(the_inlined_conversation_is_charged_to_the_body_budget) {
+BOOST_AUTO_TEST_CASE(the_inlined_items_are_charged_to_the_body_budget) {
   GatewayOptions options = storeOptions();
   options.extra_args.insert(options.extra_args.end(), {"--max-buffered-bytes", std::to_string(4 << 20)});
   Gateway gateway(options);
   const auto alice = sluice::test::newMember("resp-budget");
-  const std::string three_mib(3 << 20, 'w');
-  const json first = create(gateway, alice, {{"model", "claude-haiku-5-5"}, {"input", three_mib}});
-  // 3 MiB of body and 3 MiB of stored turn do not fit a 4 MiB budget together.
+  // Two stored items of 3 MiB: each body fits the 4 MiB budget alone.
+  for (const std::string id : {"msg_room_a", "msg_room_b"}) {
+    const json kept = create(gateway, alice, {{"model", "claude-haiku-5-5"}, {"input", json::array({bigItem(id, 3 << 20, 'r')})}});
+    BOOST_REQUIRE(keptStatus(gateway, alice, kept["id"]) == 200);  // its exchange, and its body, are done
+  }
+  ::usleep(200'000);
+  const auto ref = [](const std::string& id) { return json{{"type", "item_reference"}, {"id", id}}; };
+  // A small body inlining 6 MiB does not fit: refused before the items are read.
   const auto refused = gateway.call(
       "POST", "/v1/responses", as(alice),
-      json{{"model", "claude-haiku-5-5"}, {"previous_response_id", first["id"]}, {"input", three_mib}}.dump());
+      json{{"model", "claude-haiku-5-5"}, {"input", json::array({ref("msg_room_a"), ref("msg_room_b")})}}.dump());
   BOOST_TEST(refused.status == 503, refused.body);
+  BOOST_TEST(refused.json()["error"]["code"] == "overloaded");
   BOOST_TEST(refused.header("Retry-After") == "1");
-  // The stored turn alone with a short question does.
-  create(gateway, alice, {{"model", "claude-haiku-5-5"}, {"previous_response_id", first["id"]}, {"input", "short"}});
+  // One of them does.
+  create(gateway, alice, {{"model", "claude-haiku-5-5"}, {"input", json::array({ref("msg_room_a")})}});
 }
 
 BOOST_AUTO_TEST_CASE(a_nested_store_false_neither_turns_the_store_off_nor_lets_the_provider_keep_it) {
