@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,5 +31,10 @@ struct Cidr {
 // "10.0.0.0/8", "fd00::/8", or one address ("127.0.0.1" = /32, "::1" = /128). Host bits set past
 // the prefix ("10.0.0.1/8") are refused (a typo, or a misread block). Errors say what was expected.
 std::optional<Cidr> parseCidr(std::string_view text, std::string* error = nullptr);
+
+// What `blocks` trust together, when it is everyone: "every IPv4 address" when their union holds
+// all of ::ffff:0:0/96, "every public IPv6 address" when it holds all of 2000::/3 (global
+// unicast), "" otherwise. One block need not be wide: [0.0.0.0/1, 128.0.0.0/1] is everyone too.
+std::string_view everyoneTrusted(std::span<const Cidr> blocks);
 
 }  // namespace sluice::catalog

@@ -298,6 +298,11 @@ void readTrustedProxies(YamlReader& reader, const Entry& entry, IdentitySettings
       reader.error(from->value_at, "from of trusted_proxies must list at least one address block");
       ok = false;
     }
+    if (const std::string_view everyone = everyoneTrusted(proxies.from); ok && !everyone.empty()) {
+      reader.error(from->value_at, "from of trusted_proxies: together these blocks trust " + std::string(everyone) +
+                                       ", so anyone could name any member; list your proxies' own addresses");
+      ok = false;
+    }
   } else {
     reader.error(entry.key_at, "trusted_proxies needs from: the address blocks your proxies connect from "
                                "(e.g. [10.0.0.0/8, 127.0.0.1/32])");

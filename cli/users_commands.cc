@@ -24,6 +24,18 @@ std::string joined(const std::vector<std::string>& names, const std::optional<st
   return text.empty() ? "-" : text;
 }
 
+// Certificate subjects may hold commas, blanks and quotes ("cn:alice,OU=x" is one subject): each
+// is quoted (JSON string rules, so a quote or a control character inside is escaped), so a list
+// never reads as more subjects, or other ones, than it holds.
+std::string quotedSubjects(const std::vector<std::string>& subjects) {
+  std::string text;
+  for (const auto& subject : subjects) {
+    if (!text.empty()) text += ", ";
+    text += nlohmann::json(subject).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  return text.empty() ? "-" : text;
+}
+
 nlohmann::json memberJson(const identity::Member& member) {
   return {{"name", member.name},
           {"role", identity::toString(member.role)},
@@ -67,7 +79,7 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
     } else {
       out << "added " << identity::toString(added->role) << " " << added->name << " (groups " << joined(added->groups)
           << "; projects " << joined(added->projects, added->primary_project);
-      if (!added->cert_subjects.empty()) out << "; certificate subjects " << joined(added->cert_subjects);
+      if (!added->cert_subjects.empty()) out << "; certificate subjects " << quotedSubjects(added->cert_subjects);
       out << ")\n";
     }
     return 0;
@@ -87,7 +99,7 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
     Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "CERT SUBJECTS", "STATUS", "CREATED"});
     for (const auto& member : members) {
       table.addRow({member.name, std::string(identity::toString(member.role)), joined(member.groups),
-                    joined(member.projects, member.primary_project), joined(member.cert_subjects),
+                    joined(member.projects, member.primary_project), quotedSubjects(member.cert_subjects),
                     member.disabled_at ? "disabled " + readableUtc(*member.disabled_at) : "active",
                     readableUtc(member.created_at)});
     }

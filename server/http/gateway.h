@@ -75,6 +75,10 @@ struct ServerOptions {
   // closed at once. 0: no cap.
   size_t max_connections = 10000;
   size_t max_connections_per_peer = 1024;
+  // --trusted-balancers: peers whose connections count against max_connections only; each
+  // request they forward counts against the per-peer cap of its X-Forwarded-For client
+  // (http/connection_limits.h). gateway.trusted_proxies' `from` is trusted the same way.
+  std::vector<catalog::Cidr> trusted_balancers;
   // Serve without API keys (local development only; every request is anonymous). Without a
   // database there is nothing to check keys against, so the server then requires this flag.
   bool insecure_no_auth = false;
