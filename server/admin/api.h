@@ -38,10 +38,11 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
 // members_api.cc: /admin/api/members
 Reply members(ConsoleContext& context, const Exchange& exchange);
 
-// route_editor.cc: /admin/api/routes/{source,validate,save,history,history/<name>}
+// route_editor.cc: /admin/api/routes/{source,validate,save,diff,history,history/<name>}
 Reply routeSource(ConsoleContext& context, const Exchange& exchange);
 Reply routeValidate(ConsoleContext& context, const Exchange& exchange);
 Reply routeSave(ConsoleContext& context, const Exchange& exchange);
+Reply routeDiff(ConsoleContext& context, const Exchange& exchange);
 Reply routeHistory(ConsoleContext& context, const std::string& name);
 
 // probe.cc: POST /admin/api/probe {"model", "endpoint"[, "prompt"]}: the Test button, run by the

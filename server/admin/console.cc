@@ -403,6 +403,7 @@ class ConsoleHandler : public http::Handler {
     if (post) {
       if (path == "/admin/api/routes/validate") return routeValidate(*context_, exchange);
       if (path == "/admin/api/routes/save") return routeSave(*context_, exchange);
+      if (path == "/admin/api/routes/diff") return routeDiff(*context_, exchange);
       if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, routed, response);
     }
     if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);

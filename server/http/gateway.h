@@ -122,6 +122,7 @@ struct CatalogStatus {
   uint64_t reloads_refused = 0;
   std::optional<std::chrono::system_clock::time_point> refused_at;
   std::vector<std::string> refused_diagnostics;  // of the last refused reload
+  bool refusal_standing = false;  // the newest reload was refused: cleared by any reload that compiles
 };
 
 // What boot builds before the gateway exists, handed over whole: the gateway has no setters, so
@@ -164,6 +165,9 @@ class Gateway {
   // Live reload: swaps the catalog when `next` is valid (ok), records the outcome either way.
   void catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger);
   void catalogRefused(const std::vector<std::string>& diagnostics, const std::string& trigger);
+  // A reload compiled to the catalog already serving (a broken file put back): nothing to swap,
+  // but a standing refusal is over.
+  void catalogUnchanged();
   CatalogStatus catalogStatus() const;
 
   // Identity (API keys, personal credentials, quotas); null members with --insecure-no-auth.

@@ -59,6 +59,7 @@ nlohmann::json catalogStatusJson(const Gateway& gateway) {
                          {"loaded_by", status.loaded_by},
                          {"reloads_accepted", status.reloads_accepted},
                          {"reloads_refused", status.reloads_refused},
+                         {"reload_refused_now", status.refusal_standing},
                          {"services_dir", gateway.options().services_dir}};
   if (status.refused_at) {
     body["last_refused"] = {{"at", isoTime(*status.refused_at)}, {"diagnostics", status.refused_diagnostics}};
