@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 10> kKnownCapabilities = {
 void readClients(YamlReader& reader, const Entry& entry, const std::string& owner, Model& model) {
   auto clients = reader.stringList(entry, "clients of " + owner);
   if (!clients) return;
+  model.clients.clear();  // a written list replaces the default: it narrows or widens on purpose
   for (const auto& client : *clients) {
     std::optional<ClientFamily> family = parseClientFamily(client.value);
     if (!family) {
