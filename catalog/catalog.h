@@ -193,9 +193,7 @@ struct Model {
   std::string display_name;
   std::string upstream_model;
   ModelKind kind = ModelKind::Chat;
-  // The client families whose GET /v1/models lists the model. Not written: a generic OpenAI
-  // client (ClientFamily::OpenAI) only; written: exactly those named; empty: served, never listed.
-  std::vector<ClientFamily> clients = {ClientFamily::OpenAI};
+  std::vector<ClientFamily> clients;  // empty: served, never advertised
   std::vector<std::string> capabilities;
   Limits limits;
   Pricing pricing;
