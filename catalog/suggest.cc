@@ -63,13 +63,12 @@ std::vector<std::string> nearestNames(std::string_view text, const std::vector<s
   return out;
 }
 
-std::vector<std::string> requestableIds(const Catalog& catalog) {
+std::vector<std::string> servedIds(const Catalog& catalog) {
   std::vector<std::string> ids;
   for (const Model& model : catalog.models) ids.push_back(model.id);
   for (const Route& route : catalog.routes) {
     if (route.kind == RouteKind::Alias) ids.push_back(route.id);
   }
-  for (const Model& model : catalog.models) ids.insert(ids.end(), model.retired.begin(), model.retired.end());
   return ids;
 }
 

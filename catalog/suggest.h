@@ -28,9 +28,9 @@ std::string_view closestName(std::string_view text, std::span<const std::string_
 // in `names` order among equals.
 std::vector<std::string> nearestNames(std::string_view text, const std::vector<std::string>& names, size_t limit = 3);
 
-// What a client may name as a model in `catalog`: the declared model ids, the alias routes' ids
-// and the retired ids, in that order.
-std::vector<std::string> requestableIds(const Catalog& catalog);
+// What `catalog` serves when a client names it: the declared model ids, then the alias routes'
+// ids. (Retired ids are left out: suggesting one would only lead to its refusal.)
+std::vector<std::string> servedIds(const Catalog& catalog);
 
 // "'a'", "'a' or 'b'", "'a', 'b' or 'c'".
 std::string quotedChoice(const std::vector<std::string>& names);
