@@ -40,4 +40,11 @@ std::optional<Entry> readTopLevel(YamlReader& reader, std::string_view text,
 bool checkName(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
 bool checkModelId(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
 
+// How messages name a list item: by its id when it has one ("route 'x'"), else by its position
+// ("route #3").
+std::string ownerName(const YAML::Node& node, std::string_view kind, size_t index);
+
+// One item of gateway.yaml's routes: list (catalog/parse_routes.cc).
+RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location& at, size_t index);
+
 }  // namespace sluice::catalog

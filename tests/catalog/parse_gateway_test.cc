@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(unknown_route_key_names_the_route) {
   CatalogSources sources = baselineSources();
   edit(sources.gateway, "      strategy: weighted", "      stratgy: weighted");
   expectError(compileCatalog(sources), at(sources.gateway, "stratgy"),
-              "unknown key 'stratgy' in route 'fast-pool'; expected one of: id, label, alias, models, when, "
+              "unknown key 'stratgy' in route 'fast-pool'; expected one of: id, label, alias_of, alias, models, when, "
               "deployments, strategy, affinity, affinity_ttl_s, context_fallbacks, requires (did you mean 'strategy'?)");
 }
 
