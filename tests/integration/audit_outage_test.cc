@@ -205,6 +205,11 @@ BOOST_AUTO_TEST_CASE(a_full_spool_volume_neither_kills_the_gateway_nor_loses_a_r
     BOOST_TEST(gateway.process().waitForStderr("audit journal off", std::chrono::seconds(5)));
     for (int i = 0; i < 100; ++i) serve(gateway);  // off: still served, still audited
     BOOST_REQUIRE(gateway.process().running());
+    // Off, the rows still reach PostgreSQL (only a kill before they do would lose them: they are
+    // in memory alone then, which is what the alert is for).
+    const auto [rows_before, distinct_before] = rowsFor(ids, std::chrono::seconds(30));
+    BOOST_TEST(rows_before == ids.size());
+    BOOST_TEST(distinct_before == ids.size());
     // Killed outright with the volume still full: the next start must read what the journal holds
     // without touching a page it never reserved.
     gateway.process().sendSignal(SIGKILL);
