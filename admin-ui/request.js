@@ -19,7 +19,8 @@
       el('div', { class: 'grid' },
         el('div', { class: 'card' }, el('h2', { text: 'Who' }), S.kv([
           ['Member', r.user_name], ['API key', r.api_key_id], ['Project', r.project ? both(r.project, r.project_source && `(${r.project_source})`, ' ') : ''],
-          ['Client', both(r.client_family, r.client_wire && `on the ${r.client_wire} wire`, ' ')], ['Arrived', S.fmtTime(r.created_at)],
+          ['Client', both(r.client_family, r.client_wire && `on the ${r.client_wire} wire`, ' ')],
+          ['Client address', el('span', { id: 'client-address', text: r.client_address || '—' })], ['Arrived', S.fmtTime(r.created_at)],
           ['Completed', S.fmtTime(r.completed_at)], ['Probe', r.probe ? 'yes (console Test)' : 'no'],
         ])),
         el('div', { class: 'card', id: 'request-routing' }, el('h2', { text: 'What served it' }), S.kv([

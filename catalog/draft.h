@@ -76,6 +76,7 @@ struct Draft {
   bool ad_hoc_chains = true;
   std::optional<PresenceHub> presence;
   std::optional<Location> presence_at;  // written (even if invalid)
+  GatewayLimits limits;
   std::optional<DataProtection> data_protection;
   std::vector<AccessRuleDraft> access_rules;
 };

@@ -188,6 +188,24 @@ Route linkRoute(LinkState& state, const RouteDraft& draft) {
   return route;
 }
 
+// A hub polled over plain HTTP can be answered by anyone on the path, and it says where own
+// machines without url: are reached (presence_hosts still bounds where): said at load.
+void warnPlainHub(LinkState& state) {
+  const auto& hub = state.catalog.presence;
+  if (!hub || !hub->url.starts_with("http://")) return;
+  const std::string_view rest = std::string_view(hub->url).substr(7);
+  const std::string_view host = rest.substr(0, rest.find_first_of(":/"));
+  if (host == "localhost" || host.starts_with("127.") || rest.starts_with("[::1]")) return;
+  for (const Provider& provider : state.catalog.providers) {
+    for (const Endpoint& endpoint : provider.endpoints) {
+      if (!endpoint.presence_node || !endpoint.url.empty()) continue;
+      state.sink.warning(hub->where, "the presence hub is polled over plain HTTP, and endpoint '" + endpoint.key +
+                                         "' is reached at the address it reports: use an https:// url for the hub");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void linkRoutes(LinkState& state) {
@@ -236,6 +254,8 @@ void linkRoutes(LinkState& state) {
   }
   state.catalog.ad_hoc_chains = state.draft.ad_hoc_chains;
   state.catalog.presence = state.draft.presence;
+  state.catalog.limits = state.draft.limits;
+  warnPlainHub(state);
   // An own machine is only ever used while a hub says it is up: without a hub it never would be.
   if (state.draft.gateway_loaded && !state.draft.presence_at) {
     for (const Provider& provider : state.catalog.providers) {

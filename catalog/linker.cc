@@ -79,6 +79,13 @@ void linkProviders(LinkState& state) {
                                                 provider.credential_id +
                                                 "'; declared credentials: " + joinIds(known));
     }
+    for (const Endpoint& endpoint : provider.endpoints) {
+      if (state.draft.credentials_loaded && endpoint.credential_id &&
+          state.catalog.credential(*endpoint.credential_id) == nullptr) {
+        state.sink.error(endpoint.where, "endpoint '" + endpoint.key + "' references unknown credential '" +
+                                             *endpoint.credential_id + "'; declared credentials: " + joinIds(known));
+      }
+    }
     state.catalog.providers.push_back(std::move(provider));
   }
 }

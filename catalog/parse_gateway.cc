@@ -326,7 +326,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (!body) return;
   Fields gateway =
       reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
-                                       "ad_hoc_chains", "presence", "data_protection"});
+                                       "ad_hoc_chains", "presence", "data_protection", "limits"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -364,6 +364,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
     readPresence(reader, *presence, draft.presence);
   }
   if (const Entry* e = gateway.find("data_protection")) readDataProtection(reader, context, *e, draft);
+  if (const Entry* limits = gateway.find("limits")) readGatewayLimits(reader, *limits, draft.limits);
 }
 
 }  // namespace sluice::catalog

@@ -28,6 +28,9 @@ void parseDeployments(const SourceText& source, const ParseContext& context, Dra
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseAccessRules(const SourceText& source, const ParseContext& context, Draft& draft);
 
+// gateway.limits (parse_limits.cc).
+void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
+
 // The body under a file's single top-level key (`credentials:`, `models:`, ...). Reports a syntax
 // error, an empty file, a missing top-level key and any other top-level key; nullopt when the
 // file cannot be read further.

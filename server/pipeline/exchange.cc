@@ -90,6 +90,7 @@ std::expected<std::string, wire::ApiError> Exchange::readWholeBody() {
 void Exchange::runPhases() {
   phase_ = Phase::Identify;
   const catalog::Wire client_wire = profile_.clientWire();
+  ledger_.row().client_address = pipeline::clientAddressOf(request_.head(), *gateway_.catalog());
   ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
                                                                 request_.header("User-Agent"), client_wire)),
                      "", false);
@@ -212,8 +213,9 @@ int Exchange::execute(const dispatch::Plan& plan) {
   using pipeline::Failed;
   upstream::Cancel cancel;
   const http::HangUpGuard watching = request_.watchHangUp(cancel);
+  dispatch::CallBudget budget(catalog_->limits);
   pipeline::AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
-                             pipeline::personalKeys(gateway_, member()));
+                                 pipeline::personalKeys(gateway_, member()), &budget);
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;
@@ -223,6 +225,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   const auto routed = [&] {
     std::vector<std::string> extra = skip_segments;
     extra.insert(extra.end(), runner.fieldSegments().begin(), runner.fieldSegments().end());
+    if (!budget.segment().empty()) extra.push_back(budget.segment());
     ledger_.noteRouting(dispatch::servedRouteMatch(plan, served), &walk, extra);
   };
   const auto refuseRouted = [&](const wire::ApiError& error) {
@@ -270,6 +273,12 @@ int Exchange::execute(const dispatch::Plan& plan) {
         protection_skipped = true;
         continue;
       }
+    }
+    if (!budget.left()) {
+      // gateway.limits.max_attempts: however many targets the plan has, no more calls.
+      budget.take();
+      walk.skip(budget.spentReason());
+      break;
     }
     if (auto skipped = runner.bind(*attempt, !walk.lastResort())) {
       if (skipped->stage == Failed::Stage::CircuitOpen) {
