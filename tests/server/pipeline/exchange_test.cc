@@ -127,6 +127,38 @@ BOOST_AUTO_TEST_CASE(the_retry_budget_retries_the_same_endpoint_then_moves_on) {
   BOOST_TEST(row.attempts.back().result == "ok");
 }
 
+BOOST_AUTO_TEST_CASE(max_attempts_caps_the_upstream_calls_of_one_request) {
+  auto limited = std::make_shared<catalog::Catalog>(*requestPathCatalog());
+  limited->limits.max_attempts = 2;
+  RequestPath path(limited);
+  path.transport.script("primary.example",
+                        FakeTransport::json(503, R"({"type":"error","error":{"type":"overloaded_error","message":"busy"}})")
+                            .repeating());
+  path.transport.script("second.example", FakeTransport::json(200, anthropicAnswer()));
+  const Reply reply = path.send("POST", "/v1/messages", messagesBody("chain-model"));
+  // Two calls (the first try and one retry), then nothing more: the last failure is the answer.
+  BOOST_TEST(reply.status == 529);  // the provider's overloaded_error, as Anthropic answers it
+  BOOST_TEST(path.transport.sentCount() == 2u);
+  const auto row = path.onlyRow();
+  BOOST_TEST(row.route_match.find("limit:max_attempts") != std::string::npos, row.route_match);
+}
+
+BOOST_AUTO_TEST_CASE(max_retry_ms_spent_fails_over_instead_of_waiting) {
+  auto limited = std::make_shared<catalog::Catalog>(*requestPathCatalog());
+  limited->limits.max_retry_ms = 0;
+  RequestPath path(limited);
+  path.transport.script("primary.example",
+                        FakeTransport::json(503, R"({"type":"error","error":{"type":"overloaded_error","message":"busy"}})")
+                            .repeating());
+  path.transport.script("second.example", FakeTransport::json(200, anthropicAnswer()));
+  const Reply reply = path.send("POST", "/v1/messages", messagesBody("chain-model"));
+  BOOST_TEST(reply.status == 200);
+  const auto sent = path.transport.sent();
+  BOOST_REQUIRE_EQUAL(sent.size(), 2u);  // no retry of primary: its backoff does not fit
+  BOOST_TEST(sent[1].url.starts_with("https://second.example"));
+  BOOST_TEST(path.onlyRow().route_match.find("limit:max_retry_ms") != std::string::npos, path.onlyRow().route_match);
+}
+
 BOOST_AUTO_TEST_CASE(the_breaker_opens_after_its_threshold_and_the_endpoint_is_passed_over) {
   RequestPath path;
   path.transport.script("primary.example", FakeTransport::failBeforeHead(TransportFailure::Connect).repeating());
