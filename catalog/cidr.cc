@@ -94,6 +94,14 @@ std::optional<IpAddress> parseIpv6(std::string_view text) {
 
 }  // namespace
 
+std::string_view lastForwardedFor(std::string_view value) {
+  const size_t comma = value.rfind(',');
+  if (comma != std::string_view::npos) value.remove_prefix(comma + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  return value;
+}
+
 std::optional<IpAddress> parseIpAddress(std::string_view text) {
   if (text.empty() || text.size() > 45) return std::nullopt;
   if (text.find(':') == std::string_view::npos) {

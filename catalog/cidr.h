@@ -20,6 +20,10 @@ using IpAddress = std::array<uint8_t, 16>;
 // parsers read them as octal).
 std::optional<IpAddress> parseIpAddress(std::string_view text);
 
+// The last element of one X-Forwarded-For value, blanks trimmed: the address the nearest proxy
+// appended (whatever comes before it is what the client claimed). Not checked to be an address.
+std::string_view lastForwardedFor(std::string_view value);
+
 struct Cidr {
   IpAddress address{};  // the block's first address (host bits cleared)
   int prefix_bits = 0;  // of the 128; an IPv4 /n is 96 + n

@@ -2,15 +2,11 @@
 
 #include <arpa/inet.h>
 
+#include "catalog/cidr.h"
+
 namespace sluice::audit {
 
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 bool isIpAddress(std::string_view text) {
   if (text.empty() || text.size() >= 46) return false;  // INET6_ADDRSTRLEN
@@ -23,9 +19,7 @@ bool isIpAddress(std::string_view text) {
 
 std::string clientAddress(std::string_view peer, bool from_trusted_proxy, const std::vector<std::string>& forwarded_for) {
   if (from_trusted_proxy && !forwarded_for.empty()) {
-    const std::string_view last = forwarded_for.back();
-    const size_t comma = last.rfind(',');
-    const std::string_view entry = trimmed(comma == std::string_view::npos ? last : last.substr(comma + 1));
+    const std::string_view entry = catalog::lastForwardedFor(forwarded_for.back());
     if (isIpAddress(entry)) return std::string(entry);
   }
   return std::string(peer.substr(0, kMaxClientAddress));

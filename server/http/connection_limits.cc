@@ -92,8 +92,7 @@ std::optional<catalog::IpAddress> forwardedClient(
     if (net::h1::equalsNoCase(name, "x-forwarded-for")) last = value;
   }
   if (!last) return std::nullopt;
-  const size_t comma = last->rfind(',');
-  return forwardedAddress(trimmed(comma == std::string_view::npos ? *last : last->substr(comma + 1)));
+  return forwardedAddress(catalog::lastForwardedFor(*last));
 }
 
 std::expected<std::vector<catalog::Cidr>, std::string> parseBalancers(std::string_view list) {

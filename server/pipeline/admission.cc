@@ -203,7 +203,7 @@ std::string clientAddressOf(const Poco::Net::HTTPServerRequest& request, const c
   std::vector<std::string> forwarded_for;
   if (const auto& proxies = catalog.identity.trusted_proxies) {
     if (const auto address = catalog::parseIpAddress(peer)) {
-      trusted = std::ranges::any_of(proxies->from, [&](const catalog::Cidr& block) { return block.contains(*address); });
+      trusted = proxies->trusts(*address);
     }
     for (auto it = request.find("X-Forwarded-For");
          trusted && it != request.end() && Poco::icompare(it->first, "X-Forwarded-For") == 0; ++it) {

@@ -22,6 +22,7 @@
 #include <Poco/Net/HTTPServerParams.h>
 
 #include "catalog/compiler.h"
+#include "server/config/catalog_loader.h"
 #include "server/audit/sink.h"
 #include "server/http/gateway.h"
 #include "server/http/handlers.h"
@@ -117,6 +118,23 @@ struct Reply {
   std::string body;
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
+
+// A header of a request the gateway sent upstream; "" when absent. Names compare without case.
+inline std::string sentHeader(const upstream::Request& request, const std::string& name) {
+  for (const auto& [key, value] : request.headers) {
+    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
+  }
+  return "";
+}
+
+// `sources` compiled with the gateway's data-protection detector attached, as boot does; fails
+// the test when the catalog is invalid.
+inline std::shared_ptr<const catalog::Catalog> compileProtected(const catalog::CatalogSources& sources) {
+  auto result = catalog::compileCatalog(sources);
+  config::attachDataProtection(result);
+  BOOST_TEST_REQUIRE(result.ok());
+  return result.catalog;
+}
 
 inline std::string anthropicAnswer(const std::string& text = "hello") {
   return nlohmann::json{{"id", "msg_1"},

@@ -16,13 +16,6 @@ using namespace std::chrono_literals;
 using fakes::FakeTransport;
 using upstream::TransportFailure;
 
-std::string header(const upstream::Request& request, const std::string& name) {
-  for (const auto& [key, value] : request.headers) {
-    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
-  }
-  return "";
-}
-
 std::vector<std::string> results(const audit::Record& row) {
   std::vector<std::string> out;
   for (const auto& attempt : row.attempts) out.push_back(attempt.endpoint + " " + attempt.result);
@@ -55,7 +48,7 @@ BOOST_AUTO_TEST_CASE(a_passthrough_answer_is_relayed_and_leaves_exactly_one_row)
   BOOST_TEST(reply.json()["content"][0]["text"] == "hello");
   const auto sent = path.transport.sent();
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
-  BOOST_TEST(header(sent[0], "x-api-key") == "sk-primary");  // the catalog's credential, never the caller's
+  BOOST_TEST(sentHeader(sent[0], "x-api-key") == "sk-primary");  // the catalog's credential, never the caller's
   const auto row = path.onlyRow();
   BOOST_TEST(row.outcome == "ok");
   BOOST_TEST(row.status == 200);
@@ -102,7 +95,7 @@ BOOST_AUTO_TEST_CASE(failover_follows_the_plans_order_before_the_first_byte) {
   BOOST_REQUIRE_EQUAL(sent.size(), 2u);
   BOOST_TEST(sent[0].url.starts_with("https://primary.example"));
   BOOST_TEST(sent[1].url.starts_with("https://second.example"));
-  BOOST_TEST(header(sent[1], "x-api-key") == "sk-second");
+  BOOST_TEST(sentHeader(sent[1], "x-api-key") == "sk-second");
   const auto row = path.onlyRow();
   BOOST_TEST(row.outcome == "ok");
   BOOST_TEST(row.route_match.find("failover:primary->second") != std::string::npos, row.route_match);

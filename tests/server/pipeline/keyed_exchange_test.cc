@@ -16,13 +16,6 @@ namespace {
 
 using fakes::FakeTransport;
 
-std::string header(const upstream::Request& request, const std::string& name) {
-  for (const auto& [key, value] : request.headers) {
-    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
-  }
-  return "";
-}
-
 // A head field of the client's reply ("" when absent).
 std::string replyHeader(const Reply& reply, const std::string& name) {
   size_t at = 0;
@@ -168,7 +161,7 @@ BOOST_AUTO_TEST_CASE(the_passthrough_lane_sends_the_clients_bytes_and_relays_the
   const auto sent = keyed.path.transport.sent();
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
   BOOST_TEST(sent[0].body == body);
-  BOOST_TEST(header(sent[0], "x-api-key") == "sk-raw");  // the platform's key, never the caller's
+  BOOST_TEST(sentHeader(sent[0], "x-api-key") == "sk-raw");  // the platform's key, never the caller's
   const auto row = keyed.path.onlyRow();
   BOOST_TEST(row.user == "alice");
   BOOST_TEST(row.served_endpoint == "raw/api");
@@ -192,7 +185,7 @@ BOOST_AUTO_TEST_CASE(the_translated_lane_speaks_the_providers_wire_and_answers_i
   BOOST_TEST(upstream["system"].dump().find("Be brief.") != std::string::npos, sent[0].body);
   BOOST_TEST(upstream["messages"].size() == 1u);
   BOOST_TEST(upstream["max_tokens"] == 20);
-  BOOST_TEST(header(sent[0], "authorization").empty());  // the caller's bearer key is consumed, not forwarded
+  BOOST_TEST(sentHeader(sent[0], "authorization").empty());  // the caller's bearer key is consumed, not forwarded
   BOOST_TEST(keyed.path.onlyRow().user == "alice");
 }
 
@@ -209,7 +202,7 @@ BOOST_AUTO_TEST_CASE(the_masked_lane_sends_placeholders_to_a_public_endpoint_and
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
   BOOST_TEST(sent[0].body.find("ann@example.com") == std::string::npos, sent[0].body);
   BOOST_TEST(sent[0].body.find("Mail ⟦EMAIL_1⟧ the plan.") != std::string::npos, sent[0].body);
-  BOOST_TEST(header(sent[0], "x-api-key") == "sk-public");
+  BOOST_TEST(sentHeader(sent[0], "x-api-key") == "sk-public");
   const auto row = keyed.path.onlyRow();
   BOOST_TEST(row.outcome == "ok");
   BOOST_TEST(!row.masked.empty());
@@ -227,7 +220,7 @@ BOOST_AUTO_TEST_CASE(the_operations_lane_serves_embeddings_masked_for_a_public_e
   const auto sent = keyed.path.transport.sent();
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
   BOOST_TEST(sent[0].url == "https://openai.example/v1/embeddings");
-  BOOST_TEST(header(sent[0], "authorization") == "Bearer sk-openai");
+  BOOST_TEST(sentHeader(sent[0], "authorization") == "Bearer sk-openai");
   BOOST_TEST(sent[0].body.find("ann@example.com") == std::string::npos, sent[0].body);
   BOOST_TEST(sent[0].body.find("⟦EMAIL_1⟧") != std::string::npos, sent[0].body);
   BOOST_TEST(sent[0].body.find(R"("encoding_format":"float")") != std::string::npos, sent[0].body);
