@@ -1,5 +1,6 @@
-// /admin/analytics: latency per model against an SLO, traffic over time as SVG, cost by dimension,
-// cache hit ratio and savings per route and served deployment.
+// /admin/analytics: latency per model against an SLO, traffic over time as SVG, the top spenders
+// and cost by dimension, cache hit ratio and savings per route and served deployment; over a preset
+// window (since=24h) or a UTC date range (from=2026-12-01&until=2026-12-02, until not included).
 'use strict';
 (function () {
   const S = window.Sluice;
@@ -76,17 +77,54 @@
     ], rows, { attrs: { id: `cache-${dim}` }, rowAttrs: (r) => ({ 'data-key': r.key }), empty: 'No traffic in this window.' });
   }
 
+  // The top spenders of one dimension: rank, name, requests, cost and share of the range's spend.
+  function topTable(rows, label, dim, total) {
+    return S.table([
+      { title: '#', value: (r) => String(rows.indexOf(r) + 1), num: true },
+      { title: label, value: (r) => r.key || '(none)' },
+      { title: 'Requests', value: (r) => S.fmtInt(r.requests), num: true },
+      { title: 'Cost', value: (r) => S.fmtUsd(r.cost_microdollars), num: true },
+      { title: 'Share', value: (r) => (total > 0 ? S.fmtPct(r.cost_microdollars / total) : S.none), num: true },
+    ], rows, { attrs: { id: `top-${dim}` }, rowAttrs: (r) => ({ 'data-key': r.key }), empty: 'No spend in this range.' });
+  }
+
+  const utcMinute = (seconds) => new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ');
+
   S.start(async (app) => {
     const params = new URLSearchParams(location.search);
+    const from = params.get('from') || '';
+    const until = params.get('until') || '';
     const since = params.get('since') || '24h';
     const slo = params.get('slo_ms') || '5000';
+    const dated = from !== '' || until !== '';
+    // The range the API and the CSV links are asked for: the dates when given, else the preset.
+    const range = dated ? `from=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}` : `since=${encodeURIComponent(since)}`;
     const form = el('form', { class: 'filters', method: 'get' },
-      el('label', {}, 'Window', el('select', { name: 'since' }, ['1h', '6h', '24h', '7d', '30d'].map((v) => el('option', { value: v, selected: v === since }, v)))),
+      el('label', {}, 'Window', el('select', { name: 'since' }, ['1h', '6h', '24h', '7d', '30d'].map((v) => el('option', { value: v, selected: !dated && v === since }, v)))),
+      el('label', {}, 'From (UTC)', el('input', { name: 'from', type: 'date', value: from, id: 'range-from' })),
+      el('label', {}, 'Until (UTC, not included)', el('input', { name: 'until', type: 'date', value: until, id: 'range-until' })),
       el('label', {}, 'SLO (ms, 500–60000)', el('input', { name: 'slo_ms', type: 'number', min: 500, max: 60000, step: 100, value: slo })),
       el('button', { type: 'submit' }, 'Apply'));
-    const { data } = await S.api(`/admin/api/analytics?since=${encodeURIComponent(since)}&slo_ms=${encodeURIComponent(slo)}`);
+    // Picking a preset clears the dates; empty dates are left out of the URL, so the preset applies.
+    form.querySelector('select[name=since]').addEventListener('change', () => {
+      for (const input of form.querySelectorAll('input[type=date]')) input.value = '';
+    });
+    form.addEventListener('submit', () => {
+      for (const input of form.querySelectorAll('input[type=date]')) input.disabled = input.value === '';
+    });
+    let data;
+    try {
+      ({ data } = await S.api(`/admin/api/analytics?${range}&slo_ms=${encodeURIComponent(slo)}`));
+    } catch (error) {
+      app.replaceChildren(form, el('p', { class: 'error', role: 'alert', id: 'range-error', text: error.message }));
+      return;
+    }
+    const total = data.cost_by.member.reduce((sum, r) => sum + Number(r.cost_microdollars), 0);
     app.replaceChildren(form,
-      el('p', { class: 'muted', text: `Console Test calls (probes) are excluded. Buckets of ${data.bucket_seconds / 60} minutes.` }),
+      el('p', { class: 'muted', id: 'range-shown', text: `From ${utcMinute(data.from)} to ${utcMinute(data.to)} UTC. Console Test calls (probes) are excluded. Buckets of ${data.bucket_seconds / 60} minutes.` }),
+      el('h2', { text: `Top spenders (${S.fmtUsd(total)} in all)` }),
+      el('div', { class: 'grid' }, [['member', 'Member'], ['project', 'Project'], ['model', 'Model']].map(([dim, label]) => el('div', { class: 'card' },
+        el('h3', { text: label }), topTable(data.top_spenders[dim], label, dim, total)))),
       el('h2', { text: `Latency per model (SLO ${S.fmtMs(data.slo_ms)})` }),
       S.table([
         { title: 'Model', value: (m) => m.model },
@@ -108,12 +146,12 @@
       el('p', { class: 'muted', id: 'cache-summary', text: cacheSummary(data.cost_by.route) }),
       el('div', { class: 'grid wide' }, [['route', 'Route'], ['deployment', 'Deployment']].map(([dim, label]) => el('div', { class: 'card' },
         el('h3', {}, label, ' ',
-          el('a', { href: `/admin/api/analytics.csv?by=${dim}&since=${encodeURIComponent(since)}`, download: `sluice-cost-by-${dim}.csv`, text: 'CSV' })),
+          el('a', { href: `/admin/api/analytics.csv?by=${dim}&${range}`, download: `sluice-cost-by-${dim}.csv`, text: 'CSV' })),
         cacheTable(data.cost_by[dim], label, dim)))),
       el('h2', { text: 'Cost by' }),
       el('div', { class: 'grid' }, ['member', 'project', 'model', 'provider'].map((dim) => el('div', { class: 'card' },
         el('h3', {}, dim[0].toUpperCase() + dim.slice(1), ' ',
-          el('a', { href: `/admin/api/analytics.csv?by=${dim}&since=${encodeURIComponent(since)}`, download: `sluice-cost-by-${dim}.csv`, text: 'CSV' })),
+          el('a', { href: `/admin/api/analytics.csv?by=${dim}&${range}`, download: `sluice-cost-by-${dim}.csv`, text: 'CSV' })),
         costTable(data.cost_by[dim], dim)))));
   });
 })();

@@ -31,6 +31,26 @@
     return [button, out];
   }
 
+  // Today (UTC, every replica): spend, the error rate with quota refusals (the caller's limit)
+  // counted apart from provider failures, and the five costliest members.
+  function today(t) {
+    const rate = (n) => (t.requests ? S.fmtPct(n / t.requests) : S.none);
+    return el('section', { id: 'today' },
+      el('h2', { text: 'Today (UTC)' }),
+      el('div', { class: 'stats' },
+        el('div', { class: 'stat' }, 'Spend', el('b', { id: 'today-spend', text: S.fmtUsd(t.spend_microdollars) })),
+        el('div', { class: 'stat' }, 'Requests', el('b', { text: S.fmtInt(t.requests) })),
+        el('div', { class: 'stat' }, 'Error rate', el('b', { id: 'today-errors', class: t.error_rate > 0.05 ? 'bad' : 'good', text: rate(t.failed) })),
+        el('div', { class: 'stat' }, 'Quota refusals', el('b', { id: 'today-quota', text: `${rate(t.quota_refused)} (${S.fmtInt(t.quota_refused)})` })),
+        el('div', { class: 'stat' }, 'Provider failures', el('b', { id: 'today-provider', class: t.provider_failed ? 'bad' : 'good', text: `${rate(t.provider_failed)} (${S.fmtInt(t.provider_failed)})` }))),
+      el('h3', {}, 'Top spenders today ', el('a', { href: `/admin/analytics?from=${new Date(t.since * 1000).toISOString().slice(0, 10)}`, text: 'analytics' })),
+      S.table([
+        { title: 'Member', value: (r) => r.member || '(none)' },
+        { title: 'Requests', value: (r) => S.fmtInt(r.requests), num: true },
+        { title: 'Cost', value: (r) => S.fmtUsd(r.cost_microdollars), num: true },
+      ], t.top_spenders, { attrs: { id: 'today-top' }, rowAttrs: (r) => ({ 'data-key': r.member }), empty: 'No spend today.' }));
+  }
+
   async function overview(panel) {
     const { data } = await S.api('/admin/api/gateway/overview');
     const open = data.breakers.filter((b) => b.state !== 'closed').length;
@@ -39,6 +59,7 @@
       el('div', { class: 'stat' }, 'In flight', el('b', { text: S.fmtInt(data.in_flight) })),
       el('div', { class: 'stat' }, 'Breakers not closed', el('b', { class: open ? 'bad' : 'good', text: String(open) })),
       el('div', { class: 'stat' }, 'Models', el('b', { text: String(data.models.length) }))));
+    if (data.today) panel.append(today(data.today));
     panel.append(el('p', { class: 'muted', text: `Dispatch order per model (failover goes down the list), live breaker state on this replica, and the last ${data.window_minutes} minutes of traffic from the audit trail (all replicas).` }));
     const grid = el('div', { class: 'grid' });
     for (const model of data.models) {

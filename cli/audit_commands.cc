@@ -1,6 +1,5 @@
 #include "cli/audit_commands.h"
 
-#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -43,17 +42,6 @@ std::string readableTime(const std::string& value) {
   if (value.size() >= 23 && value[19] == '.') text += value.substr(19, 4);
   return text + " UTC";
 }
-
-// 0.8333 → "83.3%"; a ratio of nothing → "-".
-std::string percent(double ratio, bool any) {
-  if (!any) return "-";
-  char text[16];
-  std::snprintf(text, sizeof text, "%.1f%%", ratio * 100.0);
-  return text;
-}
-
-// Ratios in JSON and CSV: four decimals, enough for a share and stable in tests.
-double roundedRatio(double ratio) { return std::round(ratio * 10000.0) / 10000.0; }
 
 std::string shortTime(TimePoint time) {
   const std::string text = store::formatTimestamp(time);  // 2025-05-01T12:00:00.123456Z
@@ -242,94 +230,6 @@ int requestsList(const std::string& database_url, const RequestsListOptions& opt
     table.print(out);
     out << rows.size() << " request" << (rows.size() == 1 ? "" : "s") << " since " << shortTime(*since) << " UTC"
         << (static_cast<int>(rows.size()) == options.limit ? " (limit reached; use --limit)" : "") << "\n";
-    return 0;
-  });
-}
-
-int usageReport(const std::string& database_url, const std::string& since_text, const std::string& by,
-                OutputFormat format, TimePoint now, std::ostream& out, std::ostream& err) {
-  const auto since = windowStart(since_text, now, err);
-  if (!since) return since.error();
-  store::UsageDimension dimension;
-  if (by == "user") dimension = store::UsageDimension::User;
-  else if (by == "project") dimension = store::UsageDimension::Project;
-  else if (by == "model") dimension = store::UsageDimension::Model;
-  else if (by == "provider") dimension = store::UsageDimension::Provider;
-  else if (by == "route") dimension = store::UsageDimension::Route;
-  else if (by == "deployment") dimension = store::UsageDimension::Deployment;
-  else {
-    err << "sluicectl: --by must be user, project, model, provider, route or deployment (not '" << by << "')\n";
-    return 2;
-  }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto rows = store::usageBy(connection, dimension, *since);
-    store::UsageRow total;
-    for (const auto& row : rows) {
-      total.requests += row.requests;
-      total.failed += row.failed;
-      total.input_tokens += row.input_tokens;
-      total.output_tokens += row.output_tokens;
-      total.cache_read_tokens += row.cache_read_tokens;
-      total.cache_write_tokens += row.cache_write_tokens;
-      total.reasoning_tokens += row.reasoning_tokens;
-      total.cost_microdollars += row.cost_microdollars;
-      total.cache_savings_microdollars += row.cache_savings_microdollars;
-    }
-    const auto toJson = [](const store::UsageRow& row) {
-      return nlohmann::json{{"requests", row.requests},
-                            {"failed", row.failed},
-                            {"input_tokens", row.input_tokens},
-                            {"output_tokens", row.output_tokens},
-                            {"cache_read_tokens", row.cache_read_tokens},
-                            {"cache_write_tokens", row.cache_write_tokens},
-                            {"reasoning_tokens", row.reasoning_tokens},
-                            {"cost_microdollars", row.cost_microdollars},
-                            {"cost_usd", formatDollars(row.cost_microdollars).substr(1)},
-                            {"cache_hit_ratio", roundedRatio(row.cacheHitRatio())},
-                            {"cache_savings_microdollars", row.cache_savings_microdollars},
-                            {"cache_savings_usd", formatDollars(row.cache_savings_microdollars).substr(1)}};
-    };
-    if (format == OutputFormat::Json) {
-      nlohmann::json report = {{"by", by}, {"since", store::formatTimestamp(*since)}, {"rows", nlohmann::json::array()}};
-      for (const auto& row : rows) {
-        nlohmann::json item = toJson(row);
-        item[by] = row.key;
-        report["rows"].push_back(std::move(item));
-      }
-      report["total"] = toJson(total);
-      out << report.dump(2) << "\n";
-      return 0;
-    }
-    std::string header = by;
-    for (auto& c : header) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    Table table({header, "REQUESTS", "FAILED", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "COST",
-                 "CACHE HIT", "CACHE SAVED"},
-                {false, true, true, true, true, true, true, true, true, true, true});
-    const auto cells = [&](const std::string& key, const store::UsageRow& row, bool csv) {
-      const auto count = [&](int64_t value) { return csv ? std::to_string(value) : groupThousands(value); };
-      const auto money = [&](int64_t value) { return csv ? std::to_string(value) : formatDollars(value); };
-      char ratio[16];
-      std::snprintf(ratio, sizeof ratio, "%.4f", roundedRatio(row.cacheHitRatio()));
-      return std::vector<std::string>{key, count(row.requests), count(row.failed), count(row.input_tokens),
-                                      count(row.output_tokens), count(row.cache_read_tokens),
-                                      count(row.cache_write_tokens), count(row.reasoning_tokens),
-                                      money(row.cost_microdollars),
-                                      csv ? std::string(ratio) : percent(row.cacheHitRatio(), row.input_tokens > 0),
-                                      money(row.cache_savings_microdollars)};
-    };
-    const bool csv = format == OutputFormat::Csv;
-    if (csv) {
-      Table plain({by, "requests", "failed", "input_tokens", "output_tokens", "cache_read_tokens",
-                   "cache_write_tokens", "reasoning_tokens", "cost_microdollars", "cache_hit_ratio",
-                   "cache_savings_microdollars"});
-      for (const auto& row : rows) plain.addRow(cells(row.key, row, true));
-      plain.printCsv(out);
-      return 0;
-    }
-    for (const auto& row : rows) table.addRow(cells(row.key.empty() ? "(none)" : row.key, row, false));
-    table.setTotals(cells("TOTAL", total, false));
-    out << "usage by " << by << " since " << shortTime(*since) << " UTC (console probes excluded)\n\n";
-    table.print(out);
     return 0;
   });
 }

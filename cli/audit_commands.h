@@ -1,6 +1,6 @@
 #pragma once
-// The audit trail on the command line: `sluicectl audit ID|PREFIX`, `sluicectl requests list` and
-// `sluicectl usage`. Each returns the process exit code: 0 success, 1 runtime failure (database
+// The audit trail on the command line: `sluicectl audit ID|PREFIX` and `sluicectl requests list`
+// (`sluicectl usage` is cli/usage_command.h). Each returns the process exit code: 0 success, 1 runtime failure (database
 // unreachable or failing, no such request), 2 invalid input (no URL, bad duration or dimension,
 // an ambiguous prefix).
 
@@ -31,10 +31,5 @@ struct RequestsListOptions {
 // Newest first. `now` is the end of the window (the real clock outside tests).
 int requestsList(const std::string& database_url, const RequestsListOptions& options, OutputFormat format,
                  TimePoint now, std::ostream& out, std::ostream& err);
-
-// Requests, tokens, cost, cache hit ratio (cache-read share of prompt tokens) and cache savings
-// per user|project|model|provider|route|deployment since `since`, with totals.
-int usageReport(const std::string& database_url, const std::string& since, const std::string& by,
-                OutputFormat format, TimePoint now, std::ostream& out, std::ostream& err);
 
 }  // namespace sluice::cli

@@ -14,6 +14,7 @@
 #include "cli/credentials_commands.h"
 #include "cli/keys_commands.h"
 #include "cli/migrate_command.h"
+#include "cli/usage_command.h"
 #include "cli/users_commands.h"
 #include "server/config/catalog_loader.h"
 
@@ -79,13 +80,21 @@ int main(int argc, char** argv) {
   list->add_flag("--csv", csv, "print CSV");
   list->fallthrough();
 
-  std::string usage_since = "30d";
-  std::string by = "user";
+  sluice::cli::UsageOptions usage_options;
+  std::string usage_since, usage_from, usage_until, usage_format;
   auto* usage = app.add_subcommand(
-      "usage", "requests, tokens, cost and cache savings per user, project, model, provider, route or deployment");
-  usage->add_option("--since", usage_since, "window: 1h, 7d, 30d, …")->capture_default_str();
-  usage->add_option("--by", by, "user|project|model|provider|route|deployment")->capture_default_str();
-  usage->add_flag("--csv", csv, "print CSV");
+      "usage", "spend: requests, tokens, cost and cache savings per member, project, group, model, provider, key, "
+               "route or deployment over a time range (UTC)");
+  usage->add_option("--since", usage_since,
+                    "today, yesterday, this-week, last-week, this-month, last-month, a duration (1h, 7d, 30d) or a "
+                    "date (default: 30d)");
+  usage->add_option("--from", usage_from, "start: 2026-12-01 (midnight UTC) or 2026-12-01T09:30Z");
+  usage->add_option("--until", usage_until, "end, exclusive: 2026-12-02 (default: now)");
+  usage->add_option("--by", usage_options.by, "member|project|group|model|provider|key|route|deployment")
+      ->capture_default_str();
+  usage->add_option("--top", usage_options.top, "only the N costliest rows (the total still counts all)");
+  usage->add_option("--format", usage_format, "table|csv|json")->check(CLI::IsMember({"table", "csv", "json"}));
+  usage->add_flag("--csv", csv, "print CSV (same as --format csv)");
   usage->fallthrough();
 
   sluice::cli::UsersAddOptions user_add;
@@ -194,7 +203,20 @@ int main(int argc, char** argv) {
     list_options.outcome = given(outcome);
     return sluice::cli::requestsList(database_url, list_options, format, now, std::cout, std::cerr);
   }
-  if (*usage) return sluice::cli::usageReport(database_url, usage_since, by, format, now, std::cout, std::cerr);
+  if (*usage) {
+    if (!usage_format.empty() && (json || csv)) {
+      std::cerr << "sluicectl: --format and --json/--csv exclude each other\n";
+      return 2;
+    }
+    usage_options.since = given(usage_since);
+    usage_options.from = given(usage_from);
+    usage_options.until = given(usage_until);
+    const auto usage_output = usage_format == "json"    ? sluice::cli::OutputFormat::Json
+                              : usage_format == "csv"   ? sluice::cli::OutputFormat::Csv
+                              : usage_format == "table" ? sluice::cli::OutputFormat::Text
+                                                        : format;
+    return sluice::cli::usageReport(database_url, usage_options, usage_output, now, std::cout, std::cerr);
+  }
   if (*users_add) {
     user_add.primary_project = given(primary_project);
     return sluice::cli::usersAdd(database_url, user_add, json, now, std::cout, std::cerr);

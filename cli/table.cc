@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <string_view>
 
 namespace sluice::cli {
 
@@ -49,9 +50,30 @@ void Table::print(std::ostream& out) const {
   }
 }
 
+namespace {
+
+// "-12", "3.5": a number a spreadsheet reads as one, not a formula.
+bool plainNumber(const std::string& value) {
+  size_t i = value[0] == '-' || value[0] == '+' ? 1 : 0;
+  if (i == value.size()) return false;
+  bool dot = false, digit = false;
+  for (; i < value.size(); ++i) {
+    if (value[i] == '.' && !dot) dot = true;
+    else if (value[i] >= '0' && value[i] <= '9') digit = true;
+    else return false;
+  }
+  return digit;
+}
+
+}  // namespace
+
 std::string csvField(const std::string& value) {
-  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
-  std::string quoted = "\"";
+  // A cell a spreadsheet would run as a formula (=, +, -, @, tab, carriage return first) gets a
+  // leading apostrophe inside quotes, as OWASP's CSV injection advice has it; numbers stay numbers.
+  const bool formula = !value.empty() && std::string_view("=+-@\t\r").find(value[0]) != std::string_view::npos &&
+                       !plainNumber(value);
+  if (!formula && value.find_first_of(",\"\r\n") == std::string::npos) return value;
+  std::string quoted = formula ? "\"'" : "\"";
   for (const char c : value) {
     if (c == '"') quoted += '"';
     quoted += c;

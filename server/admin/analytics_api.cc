@@ -1,5 +1,7 @@
 // The Analytics page: latency percentiles and SLO share per model, traffic over time, cost by
-// dimension, cache hit ratio and savings per route and served deployment, and the same as CSV. Probes (console Test calls) are excluded everywhere.
+// dimension and the top spenders, cache hit ratio and savings per route and served deployment, and
+// the same as CSV, over a preset (since=24h) or a UTC date range (from=…&until=…). Probes (console
+// Test calls) are excluded everywhere.
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -7,6 +9,7 @@
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 #include "server/store/audit_queries.h"
+#include "server/store/usage_range.h"
 
 namespace sluice::admin {
 
@@ -14,18 +17,45 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kMaxRangeDays = 400;
+constexpr size_t kTopSpenders = 10;
+
 struct Window {
+  std::chrono::system_clock::time_point from;
+  std::optional<std::chrono::system_clock::time_point> until;  // none: up to now
   long long seconds = 86400;
   long long bucket_seconds = 3600;
   int slo_ms = 5000;
+  bool dated = false;  // from/until given rather than a preset
 };
 
-// since: 1h..90d (default 24h); buckets of about 1/48 of it, rounded to a friendly size.
-std::expected<Window, Reply> windowOf(const Exchange& exchange) {
+// Either a preset, since=1h..90d (default 24h), or a date range, from=2026-12-01 [until=2026-12-02]
+// (UTC, half-open, at most 400 days). Buckets of about 1/48 of it, rounded to a friendly size.
+std::expected<Window, Reply> windowOf(const Exchange& exchange, std::chrono::system_clock::time_point now) {
   Window window;
-  const auto since = parseDurationSeconds(exchange.param("since", "24h"));
-  if (!since) return std::unexpected(Reply::error(400, "bad_since", "since: a duration such as 1h, 24h, 7d"));
-  window.seconds = std::clamp<long long>(*since, 300, 90LL * 86400);
+  const std::string from = exchange.param("from");
+  const std::string until = exchange.param("until");
+  if (!from.empty() || !until.empty()) {
+    store::UsageRangeQuestion question;
+    question.since_name = "since";
+    question.from_name = "from";
+    question.until_name = "until";
+    question.max_span = std::chrono::days(kMaxRangeDays);
+    if (!from.empty()) question.from = from;
+    if (!until.empty()) question.until = until;
+    const auto range = store::resolveUsageRange(question, now);
+    if (!range) return std::unexpected(Reply::error(400, "bad_range", range.error()));
+    window.from = range->from;
+    window.until = range->until;
+    window.dated = true;
+    window.seconds = std::max<long long>(
+        1, std::chrono::duration_cast<std::chrono::seconds>(range->until.value_or(now) - range->from).count());
+  } else {
+    const auto since = parseDurationSeconds(exchange.param("since", "24h"));
+    if (!since) return std::unexpected(Reply::error(400, "bad_since", "since: a duration such as 1h, 24h, 7d"));
+    window.seconds = std::clamp<long long>(*since, 300, 90LL * 86400);
+    window.from = now - std::chrono::seconds(window.seconds);
+  }
   constexpr long long kSizes[] = {60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400};
   window.bucket_seconds = kSizes[std::size(kSizes) - 1];
   for (const long long size : kSizes) {
@@ -62,9 +92,10 @@ std::optional<store::UsageDimension> dimensionOf(const std::string& name) {
   return std::nullopt;
 }
 
-json usageJson(const std::vector<store::UsageRow>& rows) {
+json usageJson(const std::vector<store::UsageRow>& rows, size_t limit = SIZE_MAX) {
   json out = json::array();
   for (const auto& row : rows) {
+    if (out.size() >= limit) break;
     out.push_back({{"key", row.key},
                    {"requests", row.requests},
                    {"failed", row.failed},
@@ -83,12 +114,11 @@ json usageJson(const std::vector<store::UsageRow>& rows) {
 
 Reply analytics(ConsoleContext& context, const Exchange& exchange) {
   if (!context.traffic) return Reply::error(503, "no_database", "this gateway has no database");
-  auto window = windowOf(exchange);
-  if (!window) return window.error();
   const auto now = std::chrono::system_clock::now();
-  const auto since = now - std::chrono::seconds(window->seconds);
+  auto window = windowOf(exchange, now);
+  if (!window) return window.error();
   const store::TrafficReport report =
-      context.traffic->report(window->seconds, window->bucket_seconds, window->slo_ms, since);
+      context.traffic->report(window->from, window->until, window->bucket_seconds, window->slo_ms);
   json models = json::array();
   for (const store::ModelTraffic& model : report.models) {
     const auto optional = [](const std::optional<double>& value) { return value ? json(*value) : json(nullptr); };
@@ -122,10 +152,19 @@ Reply analytics(ConsoleContext& context, const Exchange& exchange) {
   cost["provider"] = usageJson(report.cost.at(store::UsageDimension::Provider));
   cost["route"] = usageJson(report.cost.at(store::UsageDimension::Route));
   cost["deployment"] = usageJson(report.cost.at(store::UsageDimension::Deployment));
-  const long long now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  // The costliest ten per member, project and model over the same range, for the "top spenders" table.
+  json top = json::object();
+  top["member"] = usageJson(report.cost.at(store::UsageDimension::User), kTopSpenders);
+  top["project"] = usageJson(report.cost.at(store::UsageDimension::Project), kTopSpenders);
+  top["model"] = usageJson(report.cost.at(store::UsageDimension::Model), kTopSpenders);
+  const auto epoch = [](std::chrono::system_clock::time_point time) {
+    return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
+  };
   return Reply::json({{"since_seconds", window->seconds},
-                      {"from", now_s - window->seconds},
-                      {"to", now_s},
+                      {"from", epoch(window->from)},
+                      {"to", epoch(window->until.value_or(now))},
+                      {"dated", window->dated},
+                      {"top_spenders", top},
                       {"bucket_seconds", window->bucket_seconds},
                       {"slo_ms", window->slo_ms},
                       {"models", models},
@@ -135,13 +174,12 @@ Reply analytics(ConsoleContext& context, const Exchange& exchange) {
 
 Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange) {
   if (!context.traffic) return Reply::error(503, "no_database", "this gateway has no database");
-  auto window = windowOf(exchange);
+  auto window = windowOf(exchange, std::chrono::system_clock::now());
   if (!window) return window.error();
   const std::string by = exchange.param("by", "model");
   const auto dimension = dimensionOf(by);
   if (!dimension) return Reply::error(400, "bad_by", "by: member, project, model, provider, route or deployment");
-  const auto since = std::chrono::system_clock::now() - std::chrono::seconds(window->seconds);
-  const auto rows = context.traffic->usage(*dimension, since);
+  const auto rows = context.traffic->usage(*dimension, window->from, window->until);
   std::ostringstream csv;
   csv << by << ",requests,failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,"
       << "cost_usd,cache_hit_ratio,cache_savings_usd\n";

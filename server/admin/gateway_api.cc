@@ -61,6 +61,37 @@ json quotasJson(const catalog::Quotas& quotas) {
   return {{"mode", quotas.mode == catalog::QuotaMode::Enforce ? "enforce" : "warn"}, {"windows", windows}};
 }
 
+// Today (UTC) across the fleet: spend, the five costliest members, and the error rate with quota
+// refusals (the caller's limit) counted apart from provider failures (the deployments'). Null
+// without a database.
+json todayJson(store::TrafficStats& traffic) {
+  const auto now = std::chrono::system_clock::now();
+  const auto midnight = std::chrono::floor<std::chrono::days>(now);
+  const auto members = traffic.usage(store::UsageDimension::User, midnight);
+  int64_t spend = 0;
+  json top = json::array();
+  for (const auto& row : members) {
+    spend += row.cost_microdollars;
+    if (top.size() < 5 && row.cost_microdollars > 0) {
+      top.push_back({{"member", row.key}, {"requests", row.requests}, {"cost_microdollars", row.cost_microdollars}});
+    }
+  }
+  const store::DayOutcomes outcomes = traffic.todayOutcomes(now);
+  const auto share = [&](int64_t count) {
+    return outcomes.requests ? static_cast<double>(count) / static_cast<double>(outcomes.requests) : 0.0;
+  };
+  return {{"since", std::chrono::duration_cast<std::chrono::seconds>(midnight.time_since_epoch()).count()},
+          {"spend_microdollars", spend},
+          {"top_spenders", top},
+          {"requests", outcomes.requests},
+          {"failed", outcomes.failed},
+          {"quota_refused", outcomes.quota_refused},
+          {"provider_failed", outcomes.provider_failed},
+          {"error_rate", share(outcomes.failed)},
+          {"quota_refusal_rate", share(outcomes.quota_refused)},
+          {"provider_error_rate", share(outcomes.provider_failed)}};
+}
+
 }  // namespace
 
 Reply gatewayOverview(ConsoleContext& context, const Exchange&) {
@@ -89,6 +120,7 @@ Reply gatewayOverview(ConsoleContext& context, const Exchange&) {
   return Reply::json({{"version", catalog->version},
                       {"in_flight", static_cast<int64_t>(context.gateway.metrics().inflight_requests.value())},
                       {"window_minutes", 15},
+                      {"today", context.traffic ? todayJson(*context.traffic) : json(nullptr)},
                       {"models", models},
                       {"breakers", breakers}});
 }

@@ -78,63 +78,120 @@ double UsageRow::cacheHitRatio() const {
   return input_tokens > 0 ? static_cast<double>(cache_read_tokens) / static_cast<double>(input_tokens) : 0.0;
 }
 
-std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since) {
-  const char* rolled = "user_name";
-  const char* raw = "coalesce(user_name, '')";
+namespace {
+
+// [since, until) cut into the pieces each table answers exactly: raw requests at the ragged
+// edges, hourly rollup rows for the whole hours of the edge days, daily rows for whole days.
+// A piece whose start is not before its end matches nothing. "infinity" is an open end.
+struct UsageSegments {
+  std::string raw_from, raw_until, raw2_from, raw2_until;
+  std::string hour_from, hour_until, hour2_from, hour2_until;
+  std::string day_from, day_until;
+};
+
+UsageSegments cutRange(TimePoint since, std::optional<TimePoint> until, bool raw_only) {
+  const auto ceilTo = [](TimePoint time, auto unit) {
+    const auto floor = std::chrono::floor<decltype(unit)>(time);
+    return floor == time ? time : TimePoint(floor + unit);
+  };
+  const std::string from = formatTimestamp(since);
+  const std::string end = until ? formatTimestamp(*until) : "infinity";
+  if (raw_only || (until && *until <= since)) return {from, end, from, from, from, from, from, from, from, from};
+  const TimePoint h1 = ceilTo(since, std::chrono::hours(1));
+  const TimePoint d1 = ceilTo(since, std::chrono::days(1));
+  if (!until) {
+    return {from, formatTimestamp(h1), from, from, formatTimestamp(h1), formatTimestamp(d1), from, from,
+            formatTimestamp(d1), "infinity"};
+  }
+  const TimePoint h2 = std::chrono::floor<std::chrono::hours>(*until);
+  const TimePoint d2 = std::chrono::floor<std::chrono::days>(*until);
+  if (h1 >= h2) return {from, end, from, from, from, from, from, from, from, from};
+  if (d1 >= d2) {
+    return {from, formatTimestamp(h1), formatTimestamp(h2), end, formatTimestamp(h1), formatTimestamp(h2),
+            from, from, from, from};
+  }
+  return {from, formatTimestamp(h1), formatTimestamp(h2), end, formatTimestamp(h1), formatTimestamp(d1),
+          formatTimestamp(d2), formatTimestamp(h2), formatTimestamp(d1), formatTimestamp(d2)};
+}
+
+}  // namespace
+
+std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since,
+                              std::optional<TimePoint> until) {
+  const char* rolled = "t.user_name";
+  const char* raw = "coalesce(t.user_name, '')";
   const char* hourly = "ai_usage_hourly";
   const char* daily = "ai_usage_daily";
+  const char* join = "";
   switch (dimension) {
     case UsageDimension::User:
       break;
     case UsageDimension::Project:
-      rolled = "project";
-      raw = "coalesce(project, '')";
+      rolled = "t.project";
+      raw = "coalesce(t.project, '')";
       break;
     case UsageDimension::Model:
-      rolled = "model";
-      raw = "coalesce(model, '')";
+      rolled = "t.model";
+      raw = "coalesce(t.model, '')";
       break;
     case UsageDimension::Provider:
-      rolled = "provider";
-      raw = "coalesce(served_provider, '')";
+      rolled = "t.provider";
+      raw = "coalesce(t.served_provider, '')";
       break;
     case UsageDimension::Route:
-      rolled = "route_id";
-      raw = "coalesce(route_id, '')";
+      rolled = "t.route_id";
+      raw = "coalesce(t.route_id, '')";
       hourly = "ai_route_usage_hourly";
       daily = "ai_route_usage_daily";
       break;
     case UsageDimension::Deployment:
-      rolled = "endpoint";
-      raw = "coalesce(served_endpoint, '')";
+      rolled = "t.endpoint";
+      raw = "coalesce(t.served_endpoint, '')";
       hourly = "ai_route_usage_hourly";
       daily = "ai_route_usage_daily";
       break;
+    case UsageDimension::Group:
+      rolled = raw = "g.name";
+      join = " LEFT JOIN members m ON m.name = t.user_name COLLATE \"C\" CROSS JOIN LATERAL "
+             "unnest(CASE WHEN cardinality(m.groups) > 0 THEN m.groups ELSE ARRAY['']::text[] END) AS g(name)";
+      break;
+    case UsageDimension::Key:
+      rolled = raw = "coalesce(t.api_key_id, '')";
+      break;
   }
-  // [since, first whole hour) from ai_requests, [first whole hour, first whole day) from the hourly
-  // rollup, whole days from the daily one: exact, and a handful of rows per day of the window.
-  const auto hour = std::chrono::floor<std::chrono::hours>(since);
-  const TimePoint whole_hour = hour == since ? since : hour + std::chrono::hours(1);
-  const auto day = std::chrono::floor<std::chrono::days>(since);
-  const TimePoint whole_day = day == since ? since : day + std::chrono::days(1);
+  const UsageSegments cut = cutRange(since, until, dimension == UsageDimension::Key);
   const std::string measures =
-      "requests, failed, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, "
-      "cost_microdollars, cache_savings_microdollars";
+      "t.requests, t.failed, t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens, "
+      "t.reasoning_tokens, t.cost_microdollars, t.cache_savings_microdollars";
+  const std::string raw_measures =
+      "1 AS requests, (t.outcome <> 'ok')::int AS failed, t.input_tokens, t.output_tokens, t.cache_read_tokens, t.cache_write_tokens, "
+      "t.reasoning_tokens, t.cost_microdollars, t.cache_savings_microdollars";
   pqxx::nontransaction query(connection);
+  // Key has no rollup: only the ai_requests part (its segments then span the whole range).
+  const std::string rollups =
+      dimension == UsageDimension::Key
+          ? std::string()
+          : std::string("SELECT ") + rolled + " AS key, " + measures + " FROM " + daily + " t" + join +
+                " WHERE t.day >= ($9::timestamptz AT TIME ZONE 'UTC')::date"
+                " AND t.day < ($10::timestamptz AT TIME ZONE 'UTC')::date"
+                " UNION ALL SELECT " + rolled + ", " + measures + " FROM " + hourly + " t" + join +
+                " WHERE (t.hour >= $5::timestamptz AND t.hour < $6::timestamptz)"
+                " OR (t.hour >= $7::timestamptz AND t.hour < $8::timestamptz) UNION ALL ";
   const std::string sql =
-      std::string("WITH combined AS (SELECT ") + rolled + " AS key, " + measures +
-      " FROM " + daily + " WHERE day >= ($3::timestamptz AT TIME ZONE 'UTC')::date "
-      "UNION ALL SELECT " + rolled + ", " + measures +
-      " FROM " + hourly + " WHERE hour >= $2::timestamptz AND hour < $3::timestamptz "
-      "UNION ALL SELECT " + raw + ", 1, (outcome <> 'ok')::int, input_tokens, output_tokens, cache_read_tokens, "
-      "cache_write_tokens, reasoning_tokens, cost_microdollars, cache_savings_microdollars FROM ai_requests "
-      "WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz AND NOT probe) "
-      "SELECT key, sum(requests)::bigint, sum(failed)::bigint, sum(input_tokens)::bigint, sum(output_tokens)::bigint, "
+      "WITH combined AS (" + rollups + "SELECT " + raw + " AS key, " + raw_measures + " FROM ai_requests t" + join +
+      " WHERE NOT t.probe AND ((t.created_at >= $1::timestamptz AND t.created_at < $2::timestamptz)"
+      " OR (t.created_at >= $3::timestamptz AND t.created_at < $4::timestamptz))"
+      ") SELECT key, sum(requests)::bigint, sum(failed)::bigint, sum(input_tokens)::bigint, sum(output_tokens)::bigint, "
       "sum(cache_read_tokens)::bigint, sum(cache_write_tokens)::bigint, sum(reasoning_tokens)::bigint, "
       "sum(cost_microdollars)::bigint, sum(cache_savings_microdollars)::bigint FROM combined GROUP BY key "
       "ORDER BY 9 DESC, 2 DESC, key";
+  const pqxx::result result =
+      dimension == UsageDimension::Key
+          ? query.exec_params(sql, cut.raw_from, cut.raw_until, cut.raw2_from, cut.raw2_until)
+          : query.exec_params(sql, cut.raw_from, cut.raw_until, cut.raw2_from, cut.raw2_until, cut.hour_from,
+                              cut.hour_until, cut.hour2_from, cut.hour2_until, cut.day_from, cut.day_until);
   std::vector<UsageRow> rows;
-  for (const auto& row : query.exec_params(sql, formatTimestamp(since), formatTimestamp(whole_hour), formatTimestamp(whole_day))) {
+  for (const auto& row : result) {
     UsageRow usage;
     usage.key = text(row[0]);
     usage.requests = row[1].as<int64_t>();

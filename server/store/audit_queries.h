@@ -50,8 +50,9 @@ struct RequestSummary {
 std::vector<RequestSummary> listRequests(pqxx::connection& connection, const RequestFilter& filter);
 
 // Provider is the served provider; Route the catalog route; Deployment the served endpoint
-// ("provider/endpoint").
-enum class UsageDimension { User, Project, Model, Provider, Route, Deployment };
+// ("provider/endpoint"); Group each of the member's groups (as the members table holds them now,
+// so a member in two groups counts in both, and one without any under ""); Key the API key id.
+enum class UsageDimension { User, Project, Model, Provider, Route, Deployment, Group, Key };
 
 struct UsageRow {
   std::string key;   // "" when the dimension was empty (unauthenticated, nothing served, …)
@@ -73,7 +74,11 @@ struct UsageRow {
 // Totals per dimension value for the requests since `since` (probes excluded), costliest first.
 // Whole days come from ai_usage_daily, whole hours of the first day from ai_usage_hourly, the part
 // of the first hour after `since` from ai_requests: exact to the microsecond and cheap at any size.
-// Route and Deployment read ai_route_usage_daily and ai_route_usage_hourly the same way.
-std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since);
+// Route and Deployment read ai_route_usage_daily and ai_route_usage_hourly the same way, Group joins
+// the user rollups to members. With `until`, only requests before it count ([since, until)); the
+// part of its last hour comes from ai_requests, the rest of its last day from the hourly rollup.
+// Key has no rollup: it reads ai_requests for the whole range (callers bound the range).
+std::vector<UsageRow> usageBy(pqxx::connection& connection, UsageDimension dimension, TimePoint since,
+                              std::optional<TimePoint> until = std::nullopt);
 
 }  // namespace sluice::store

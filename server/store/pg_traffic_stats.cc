@@ -1,5 +1,7 @@
 #include "server/store/pg_traffic_stats.h"
 
+#include "server/store/audit_store.h"
+
 namespace sluice::store {
 
 namespace {
@@ -13,13 +15,16 @@ std::optional<double> optionalDouble(const pqxx::field& field) {
 
 PgTrafficStats::PgTrafficStats(std::shared_ptr<ConnectionPool> pool) : pool_(std::move(pool)) {}
 
-TrafficReport PgTrafficStats::report(int64_t seconds, int64_t bucket_seconds, int64_t slo_ms, TimePoint since) {
+TrafficReport PgTrafficStats::report(TimePoint from, std::optional<TimePoint> until, int64_t bucket_seconds,
+                                     int64_t slo_ms) {
   return pool_->run([&](pqxx::connection& connection) {
     TrafficReport report;
     {
       pqxx::nontransaction query(connection);
-      const std::string range =
-          "created_at >= now() - " + query.quote(std::to_string(seconds) + " seconds") + "::interval AND NOT probe";
+      // $2 and $3: the range, an index range on created_at over the partitions it touches.
+      const std::string range = "created_at >= $2::timestamptz AND created_at < $3::timestamptz AND NOT probe";
+      const std::string first = formatTimestamp(from);
+      const std::string last = until ? formatTimestamp(*until) : "infinity";
       for (const auto& row : query.exec_params(
                "SELECT model, count(*), "
                "percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), "
@@ -28,7 +33,7 @@ TrafficReport PgTrafficStats::report(int64_t seconds, int64_t bucket_seconds, in
                "sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(cost_microdollars)::bigint, "
                "percentile_cont(0.5) WITHIN GROUP (ORDER BY ttfb_ms) "
                "FROM ai_requests WHERE " + range + " AND model IS NOT NULL GROUP BY model ORDER BY 2 DESC, 1",
-               static_cast<int>(slo_ms))) {
+               static_cast<int>(slo_ms), first, last)) {
         ModelTraffic model;
         model.model = row[0].as<std::string>();
         model.requests = row[1].as<int64_t>();
@@ -42,26 +47,39 @@ TrafficReport PgTrafficStats::report(int64_t seconds, int64_t bucket_seconds, in
         model.ttfb_p50_ms = optionalDouble(row[9]);
         report.models.push_back(std::move(model));
       }
-      const std::string bucket = std::to_string(bucket_seconds);
-      for (const auto& row : query.exec(
-               "SELECT (floor(extract(epoch FROM created_at) / " + bucket + ") * " + bucket + ")::bigint AS b, "
+      for (const auto& row : query.exec_params(
+               "SELECT (floor(extract(epoch FROM created_at) / $1) * $1)::bigint AS b, "
                "count(*), count(*) FILTER (WHERE outcome <> 'ok'), sum(input_tokens)::bigint, "
                "sum(output_tokens)::bigint, sum(cost_microdollars)::bigint "
-               "FROM ai_requests WHERE " + range + " GROUP BY b ORDER BY b")) {
+               "FROM ai_requests WHERE " + range + " GROUP BY b ORDER BY b",
+               bucket_seconds, first, last)) {
         report.series.push_back(TrafficBucket{row[0].as<int64_t>(), row[1].as<int64_t>(), row[2].as<int64_t>(),
                                               row[3].as<int64_t>(), row[4].as<int64_t>(), row[5].as<int64_t>()});
       }
     }
     for (const UsageDimension dimension : {UsageDimension::User, UsageDimension::Project, UsageDimension::Model,
                                            UsageDimension::Provider, UsageDimension::Route, UsageDimension::Deployment}) {
-      report.cost[dimension] = usageBy(connection, dimension, since);
+      report.cost[dimension] = usageBy(connection, dimension, from, until);
     }
     return report;
   });
 }
 
-std::vector<UsageRow> PgTrafficStats::usage(UsageDimension dimension, TimePoint since) {
-  return pool_->run([&](pqxx::connection& connection) { return usageBy(connection, dimension, since); });
+std::vector<UsageRow> PgTrafficStats::usage(UsageDimension dimension, TimePoint since,
+                                            std::optional<TimePoint> until) {
+  return pool_->run([&](pqxx::connection& connection) { return usageBy(connection, dimension, since, until); });
+}
+
+DayOutcomes PgTrafficStats::todayOutcomes(TimePoint now) {
+  return pool_->run([&](pqxx::connection& connection) {
+    pqxx::nontransaction query(connection);
+    const auto row = query.exec_params1(
+        "SELECT count(*), count(*) FILTER (WHERE outcome <> 'ok'), count(*) FILTER (WHERE outcome = 'quota_exceeded'), "
+        "count(*) FILTER (WHERE outcome IN ('upstream_error', 'upstream_timeout', 'all_deployments_failed', "
+        "'no_deployment_available')) FROM ai_requests WHERE created_at >= $1::timestamptz AND NOT probe",
+        formatTimestamp(std::chrono::floor<std::chrono::days>(now)));
+    return DayOutcomes{row[0].as<int64_t>(), row[1].as<int64_t>(), row[2].as<int64_t>(), row[3].as<int64_t>()};
+  });
 }
 
 std::map<std::string, RecentTraffic> PgTrafficStats::recentByModel() {

@@ -13,8 +13,10 @@ class PgTrafficStats : public TrafficStats {
  public:
   explicit PgTrafficStats(std::shared_ptr<ConnectionPool> pool);
 
-  TrafficReport report(int64_t seconds, int64_t bucket_seconds, int64_t slo_ms, TimePoint since) override;
-  std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since) override;
+  TrafficReport report(TimePoint from, std::optional<TimePoint> until, int64_t bucket_seconds,
+                       int64_t slo_ms) override;
+  std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since, std::optional<TimePoint> until) override;
+  DayOutcomes todayOutcomes(TimePoint now) override;
   std::map<std::string, RecentTraffic> recentByModel() override;
 
  private:

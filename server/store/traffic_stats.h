@@ -51,14 +51,27 @@ struct RecentTraffic {
   int64_t failed_over = 0;  // served by another endpoint than the first tried
 };
 
+struct DayOutcomes {
+  int64_t requests = 0;
+  int64_t failed = 0;             // outcome other than ok
+  int64_t quota_refused = 0;      // quota_exceeded
+  int64_t provider_failed = 0;    // the deployments failed or could not be reached
+};
+
 class TrafficStats {
  public:
   virtual ~TrafficStats() = default;
-  // The requests of the last `seconds` (models, series in buckets of `bucket_seconds`) and the
-  // cost since `since`, read on one connection.
-  virtual TrafficReport report(int64_t seconds, int64_t bucket_seconds, int64_t slo_ms, TimePoint since) = 0;
-  // usageBy(dimension, since).
-  virtual std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since) = 0;
+  // The requests in [from, until) (until none: up to now): models, series in buckets of
+  // `bucket_seconds`, and the cost per dimension, read on one connection.
+  virtual TrafficReport report(TimePoint from, std::optional<TimePoint> until, int64_t bucket_seconds,
+                               int64_t slo_ms) = 0;
+  // usageBy(dimension, since, until).
+  virtual std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since,
+                                      std::optional<TimePoint> until = std::nullopt) = 0;
+  // Today's (UTC) requests: how many, and how many failed, with quota refusals (outcome
+  // quota_exceeded) and provider failures (upstream_error, upstream_timeout, all_deployments_failed,
+  // no_deployment_available) counted apart.
+  virtual DayOutcomes todayOutcomes(TimePoint now) = 0;
   // The last 15 minutes by model ("" for requests without one).
   virtual std::map<std::string, RecentTraffic> recentByModel() = 0;
 };

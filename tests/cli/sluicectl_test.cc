@@ -6,34 +6,15 @@
 #include "server/audit/fields.h"
 #include "server/store/audit_store.h"
 #include "tests/server/store/scratch_database.h"
-#include "tests/support/child_process.h"
-#include "tests/support/test_env.h"
+#include "tests/cli/sluicectl_run.h"
 
 using namespace sluice;
 using namespace std::chrono;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Run runSluicectl(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {}) {
-  test::ChildProcess child({.binary = test::binPath("sluicectl"),
-                            .args = std::move(args),
-                            .env = std::move(env),
-                            .unset_env = {"SLUICE_DATABASE_URL"},
-                            .wait_for_listening = false});
-  const auto code = child.waitForExit(seconds(60));
-  BOOST_REQUIRE_MESSAGE(code.has_value(), "sluicectl did not exit");
-  // Let the reader thread drain what is left in the pipes.
-  for (int i = 0; i < 50 && child.stdoutText().empty() && child.stderrText().empty(); ++i) {
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return {*code, child.stdoutText(), child.stderrText()};
-}
+using test::runSluicectl;
+using test::squeeze;
 
 // The module's database, migrated by `sluicectl migrate` in the first test.
 test::ScratchDatabase& database() {
@@ -48,16 +29,6 @@ std::vector<std::string> withUrl(std::vector<std::string> args) {
 }
 
 const auto kNow = system_clock::now();
-
-// Runs of spaces as one, so checks do not depend on column widths.
-std::string squeeze(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
-    out += c;
-  }
-  return out;
-}
 
 nlohmann::json row(const std::string& id, system_clock::time_point created, const std::string& user,
                    const std::string& model, const std::string& outcome, int64_t cost) {

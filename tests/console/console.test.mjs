@@ -294,6 +294,77 @@ describe('admin console', () => {
     await shot('analytics-cache');
   });
 
+  test('analytics over a date range names the top spenders with real numbers', async () => {
+    // Three days ago (UTC), three members' requests written straight into the trail with the daily
+    // rollup filled from them the way migration 0002 does (the writer would have done both).
+    const day = new Date(Date.now() - 3 * 86400e3).toISOString().slice(0, 10);
+    const next = new Date(Date.parse(day) + 86400e3).toISOString().slice(0, 10);
+    const rows = [['dana', 'apollo', 4000000], ['dana', 'apollo', 500000], ['eli', 'zephyr', 1250000], ['fay', 'apollo', 250000]]
+      .map(([user, project, cost], i) => `('range-${i}', '${day}T${String(9 + i).padStart(2, '0')}:00:00Z', '${user}', '${project}', ` +
+        `'claude-sonnet-5-5', 'anthropic', 200, 'ok', 100, 10, ${cost}, 800)`).join(', ');
+    execFileSync('psql', [stack.dbUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-c',
+      `SELECT sluice_ensure_ai_requests_partition('${day}'); ` +
+      'INSERT INTO ai_requests (id, created_at, user_name, project, model, served_provider, status, outcome, ' +
+      `input_tokens, output_tokens, cost_microdollars, latency_ms) VALUES ${rows}; ` +
+      'INSERT INTO ai_usage_daily (day, user_name, project, model, provider, requests, failed, input_tokens, output_tokens, ' +
+      'cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_microdollars, cache_savings_microdollars) ' +
+      "SELECT (created_at AT TIME ZONE 'UTC')::date, user_name, project, model, served_provider, count(*), 0, sum(input_tokens), sum(output_tokens), " +
+      "0, 0, 0, sum(cost_microdollars), 0 FROM ai_requests WHERE id LIKE 'range-%' GROUP BY 1, 2, 3, 4, 5"]);
+
+    await page.goto(`${stack.url}/admin/analytics?from=${day}&until=${next}`);
+    await page.waitForSelector('#top-member [data-key="dana"]');
+    const shown = await page.textContent('#range-shown');
+    assert.ok(shown.startsWith(`From ${day} 00:00 to ${next} 00:00 UTC.`), shown);
+    const member = (key) => page.$$eval(`#top-member [data-key="${key}"] td`, (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(await member('dana'), ['1', 'dana', '2', S_usd(4500000), '75.0 %']);  // of $6.00 that day
+    assert.deepEqual(await member('eli'), ['2', 'eli', '1', S_usd(1250000), '20.8 %']);
+    assert.deepEqual(await member('fay'), ['3', 'fay', '1', S_usd(250000), '4.2 %']);
+    const project = await page.$$eval('#top-project [data-key="apollo"] td', (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(project, ['1', 'apollo', '3', S_usd(4750000), '79.2 %']);
+    assert.match(await page.textContent('#main'), /Top spenders \(\$6\.000 in all\)/);
+    assert.match(await page.textContent('#latency-table'), /claude-sonnet-5-5\s*4/);
+    assert.equal(await page.inputValue('#range-from'), day);
+    assert.deepEqual(await pageProblems(page), []);
+    const csv = await page.evaluate(async (q) => (await fetch(`/admin/api/analytics.csv?by=member&${q}`)).text(), `from=${day}&until=${next}`);
+    assert.match(csv, /\ndana,2,0,200,20,0,0,0,4\.500000,/);
+    await shot('analytics-date-range');
+
+    // Bad dates and ranges: a 400 with a clear message, shown under the form.
+    const bad = await page.evaluate(async () => {
+      const reply = await fetch('/admin/api/analytics?from=2026-13-01');
+      return { status: reply.status, body: await reply.json() };
+    });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body.error.key, 'bad_range');
+    assert.equal(bad.body.error.message, 'from 2026-13-01: month 13 does not exist');
+    const long = await page.evaluate(async () => (await fetch('/admin/api/analytics?from=2020-01-01&until=2026-01-01')).json());
+    assert.match(long.error.message, /longer than 400 days/);
+    const backwards = await page.evaluate(async () => (await fetch('/admin/api/analytics?from=2026-12-03&until=2026-12-02')).json());
+    assert.match(backwards.error.message, /^until 2026-12-02 00:00 is not after the start 2026-12-03 00:00 UTC$/);
+    await page.goto(`${stack.url}/admin/analytics?from=2026-02-30`);
+    await page.waitForSelector('#range-error');
+    assert.equal(await page.textContent('#range-error'), 'from 2026-02-30: February 2026 has 28 days');
+  });
+
+  test('the gateway overview shows today\'s spend, top spenders and quota refusals apart from provider failures', async () => {
+    const overview = await page.evaluate(async () => (await fetch('/admin/api/gateway/overview')).json());
+    const today = overview.today;
+    assert.ok(today.requests > 0 && today.spend_microdollars > 0, JSON.stringify(today));
+    assert.ok(today.top_spenders.length > 0 && today.top_spenders.length <= 5, JSON.stringify(today));
+    assert.equal(today.top_spenders.reduce((n, r) => n + r.cost_microdollars, 0) <= today.spend_microdollars, true);
+    assert.ok(today.quota_refused + today.provider_failed <= today.failed, JSON.stringify(today));
+    await page.goto(`${stack.url}/admin/gateway`);
+    await page.waitForSelector('#today-top tbody tr');
+    assert.equal(await page.textContent('#today-spend'), S_usd(today.spend_microdollars));
+    const first = today.top_spenders[0];
+    const cells = await page.$$eval(`#today-top [data-key="${first.member}"] td`, (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(cells, [first.member, String(first.requests), S_usd(first.cost_microdollars)]);
+    assert.match(await page.textContent('#today-quota'), /^\d+\.\d % \(\d+\)$/);
+    assert.match(await page.textContent('#today-provider'), /^\d+\.\d % \(\d+\)$/);
+    assert.deepEqual(await pageProblems(page), []);
+    await shot('gateway-today');
+  });
+
   test('members, access control and connect pages render', async () => {
     await page.goto(`${stack.url}/admin/members`);
     await page.waitForSelector('#members-table [data-member="alice"]');

@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_CASE(reports_models_series_cost_and_recent_traffic_without_probe
                                                 .dump());
   }
   store::PgTrafficStats stats(std::make_shared<store::ConnectionPool>(database.url()));
-  const auto report = stats.report(3600, 300, 5000, now - hours(1));
+  const auto report = stats.report(now - hours(1), std::nullopt, 300, 5000);
   BOOST_REQUIRE(report.models.size() == 2u);
   BOOST_TEST(report.models[0].model == "m1");
   BOOST_TEST(report.models[0].requests == 2);
@@ -64,6 +64,55 @@ BOOST_AUTO_TEST_CASE(reports_models_series_cost_and_recent_traffic_without_probe
   BOOST_TEST(recent.at("m1").requests == 2);
   BOOST_TEST(recent.at("m1").failed_over == 2);
   BOOST_TEST(recent.at("m2").failed == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_dated_range_reports_only_its_requests) {
+  test::ScratchDatabase database;
+  const auto now = system_clock::now();
+  const sys_days today = floor<days>(now);
+  const auto earlier_today = today + (now - today) / 2;  // between midnight and now, whenever the test runs
+  {
+    auto connection = database.connect();
+    store::insertAuditRows(*connection, audit::auditColumns(),
+                           nlohmann::json::array({row("dr-1", today - days(1) + hours(10), "m1", "ok", 100),
+                                                  row("dr-2", today - days(1) + hours(11), "m2", "ok", 100),
+                                                  row("dr-3", today - days(2) + hours(11), "m2", "ok", 100),
+                                                  row("dr-4", earlier_today, "m1", "ok", 100)})
+                               .dump());
+  }
+  store::PgTrafficStats stats(std::make_shared<store::ConnectionPool>(database.url()));
+  const auto report = stats.report(today - days(1), today, 3600, 5000);
+  BOOST_REQUIRE(report.models.size() == 2u);
+  BOOST_TEST(report.models[0].requests + report.models[1].requests == 2);
+  BOOST_TEST(report.series.size() == 2u);
+  BOOST_TEST(report.cost.at(store::UsageDimension::User).at(0).requests == 2);
+  BOOST_TEST(report.cost.at(store::UsageDimension::User).at(0).cost_microdollars == 200);
+  BOOST_TEST(stats.usage(store::UsageDimension::Model, today - days(2), today).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(today_counts_quota_refusals_apart_from_provider_failures) {
+  test::ScratchDatabase database;
+  const auto now = system_clock::now();
+  const sys_days today = floor<days>(now);
+  const auto at = today + (now - today) / 2;
+  {
+    auto connection = database.connect();
+    store::insertAuditRows(*connection, audit::auditColumns(),
+                           nlohmann::json::array({row("to-1", at, "m1", "ok", 100),
+                                                  row("to-2", at, "m1", "quota_exceeded", 1),
+                                                  row("to-3", at, "m1", "quota_exceeded", 1),
+                                                  row("to-4", at, "m1", "upstream_timeout", 1),
+                                                  row("to-5", at, "m1", "access_denied", 1),
+                                                  row("to-6", at, "m1", "all_deployments_failed", 1, true),
+                                                  row("to-7", today - hours(1), "m1", "upstream_error", 1)})
+                               .dump());
+  }
+  store::PgTrafficStats stats(std::make_shared<store::ConnectionPool>(database.url()));
+  const auto outcomes = stats.todayOutcomes(now);
+  BOOST_TEST(outcomes.requests == 5);  // the probe and yesterday's row left out
+  BOOST_TEST(outcomes.failed == 4);
+  BOOST_TEST(outcomes.quota_refused == 2);
+  BOOST_TEST(outcomes.provider_failed == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
