@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
-#include <string_view>
+
+#include "server/text/csv_cell.h"
 
 namespace sluice::cli {
 
@@ -50,36 +51,7 @@ void Table::print(std::ostream& out) const {
   }
 }
 
-namespace {
-
-// "-12", "3.5": a number a spreadsheet reads as one, not a formula.
-bool plainNumber(const std::string& value) {
-  size_t i = value[0] == '-' || value[0] == '+' ? 1 : 0;
-  if (i == value.size()) return false;
-  bool dot = false, digit = false;
-  for (; i < value.size(); ++i) {
-    if (value[i] == '.' && !dot) dot = true;
-    else if (value[i] >= '0' && value[i] <= '9') digit = true;
-    else return false;
-  }
-  return digit;
-}
-
-}  // namespace
-
-std::string csvField(const std::string& value) {
-  // A cell a spreadsheet would run as a formula (=, +, -, @, tab, carriage return first) gets a
-  // leading apostrophe inside quotes, as OWASP's CSV injection advice has it; numbers stay numbers.
-  const bool formula = !value.empty() && std::string_view("=+-@\t\r").find(value[0]) != std::string_view::npos &&
-                       !plainNumber(value);
-  if (!formula && value.find_first_of(",\"\r\n") == std::string::npos) return value;
-  std::string quoted = formula ? "\"'" : "\"";
-  for (const char c : value) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
+std::string csvField(const std::string& value) { return text::csvCell(value); }
 
 void Table::printCsv(std::ostream& out) const {
   const auto line = [&](const std::vector<std::string>& cells) {

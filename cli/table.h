@@ -30,7 +30,7 @@ class Table {
 std::string groupThousands(long long value);
 // Microdollars as dollars: "$12.35" from a dollar up, else up to six decimals ("$0.000123").
 std::string formatDollars(long long microdollars);
-// One CSV field, quoted when it needs to be.
+// One CSV field, quoted when it needs to be, formula cells neutralised (server/text/csv_cell.h).
 std::string csvField(const std::string& value);
 
 }  // namespace sluice::cli

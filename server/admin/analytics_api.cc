@@ -4,12 +4,14 @@
 // Test calls) are excluded everywhere.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <sstream>
 
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 #include "server/store/audit_queries.h"
 #include "server/store/usage_range.h"
+#include "server/text/csv_cell.h"
 
 namespace sluice::admin {
 
@@ -72,19 +74,10 @@ std::expected<Window, Reply> windowOf(const Exchange& exchange, std::chrono::sys
   return window;
 }
 
-std::string csvField(const std::string& value) {
-  if (value.find_first_of(",\"\n") == std::string::npos) return value;
-  std::string out = "\"";
-  for (const char c : value) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::optional<store::UsageDimension> dimensionOf(const std::string& name) {
   if (name == "member" || name == "user") return store::UsageDimension::User;
   if (name == "project") return store::UsageDimension::Project;
+  if (name == "group") return store::UsageDimension::Group;
   if (name == "model") return store::UsageDimension::Model;
   if (name == "provider") return store::UsageDimension::Provider;
   if (name == "route") return store::UsageDimension::Route;
@@ -178,7 +171,7 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange) {
   if (!window) return window.error();
   const std::string by = exchange.param("by", "model");
   const auto dimension = dimensionOf(by);
-  if (!dimension) return Reply::error(400, "bad_by", "by: member, project, model, provider, route or deployment");
+  if (!dimension) return Reply::error(400, "bad_by", "by: member, project, group, model, provider, route or deployment");
   const auto rows = context.traffic->usage(*dimension, window->from, window->until);
   std::ostringstream csv;
   csv << by << ",requests,failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,"
@@ -190,7 +183,7 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange) {
     std::snprintf(ratio, sizeof ratio, "%.4f", row.cacheHitRatio());
     char savings[32];
     std::snprintf(savings, sizeof savings, "%.6f", static_cast<double>(row.cache_savings_microdollars) / 1e6);
-    csv << csvField(row.key) << ',' << row.requests << ',' << row.failed << ',' << row.input_tokens << ','
+    csv << text::csvCell(row.key) << ',' << row.requests << ',' << row.failed << ',' << row.input_tokens << ','
         << row.output_tokens << ',' << row.cache_read_tokens << ',' << row.cache_write_tokens << ','
         << row.reasoning_tokens << ',' << cost << ',' << ratio << ',' << savings << '\n';
   }

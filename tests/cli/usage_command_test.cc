@@ -121,6 +121,11 @@ BOOST_AUTO_TEST_CASE(from_until_counts_exactly_the_requests_inside_the_range) {
   // Whole days: the day before yesterday to today's midnight holds grace's $20 too, not frank's today.
   const auto days = usage({"--from", date(kYesterday - std::chrono::days(1)), "--until", date(kToday), "--json"});
   BOOST_TEST(nlohmann::json::parse(days.out)["total"]["cost_microdollars"] == 26'750'000);
+  // Ragged at both ends: raw rows, hourly rollup, daily rollup, raw rows again. Grace's 12:00 the
+  // day before yesterday is in (after 11:30); frank's 00:00:00.5 today is in (before 00:00:01).
+  const auto ragged = usage({"--from", date(kYesterday - std::chrono::days(1)) + "T11:30Z", "--until",
+                             date(kToday) + "T00:00:01Z", "--json"});
+  BOOST_TEST(nlohmann::json::parse(ragged.out)["total"]["cost_microdollars"] == 35'750'000);
   const auto today = usage({"--since", "today", "--json"});
   BOOST_TEST(nlohmann::json::parse(today.out)["total"]["cost_microdollars"] == 9'000'000);
 }

@@ -299,7 +299,7 @@ describe('admin console', () => {
     // rollup filled from them the way migration 0002 does (the writer would have done both).
     const day = new Date(Date.now() - 3 * 86400e3).toISOString().slice(0, 10);
     const next = new Date(Date.parse(day) + 86400e3).toISOString().slice(0, 10);
-    const rows = [['dana', 'apollo', 4000000], ['dana', 'apollo', 500000], ['eli', 'zephyr', 1250000], ['fay', 'apollo', 250000]]
+    const rows = [['dana', 'apollo', 4000000], ['dana', 'apollo', 500000], ['eli', '@zephyr', 1250000], ['fay', 'apollo', 250000]]
       .map(([user, project, cost], i) => `('range-${i}', '${day}T${String(9 + i).padStart(2, '0')}:00:00Z', '${user}', '${project}', ` +
         `'claude-sonnet-5-5', 'anthropic', 200, 'ok', 100, 10, ${cost}, 800)`).join(', ');
     execFileSync('psql', [stack.dbUrl, '-v', 'ON_ERROR_STOP=1', '-q', '-c',
@@ -327,6 +327,9 @@ describe('admin console', () => {
     assert.deepEqual(await pageProblems(page), []);
     const csv = await page.evaluate(async (q) => (await fetch(`/admin/api/analytics.csv?by=member&${q}`)).text(), `from=${day}&until=${next}`);
     assert.match(csv, /\ndana,2,0,200,20,0,0,0,4\.500000,/);
+    // A project named like a spreadsheet formula comes out as text (OWASP's leading apostrophe).
+    const projects = await page.evaluate(async (q) => (await fetch(`/admin/api/analytics.csv?by=project&${q}`)).text(), `from=${day}&until=${next}`);
+    assert.match(projects, /\n"'@zephyr",1,0,100,10,0,0,0,1\.250000,/);
     await shot('analytics-date-range');
 
     // Bad dates and ranges: a 400 with a clear message, shown under the form.
