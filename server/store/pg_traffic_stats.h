@@ -15,7 +15,8 @@ class PgTrafficStats : public TrafficStats {
 
   TrafficReport report(TimePoint from, std::optional<TimePoint> until, int64_t bucket_seconds,
                        int64_t slo_ms) override;
-  std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since, std::optional<TimePoint> until) override;
+  std::vector<UsageRow> usage(UsageDimension dimension, TimePoint since,
+                              std::optional<TimePoint> until = std::nullopt) override;
   DayOutcomes todayOutcomes(TimePoint now) override;
   std::map<std::string, RecentTraffic> recentByModel() override;
 
