@@ -100,7 +100,9 @@
     // The range the API and the CSV links are asked for: the dates when given, else the preset.
     const range = dated ? `from=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}` : `since=${encodeURIComponent(since)}`;
     const form = el('form', { class: 'filters', method: 'get' },
-      el('label', {}, 'Window', el('select', { name: 'since' }, ['1h', '6h', '24h', '7d', '30d'].map((v) => el('option', { value: v, selected: !dated && v === since }, v)))),
+      el('label', {}, 'Window', el('select', { name: 'since' },
+        dated ? el('option', { value: '', selected: true }, 'dates →') : false,
+        ['1h', '6h', '24h', '7d', '30d'].map((v) => el('option', { value: v, selected: !dated && v === since }, v)))),
       el('label', {}, 'From (UTC)', el('input', { name: 'from', type: 'date', value: from, id: 'range-from' })),
       el('label', {}, 'Until (UTC, not included)', el('input', { name: 'until', type: 'date', value: until, id: 'range-until' })),
       el('label', {}, 'SLO (ms, 500–60000)', el('input', { name: 'slo_ms', type: 'number', min: 500, max: 60000, step: 100, value: slo })),

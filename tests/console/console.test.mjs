@@ -324,6 +324,7 @@ describe('admin console', () => {
     assert.match(await page.textContent('#main'), /Top spenders \(\$6\.000 in all\)/);
     assert.match(await page.textContent('#latency-table'), /claude-sonnet-5-5\s*4/);
     assert.equal(await page.inputValue('#range-from'), day);
+    assert.equal(await page.inputValue('select[name=since]'), '');  // no preset claims to be shown
     assert.deepEqual(await pageProblems(page), []);
     const csv = await page.evaluate(async (q) => (await fetch(`/admin/api/analytics.csv?by=member&${q}`)).text(), `from=${day}&until=${next}`);
     assert.match(csv, /\ndana,2,0,200,20,0,0,0,4\.500000,/);
