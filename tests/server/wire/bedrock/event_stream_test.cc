@@ -88,6 +88,17 @@ BOOST_AUTO_TEST_CASE(encodes_the_published_vectors_byte_for_byte) {
   BOOST_TEST(encodeEventMessage(decodeOrFail(kPayloadOneStrHeader)) == kPayloadOneStrHeader);
 }
 
+// The same frame AWS's own codec writes (tests/e2e/eventstream.test.mjs pins the same bytes).
+BOOST_AUTO_TEST_CASE(encodes_a_bedrock_chunk_as_aws_codec_does) {
+  const std::string hex =
+      "000000870000004b87ea2bf30b3a6576656e742d747970650700056368756e6b0d3a636f6e74656e742d74797065070010617070"
+      "6c69636174696f6e2f6a736f6e0d3a6d6573736167652d747970650700056576656e747b226279746573223a2265794a30655842"
+      "6c496a6f696257567a6332466e5a56397a64473977496e303d227dba48ab22";
+  std::string expected;
+  for (size_t i = 0; i < hex.size(); i += 2) expected.push_back(char(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  BOOST_TEST(encodeEventMessage(chunkEvent(R"({"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0="})")) == expected);
+}
+
 BOOST_AUTO_TEST_CASE(every_header_type_round_trips) {
   EventMessage message;
   message.headers.push_back({"t", HeaderType::BoolTrue, "", 1});
