@@ -82,16 +82,32 @@ struct Location {
   int column = 0;
 };
 
+// AWS credentials for a `platform: bedrock` provider (requests signed with SigV4).
+struct AwsCredential {
+  // `chain: default`: the standard AWS chain; today its first link, the environment variables
+  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, read at load.
+  bool chain = false;
+  std::string role_arn;  // optional with chain: (assuming it is not supported yet: unconfigured)
+  std::string access_key_id_ref, secret_access_key_ref, session_token_ref;  // env:/file: refs
+  std::optional<std::string> access_key_id;      // resolved; nullopt when it could not be read
+  std::optional<std::string> secret_access_key;  // resolved; never logged or echoed
+  std::string session_token;                     // "" for long-term keys
+};
+
 struct Credential {
   std::string id;
   CredentialKind kind = CredentialKind::Platform;
   std::string description;
   std::string secret_ref;              // "env:NAME" or "file:PATH" after interpolation; empty for personal
   std::optional<std::string> secret;   // the platform secret; nullopt when it could not be read
+  std::optional<AwsCredential> aws;    // `aws:` instead of `secret:` (Bedrock providers only)
   Location where;
 
   // Personal credentials are bound per request from the member's stored key.
-  bool configured() const { return kind == CredentialKind::Personal || secret.has_value(); }
+  bool configured() const {
+    return kind == CredentialKind::Personal || secret.has_value() ||
+           (aws && aws->access_key_id && aws->secret_access_key);
+  }
 };
 
 struct Governance {
@@ -147,9 +163,15 @@ struct Endpoint {
   Location where;
 };
 
+// Where the provider's endpoints live: directly at the vendor, or on a cloud platform that frames,
+// addresses and authenticates the same wire its own way.
+enum class Platform { Direct, Bedrock };
+
 struct Provider {
   std::string id;
   std::string display_name;
+  Platform platform = Platform::Direct;
+  std::string region;  // `region:` of a cloud platform (Bedrock: the SigV4 signing region)
   std::string credential_id;
   std::vector<std::pair<std::string, std::string>> headers;
   // Request headers a caller may send that are passed on to this provider (lower case), e.g.

@@ -63,6 +63,23 @@ const Endpoint* resolveEndpoint(LinkState& state, const Located<std::string>& ke
   return endpoint;
 }
 
+// AWS keys sign requests to AWS alone: a credential with `aws:` serves platform: bedrock only.
+static void checkAwsCredentials(LinkState& state, const ProviderDraft& draft, const Provider& provider) {
+  if (provider.platform == Platform::Bedrock) return;
+  auto check = [&](const std::string& id, const Location& where) {
+    const Credential* credential = state.catalog.credential(id);
+    if (credential != nullptr && credential->aws) {
+      state.sink.error(where, "provider '" + provider.id + "' uses credential '" + id +
+                                  "', whose aws: keys sign requests to AWS; only a provider with platform: bedrock "
+                                  "may use it");
+    }
+  };
+  check(provider.credential_id, draft.credential_at);
+  for (const Endpoint& endpoint : provider.endpoints) {
+    if (endpoint.credential_id) check(*endpoint.credential_id, endpoint.where);
+  }
+}
+
 void linkProviders(LinkState& state) {
   state.catalog.credentials = state.draft.credentials;
   std::vector<std::string> known;
@@ -86,6 +103,7 @@ void linkProviders(LinkState& state) {
                                              *endpoint.credential_id + "'; declared credentials: " + joinIds(known));
       }
     }
+    checkAwsCredentials(state, draft, provider);
     state.catalog.providers.push_back(std::move(provider));
   }
 }

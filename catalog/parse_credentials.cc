@@ -14,60 +14,65 @@ std::string trimTrailingWhitespace(std::string text) {
   return text;
 }
 
-// Reads the secret a platform credential points at. A missing source is not an error: the
-// credential stays unconfigured (its deployments are skipped) and boot goes on with a warning.
-// NOTE: messages name the variable or path, never the secret itself.
-void resolveSecret(YamlReader& reader, const ParseContext& context, const Location& where,
-                   Credential& credential) {
-  const std::string& ref = credential.secret_ref;
-  std::string unconfigured = "credential '" + credential.id + "' is unconfigured: ";
+}  // namespace
+
+// Reads the secret a reference (env:NAME or file:PATH) points at. A missing source is not an
+// error: the credential stays unconfigured (its deployments are skipped) and boot goes on with a
+// warning. NOTE: messages name the variable or path, never the secret itself.
+std::optional<std::string> resolveSecretRef(YamlReader& reader, const ParseContext& context,
+                                            const Location& where, const std::string& credential_id,
+                                            const std::string& ref, const std::string& label) {
+  std::string unconfigured = "credential '" + credential_id + "' is unconfigured: ";
   std::string consequence = "; its deployments are skipped";
   if (ref.starts_with("env:")) {
     std::string name = ref.substr(4);
     if (name.empty()) {
-      reader.error(where, "secret of credential '" + credential.id + "' names no variable after 'env:'");
-      return;
+      reader.error(where, label + " of credential '" + credential_id + "' names no variable after 'env:'");
+      return std::nullopt;
     }
     auto found = context.env.find(name);
     if (found == context.env.end()) {
       reader.warning(where, unconfigured + "environment variable " + name + " is not set" + consequence);
-      return;
+      return std::nullopt;
     }
     std::string value = trimTrailingWhitespace(found->second);
     if (value.empty()) {
       reader.warning(where, unconfigured + "environment variable " + name + " is empty" + consequence);
-      return;
+      return std::nullopt;
     }
-    credential.secret = std::move(value);
-  } else if (ref.starts_with("file:")) {
+    return value;
+  }
+  if (ref.starts_with("file:")) {
     std::string path = ref.substr(5);
     if (path.empty()) {
-      reader.error(where, "secret of credential '" + credential.id + "' names no path after 'file:'");
-      return;
+      reader.error(where, label + " of credential '" + credential_id + "' names no path after 'file:'");
+      return std::nullopt;
     }
     auto found = context.secret_files.find(path);
     if (found == context.secret_files.end()) {
       reader.warning(where, unconfigured + "file " + path + " could not be read" + consequence);
-      return;
+      return std::nullopt;
     }
     std::string value = trimTrailingWhitespace(found->second);
     if (value.empty()) {
       reader.warning(where, unconfigured + "file " + path + " is empty" + consequence);
-      return;
+      return std::nullopt;
     }
-    credential.secret = std::move(value);
-  } else {
-    reader.error(where, "secret of credential '" + credential.id +
-                            "' must be env:NAME or file:PATH; secrets are never written in the catalog");
+    return value;
   }
+  reader.error(where, label + " of credential '" + credential_id +
+                          "' must be env:NAME or file:PATH; secrets are never written in the catalog");
+  return std::nullopt;
 }
+
+namespace {
 
 Credential readCredential(YamlReader& reader, const ParseContext& context, const Entry& entry) {
   Credential credential;
   credential.id = entry.key;
   credential.where = entry.key_at;
   std::string what = "credential '" + entry.key + "'";
-  Fields fields = reader.fields(entry, what, {"kind", "secret", "description"});
+  Fields fields = reader.fields(entry, what, {"kind", "secret", "aws", "description"});
   if (!fields.ok()) return credential;
 
   const Entry* kind = fields.find("kind");
@@ -86,12 +91,21 @@ Credential readCredential(YamlReader& reader, const ParseContext& context, const
   }
 
   const Entry* secret = fields.find("secret");
+  const Entry* aws = fields.find("aws");
   if (!parsed_kind) return credential;
   if (credential.kind == CredentialKind::Personal) {
-    if (secret != nullptr) {
-      reader.error(secret->key_at, "personal " + what +
-                                       " must not have a secret: each member stores their own key");
+    if (secret != nullptr || aws != nullptr) {
+      reader.error((secret ? secret : aws)->key_at,
+                   "personal " + what + " must not have a secret: each member stores their own key");
     }
+    return credential;
+  }
+  if (secret != nullptr && aws != nullptr) {
+    reader.error(aws->key_at, "platform " + what + " has both secret: and aws:; give one");
+    return credential;
+  }
+  if (aws != nullptr) {
+    credential.aws = readAwsCredential(reader, context, *aws, credential.id);
     return credential;
   }
   if (secret == nullptr) {
@@ -101,7 +115,7 @@ Credential readCredential(YamlReader& reader, const ParseContext& context, const
   }
   if (std::optional<std::string> ref = reader.string(*secret, "secret of " + what)) {
     credential.secret_ref = *ref;
-    resolveSecret(reader, context, secret->value_at, credential);
+    credential.secret = resolveSecretRef(reader, context, secret->value_at, credential.id, *ref, "secret");
   }
   return credential;
 }

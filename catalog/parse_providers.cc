@@ -154,8 +154,13 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
           if (checkName(reader, {*node, presence->value_at}, "presence node")) endpoint.presence_node = *node;
         }
       }
+      if (provider.platform == Platform::Bedrock && endpoint.wire != Wire::Anthropic) {
+        reader.error(e.key_at, what + " is on platform: bedrock, which serves wire: anthropic (InvokeModel) only");
+      }
       if (const Entry* url = fields.find("url")) {
         endpoint.url = readUrl(reader, *url, "url of " + what).value_or("");
+      } else if (!platformDefaultUrl(provider).empty()) {
+        endpoint.url = platformDefaultUrl(provider);
       } else if (!fields.find("presence")) {
         reader.error(e.key_at, what + " needs url (only an endpoint with presence: may leave it out, to use the "
                                       "address its presence hub reports)");
@@ -232,7 +237,8 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   std::string owner = "provider '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
                                 {"display_name", "credential", "headers", "forward_headers", "user_agent",
-                                 "governance", "retry", "breaker", "timeouts", "trust", "endpoints"});
+                                 "governance", "retry", "breaker", "timeouts", "trust", "endpoints", "platform",
+                                 "region"});
   if (!fields.ok()) return draft;
   if (const Entry* e = fields.find("display_name")) {
     provider.display_name = reader.string(*e, "display_name of " + owner).value_or(entry.key);
@@ -272,6 +278,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   }
   readPolicies(reader, fields, owner, provider);
   if (const Entry* e = fields.find("trust")) provider.trust = readTrust(reader, *e, owner);
+  readPlatform(reader, fields.find("platform"), fields.find("region"), owner, provider);
   if (const Entry* e = fields.find("endpoints")) {
     readEndpoints(reader, *e, owner, provider);
   } else {

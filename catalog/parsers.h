@@ -22,6 +22,18 @@ struct ParseContext {
 };
 
 void parseCredentials(const SourceText& source, const ParseContext& context, Draft& draft);
+// An env:NAME / file:PATH reference read (warning and nullopt when the source is missing; `label`
+// names the key in errors). Never puts the value in a message.
+std::optional<std::string> resolveSecretRef(YamlReader& reader, const ParseContext& context,
+                                            const Location& where, const std::string& credential_id,
+                                            const std::string& ref, const std::string& label);
+// A platform credential's `aws:` block (parse_aws.cc).
+AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context, const Entry& entry,
+                                const std::string& credential_id);
+// A provider's `platform:` and `region:`, and the default endpoint url they give (parse_aws.cc).
+void readPlatform(YamlReader& reader, const Entry* platform, const Entry* region, const std::string& owner,
+                  Provider& provider);
+std::string platformDefaultUrl(const Provider& provider);
 void parseProviders(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseModels(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseDeployments(const SourceText& source, const ParseContext& context, Draft& draft);

@@ -19,7 +19,7 @@ sluice_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 sluice_packages=(
   build-essential g++ cmake ninja-build ccache pkg-config
-  libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev libjemalloc-dev prometheus-cpp-dev
+  libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev libjemalloc-dev prometheus-cpp-dev zlib1g-dev
   postgresql postgresql-client curl ca-certificates
   prometheus  # promtool checks the metrics exposition
   nginx  # the fleet tests put three replicas behind it
