@@ -1,3 +1,6 @@
+-- Why: member and key changes (sluicectl, the console) left no record of who made them; an admin
+-- changing another's access must be answerable.
+
 -- Every change an administrator makes to members and API keys (sluicectl users/keys, the console's
 -- Members page): who did what to whom, when. Rows are only ever added; a member's rows outlive the
 -- member (target is a name, not a foreign key), so `sluicectl users delete` keeps them.
