@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(users_update_moves_a_member_and_history_names_who_did_it) {
   const auto moved = run({"users", "update", "fay", "--group", "ops", "--project", "p2", "--project", "p3"},
                          {{"SLUICECTL_ACTOR", "ops-lead"}});
   BOOST_TEST_REQUIRE(moved.code == 0, moved.err);
-  BOOST_TEST(moved.out == "updated fay: groups eng -> ops; projects p1 -> p2,p3; primary p1 -> p2\n", moved.out);
+  BOOST_TEST(moved.out == "updated fay: groups eng -> ops; projects p1 -> p2,p3; primary - -> p2\n", moved.out);
   const auto list = nlohmann::json::parse(run({"users", "list", "--json"}).out);
   const auto fay = std::find_if(list.begin(), list.end(), [](const auto& m) { return m["name"] == "fay"; });
   BOOST_REQUIRE(fay != list.end());
@@ -317,7 +317,7 @@ BOOST_AUTO_TEST_CASE(users_update_moves_a_member_and_history_names_who_did_it) {
   BOOST_REQUIRE(history.size() == 2u);
   BOOST_TEST(history[0]["action"] == "member.update");
   BOOST_TEST(history[0]["actor"] == "cli:ops-lead");
-  BOOST_TEST(history[0]["detail"] == "groups eng -> ops; projects p1 -> p2,p3; primary p1 -> p2");
+  BOOST_TEST(history[0]["detail"] == "groups eng -> ops; projects p1 -> p2,p3; primary - -> p2");
   BOOST_TEST(history[1]["action"] == "member.add");
   const auto table = run({"users", "history", "fay"});
   BOOST_TEST(table.out.starts_with("WHEN"), table.out);
