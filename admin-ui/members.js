@@ -42,10 +42,11 @@
         status.textContent = 'Refused: ' + (error && error.message ? error.message : `the server answered ${reply.status}`);
         return null;
       }
-      status.className = 'good';
-      status.textContent = done(reply.data);
+      // The page is redrawn before the status says so: what the status reports is on the page.
       editor.replaceChildren();
       await draw();
+      status.className = 'good';
+      status.textContent = done(reply.data);
       return reply.data;
     }
 
