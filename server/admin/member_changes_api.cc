@@ -236,7 +236,10 @@ Reply keyCreate(ConsoleContext& context, const Exchange& exchange) {
     if ((*label)->size() > 64) return invalid("\"name\" is longer than 64 characters");
     request.name = **label;
   }
-  if (*project && !(*project)->empty()) request.project = **project;
+  if (*project && !(*project)->empty()) {
+    if (!identity::validName(**project)) return invalid("\"project\" is not a project name");
+    request.project = **project;
+  }
   if (const wire::Json* days = wire::member(object, "expires_days")) {
     const auto count = wire::asInteger(*days);
     if (!count || *count < 1 || *count > kMaxKeyDays) return invalid("\"expires_days\" must be a whole number, 1 to 3650");

@@ -165,6 +165,12 @@ describe('console members page changes', () => {
     assert.ok(!JSON.stringify(secret.body).includes('SECRET'), 'a pasted secret is not echoed');
     const badDays = await post('/admin/api/keys/create', { user: 'zoe', expires_days: 'soon' });
     assert.equal(badDays.status, 400);
+    const badProject = await post('/admin/api/keys/create', { user: 'zoe', project: 'p'.repeat(5000) });
+    assert.equal(badProject.status, 400);
+    assert.ok(!badProject.body.error.message.includes('pppppppp'), 'the overlong project is not echoed');
+    const notTheirs = await post('/admin/api/keys/create', { user: 'zoe', project: 'elsewhere' });
+    assert.equal(notTheirs.status, 409);
+    assert.match(notTheirs.body.error.message, /not a member of project 'elsewhere'/);
     assert.equal(JSON.parse(stack.sluicectl(['users', 'history', '--json'])).length, before);
   });
 });
