@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/admin_stores.h"
 #include "cli/database_session.h"
 #include "cli/duration.h"
 #include "cli/identity_time.h"
 #include "cli/table.h"
 #include "server/identity/key_store.h"
 #include "server/store/pg_key_registry.h"
-#include "server/store/pg_member_roster.h"
 
 namespace sluice::cli {
 
@@ -50,9 +50,8 @@ int keysCreate(const std::string& database_url, const KeysCreateOptions& options
     request.expires_at = now + *duration;
   }
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
-    store::PgMemberRoster members(pool);
-    store::PgKeyRegistry keys(pool);
-    const auto created = identity::createApiKey(members, keys, request, now);
+    CliAdminStores admin(pool);
+    const auto created = identity::adminCreateKey(admin.stores, request, now);
     if (!created) {
       err << "sluicectl: " << created.error().message << "\n";
       return created.error().kind == identity::KeyErrorKind::Invalid ? 2 : 1;
@@ -105,9 +104,9 @@ int keysRevoke(const std::string& database_url, const std::string& key, bool jso
     return 2;
   }
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
-    store::PgKeyRegistry keys(pool);
+    CliAdminStores admin(pool);
     identity::ApiKeyInfo info;
-    const auto result = identity::revokeApiKey(keys, *id, now, &info);
+    const auto result = identity::adminRevokeKey(admin.stores, *id, now, &info);
     if (result == identity::RevokeResult::NoSuchKey) {
       err << "sluicectl: no API key " << identity::visiblePrefix(*id) << "\n";
       return 1;

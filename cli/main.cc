@@ -119,6 +119,31 @@ int main(int argc, char** argv) {
   auto* users_disable = users->add_subcommand("disable", "disable a member: every key of theirs stops working");
   users_disable->add_option("NAME", disable_name, "the member")->required();
   users_disable->fallthrough();
+  std::string enable_name, delete_name, history_name;
+  auto* users_enable = users->add_subcommand("enable", "enable a disabled member: their unrevoked keys work again");
+  users_enable->add_option("NAME", enable_name, "the member")->required();
+  users_enable->fallthrough();
+  sluice::cli::UsersUpdateOptions user_update;
+  std::string update_role;
+  auto* users_update = users->add_subcommand("update", "change a member's role, groups, projects or primary project");
+  users_update->add_option("NAME", user_update.name, "the member")->required();
+  users_update->add_option("--role", update_role, "member or admin");
+  users_update->add_option("--group", user_update.groups, "the member's groups from now on (repeat for more)");
+  users_update->add_flag("--no-groups", user_update.no_groups, "take away every group");
+  users_update->add_option("--project", user_update.projects, "the member's projects from now on (repeat for more)");
+  users_update->add_flag("--no-projects", user_update.no_projects, "take away every project");
+  users_update->add_option("--primary-project", user_update.primary_project,
+                           "the project requests default to (\"\" for none)");
+  users_update->fallthrough();
+  auto* users_delete = users->add_subcommand(
+      "delete", "delete a member who never had a key nor made a request (anyone else: disable them)");
+  users_delete->add_option("NAME", delete_name, "the member")->required();
+  users_delete->fallthrough();
+  size_t history_limit = 50;
+  auto* users_history = users->add_subcommand("history", "who changed which member or key, and when, newest first");
+  users_history->add_option("NAME", history_name, "only changes to this member");
+  users_history->add_option("--limit", history_limit, "at most N changes")->capture_default_str();
+  users_history->fallthrough();
   std::string subject_name, subject_text;
   auto* users_subject = users->add_subcommand("cert-subject", "the certificate subjects that identify a member");
   users_subject->require_subcommand(1);
@@ -222,7 +247,18 @@ int main(int argc, char** argv) {
     return sluice::cli::usersAdd(database_url, user_add, json, now, std::cout, std::cerr);
   }
   if (*users_list) return sluice::cli::usersList(database_url, json, std::cout, std::cerr);
-  if (*users_disable) return sluice::cli::usersDisable(database_url, disable_name, json, now, std::cout, std::cerr);
+  if (*users_disable) {
+    return sluice::cli::usersSetDisabled(database_url, disable_name, true, json, now, std::cout, std::cerr);
+  }
+  if (*users_enable) return sluice::cli::usersSetDisabled(database_url, enable_name, false, json, now, std::cout, std::cerr);
+  if (*users_update) {
+    if (!update_role.empty()) user_update.role = update_role;
+    return sluice::cli::usersUpdate(database_url, user_update, json, now, std::cout, std::cerr);
+  }
+  if (*users_delete) return sluice::cli::usersDelete(database_url, delete_name, json, now, std::cout, std::cerr);
+  if (*users_history) {
+    return sluice::cli::usersHistory(database_url, given(history_name), history_limit, json, std::cout, std::cerr);
+  }
   if (*users_subject_add || *users_subject_remove) {
     return sluice::cli::usersCertSubject(database_url, subject_name, subject_text, users_subject_add->parsed(), json, now,
                                          std::cout, std::cerr);

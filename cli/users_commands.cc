@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/admin_stores.h"
 #include "cli/database_session.h"
 #include "cli/identity_time.h"
 #include "cli/table.h"
@@ -68,8 +69,8 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
     return 2;
   }
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
-    store::PgMemberRoster roster(pool);
-    const auto added = identity::addMember(roster, member, now);
+    CliAdminStores admin(pool);
+    const auto added = identity::adminAddMember(admin.stores, member, now);
     if (!added) {
       err << "sluicectl: " << added.error().message << "\n";
       return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
@@ -109,23 +110,105 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
   });
 }
 
-int usersDisable(const std::string& database_url, const std::string& name, bool json,
-                 std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+int usersSetDisabled(const std::string& database_url, const std::string& name, bool disabled, bool json,
+                     std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
-    store::PgMemberRoster roster(pool);
-    const auto result = identity::disableMember(roster, name, now);
-    if (result == identity::DisableResult::NoSuchMember) {
-      err << "sluicectl: no member named '" << name << "'\n";
+    CliAdminStores admin(pool);
+    const auto result = identity::adminSetDisabled(admin.stores, name, disabled, now);
+    if (!result) {
+      err << "sluicectl: " << result.error().message << "\n";
       return 1;
     }
-    const bool changed = result == identity::DisableResult::Disabled;
     if (json) {
-      out << nlohmann::json({{"name", name}, {"disabled", true}, {"changed", changed}}).dump(2) << "\n";
-    } else if (changed) {
+      out << nlohmann::json({{"name", name}, {"disabled", disabled}, {"changed", *result}}).dump(2) << "\n";
+    } else if (!*result) {
+      out << name << (disabled ? " was already disabled\n" : " was already enabled\n");
+    } else if (disabled) {
       out << "disabled " << name << ": every key of theirs stops working within 5 seconds\n";
     } else {
-      out << name << " was already disabled\n";
+      out << "enabled " << name << ": their unrevoked keys work again within 5 seconds\n";
     }
+    return 0;
+  });
+}
+
+int usersUpdate(const std::string& database_url, const UsersUpdateOptions& options, bool json,
+                std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+  identity::MemberUpdate update;
+  if (options.role) {
+    update.role = identity::parseRole(*options.role);
+    if (!update.role) {
+      err << "sluicectl: --role must be member or admin, got '" << *options.role << "'\n";
+      return 2;
+    }
+  }
+  if (!options.groups.empty() || options.no_groups) update.groups = options.groups;
+  if (!options.projects.empty() || options.no_projects) update.projects = options.projects;
+  update.primary_project = options.primary_project;
+  if (!update.role && !update.groups && !update.projects && !update.primary_project) {
+    err << "sluicectl: users update needs a change: --role, --group, --no-groups, --project, --no-projects or "
+           "--primary-project\n";
+    return 2;
+  }
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    CliAdminStores admin(pool);
+    const auto before = identity::findMember(admin.members, options.name);
+    const auto updated = identity::adminUpdateMember(admin.stores, options.name, update, now);
+    if (!updated) {
+      err << "sluicectl: " << updated.error().message << "\n";
+      return updated.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
+    }
+    if (json) {
+      out << memberJson(*updated).dump(2) << "\n";
+    } else {
+      out << "updated " << updated->name << ": " << identity::describeUpdate(*before, *updated) << "\n";
+    }
+    return 0;
+  });
+}
+
+int usersDelete(const std::string& database_url, const std::string& name, bool json,
+                std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    CliAdminStores admin(pool);
+    const auto deleted = identity::adminDeleteMember(admin.stores, name, now);
+    if (!deleted) {
+      err << "sluicectl: " << deleted.error().message << "\n";
+      return 1;
+    }
+    if (json) {
+      out << nlohmann::json({{"name", name}, {"deleted", true}}).dump(2) << "\n";
+    } else {
+      out << "deleted " << name << " (the record of their changes stays: sluicectl users history " << name << ")\n";
+    }
+    return 0;
+  });
+}
+
+int usersHistory(const std::string& database_url, const std::optional<std::string>& name, size_t limit, bool json,
+                 std::ostream& out, std::ostream& err) {
+  if (limit < 1 || limit > 10000) {
+    err << "sluicectl: --limit must be 1 to 10000\n";
+    return 2;
+  }
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgAdminEvents events(pool);
+    const auto rows = events.recent(limit, name);
+    if (json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& row : rows) {
+        list.push_back({{"at", jsonTime(row.at)}, {"actor", row.actor}, {"action", row.action},
+                        {"member", row.target}, {"detail", row.detail}});
+      }
+      out << list.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      return 0;
+    }
+    Table table({"WHEN", "WHO", "ACTION", "MEMBER", "DETAIL"});
+    for (const auto& row : rows) {
+      table.addRow({readableUtc(row.at), row.actor, row.action, row.target, row.detail.empty() ? "-" : row.detail});
+    }
+    table.print(out);
+    out << rows.size() << (rows.size() == 1 ? " change\n" : " changes\n");
     return 0;
   });
 }

@@ -38,6 +38,16 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
 // members_api.cc: /admin/api/members
 Reply members(ConsoleContext& context, const Exchange& exchange);
 
+// member_changes_api.cc: POST /admin/api/members/{add,update,disable,enable},
+// POST /admin/api/keys/{create,revoke}, GET /admin/api/members/history[?member=]: each change made
+// through identity/member_admin.h and recorded as "console:<exchange.user>".
+Reply memberAdd(ConsoleContext& context, const Exchange& exchange);
+Reply memberUpdate(ConsoleContext& context, const Exchange& exchange);
+Reply memberSetDisabled(ConsoleContext& context, const Exchange& exchange, bool disabled);
+Reply keyCreate(ConsoleContext& context, const Exchange& exchange);
+Reply keyRevoke(ConsoleContext& context, const Exchange& exchange);
+Reply memberHistory(ConsoleContext& context, const Exchange& exchange);
+
 // route_editor.cc: /admin/api/routes/{source,validate,save,diff,history,history/<name>}
 Reply routeSource(ConsoleContext& context, const Exchange& exchange);
 Reply routeValidate(ConsoleContext& context, const Exchange& exchange);

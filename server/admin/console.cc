@@ -21,6 +21,7 @@
 #include "server/identity/key_store.h"
 #include "server/log/json_log.h"
 #include "server/store/database_failure.h"
+#include "server/store/pg_admin_events.h"
 #include "server/store/pg_console_sessions.h"
 #include "server/store/pg_credential_locker.h"
 #include "server/store/pg_database_check.h"
@@ -394,6 +395,7 @@ class ConsoleHandler : public http::Handler {
       if (path == "/admin/api/analytics") return analytics(*context_, exchange);
       if (path == "/admin/api/analytics.csv") return analyticsCsv(*context_, exchange);
       if (path == "/admin/api/members") return members(*context_, exchange);
+      if (path == "/admin/api/members/history") return memberHistory(*context_, exchange);
       if (path == "/admin/api/routes/source") return routeSource(*context_, exchange);
       if (path == "/admin/api/routes/history") return routeHistory(*context_, "");
       if (path.starts_with("/admin/api/routes/history/")) return routeHistory(*context_, path.substr(26));
@@ -405,6 +407,12 @@ class ConsoleHandler : public http::Handler {
       if (path == "/admin/api/routes/save") return routeSave(*context_, exchange);
       if (path == "/admin/api/routes/diff") return routeDiff(*context_, exchange);
       if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, routed, response);
+      if (path == "/admin/api/members/add") return memberAdd(*context_, exchange);
+      if (path == "/admin/api/members/update") return memberUpdate(*context_, exchange);
+      if (path == "/admin/api/members/disable") return memberSetDisabled(*context_, exchange, true);
+      if (path == "/admin/api/members/enable") return memberSetDisabled(*context_, exchange, false);
+      if (path == "/admin/api/keys/create") return keyCreate(*context_, exchange);
+      if (path == "/admin/api/keys/revoke") return keyRevoke(*context_, exchange);
     }
     if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);
     return htmlReply(404, "<!doctype html><meta charset=utf-8><title>not found</title><p>No such page. "
@@ -427,6 +435,7 @@ http::HandlerFactory makeConsole(http::Gateway& gateway, ConsoleOptions options)
     context->keys = std::make_shared<store::PgKeyDirectory>(pool);
     context->members = std::make_shared<store::PgMemberRoster>(pool);
     context->key_registry = std::make_shared<store::PgKeyRegistry>(pool);
+    context->admin_events = std::make_shared<store::PgAdminEvents>(pool);
     context->credentials = std::make_shared<store::PgCredentialLocker>(pool);
     context->quota_counters = std::make_shared<store::PgQuotaCounters>(pool);
     context->requests = std::make_shared<store::PgRequestLog>(pool);

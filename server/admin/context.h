@@ -9,6 +9,7 @@
 #include "server/admin/session_table.h"
 #include "server/admin/sign_in_throttle.h"
 #include "server/http/gateway.h"
+#include "server/store/admin_events.h"
 #include "server/store/console_sessions.h"
 #include "server/store/credential_locker.h"
 #include "server/store/database_check.h"
@@ -29,6 +30,7 @@ struct ConsoleContext {
   std::shared_ptr<store::KeyDirectory> keys;
   std::shared_ptr<store::MemberRoster> members;            // the Members and access-control pages
   std::shared_ptr<store::KeyRegistry> key_registry;        // the Members page's keys
+  std::shared_ptr<store::AdminEvents> admin_events;        // the record of member and key changes
   std::shared_ptr<store::CredentialLocker> credentials;    // which personal credentials are set
   std::shared_ptr<store::QuotaCounters> quota_counters;    // the Members page's live counters
   std::shared_ptr<store::RequestLog> requests;  // the Requests page's reads of the audit trail

@@ -17,8 +17,9 @@ std::expected<std::vector<std::string>, std::string> storedSubjects(const std::v
   return out;
 }
 
-// The operator's message for a roster write that was refused.
-MemberError errorOf(const store::RosterConflict& conflict, std::string_view name) {
+}  // namespace
+
+MemberError memberErrorOf(const store::RosterConflict& conflict, std::string_view name) {
   switch (conflict.kind) {
     case store::RosterConflict::Kind::NameTaken:
       return MemberError{MemberErrorKind::AlreadyExists, "member '" + std::string(name) + "' already exists"};
@@ -31,15 +32,13 @@ MemberError errorOf(const store::RosterConflict& conflict, std::string_view name
   return MemberError{MemberErrorKind::NoSuchMember, "no member named '" + std::string(name) + "'"};
 }
 
-std::vector<std::string> unique(std::vector<std::string> names) {
+std::vector<std::string> withoutDuplicates(std::vector<std::string> names) {
   std::vector<std::string> out;
   for (auto& name : names) {
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
   }
   return out;
 }
-
-}  // namespace
 
 Member memberOf(const store::MemberRow& row) {
   Member member;
@@ -84,8 +83,8 @@ std::optional<std::string> validateMember(const NewMember& member) {
 
 std::expected<Member, MemberError> addMember(store::MemberRoster& roster, const NewMember& input, TimePoint now) {
   NewMember member = input;
-  member.groups = unique(std::move(member.groups));
-  member.projects = unique(std::move(member.projects));
+  member.groups = withoutDuplicates(std::move(member.groups));
+  member.projects = withoutDuplicates(std::move(member.projects));
   if (auto problem = validateMember(member)) return std::unexpected(MemberError{MemberErrorKind::Invalid, *problem});
   auto subjects = storedSubjects(member.cert_subjects);
   if (!subjects) return std::unexpected(MemberError{MemberErrorKind::Invalid, subjects.error()});
@@ -98,7 +97,7 @@ std::expected<Member, MemberError> addMember(store::MemberRoster& roster, const 
   row.created_at = now;
   row.cert_subjects = std::move(*subjects);
   auto stored = roster.insertMember(row);
-  if (!stored) return std::unexpected(errorOf(stored.error(), member.name));
+  if (!stored) return std::unexpected(memberErrorOf(stored.error(), member.name));
   return memberOf(*stored);
 }
 
@@ -119,7 +118,7 @@ std::expected<std::string, MemberError> addCertSubject(store::MemberRoster& rost
   auto subject = parseCertSubject(text);
   if (!subject) return std::unexpected(MemberError{MemberErrorKind::Invalid, subject.error()});
   const auto added = roster.insertSubject(name, *subject, now);
-  if (!added) return std::unexpected(errorOf(added.error(), name));
+  if (!added) return std::unexpected(memberErrorOf(added.error(), name));
   return *subject;
 }
 

@@ -50,11 +50,15 @@ struct NewMember {
 // Names of members, groups and projects: a letter or digit, then letters, digits and . _ @ + -,
 // at most 128 characters.
 bool validName(std::string_view name);
+// `names` in order, each once.
+std::vector<std::string> withoutDuplicates(std::vector<std::string> names);
 // Why `member` cannot be stored (a bad name, role or project), or nullopt when it can.
 std::optional<std::string> validateMember(const NewMember& member);
 
 // SubjectTaken: a certificate subject already stands for another member (nothing was stored).
-enum class MemberErrorKind { Invalid, AlreadyExists, SubjectTaken, NoSuchMember };
+// LastAdmin: the change would leave no enabled admin. HasHistory: a member with keys or audited
+// requests is never deleted (member_admin.h).
+enum class MemberErrorKind { Invalid, AlreadyExists, SubjectTaken, NoSuchMember, LastAdmin, HasHistory };
 struct MemberError {
   MemberErrorKind kind = MemberErrorKind::Invalid;
   std::string message;
@@ -81,6 +85,8 @@ struct SubjectMatch {
 
 // The member a store row describes (an unknown role reads as Member).
 Member memberOf(const store::MemberRow& row);
+// The operator's message for a roster write that was refused.
+MemberError memberErrorOf(const store::RosterConflict& conflict, std::string_view name);
 std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>& rows);
 
 enum class DisableResult { Disabled, AlreadyDisabled, NoSuchMember };

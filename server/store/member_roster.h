@@ -29,6 +29,10 @@ struct RosterConflict {
 };
 
 enum class DisableChange { Disabled, AlreadyDisabled, NoSuchMember };
+enum class EnableChange { Enabled, AlreadyEnabled, NoSuchMember };
+// HasHistory: an API key was made for the member (revoked ones count) or an audited request names
+// them; the member stays (disable them instead), so no later member of that name inherits it.
+enum class RemoveChange { Removed, NoSuchMember, HasHistory };
 
 class MemberRoster {
  public:
@@ -49,6 +53,13 @@ class MemberRoster {
   virtual bool deleteSubject(std::string_view name, std::string_view subject) = 0;
   // Sets disabled_at = now unless already set.
   virtual DisableChange setDisabled(std::string_view name, TimePoint now) = 0;
+  // Clears disabled_at.
+  virtual EnableChange clearDisabled(std::string_view name) = 0;
+  // Replaces the role, groups, projects and primary project of member `changed.name` (its
+  // created_at, disabled_at and subjects stay). Returns the member as stored; NoSuchMember.
+  virtual std::expected<MemberRow, RosterConflict> updateMember(const MemberRow& changed) = 0;
+  // Deletes member `name` with its subjects, unless it HasHistory.
+  virtual RemoveChange removeMember(std::string_view name) = 0;
 };
 
 }  // namespace sluice::store

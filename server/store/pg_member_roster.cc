@@ -106,4 +106,52 @@ DisableChange PgMemberRoster::setDisabled(std::string_view name, TimePoint now) 
   });
 }
 
+EnableChange PgMemberRoster::clearDisabled(std::string_view name) {
+  return pool_->run([&](pqxx::connection& connection) {
+    pqxx::work transaction(connection);
+    const auto changed = transaction.exec_params(
+        "UPDATE members SET disabled_at = NULL WHERE name = $1 AND disabled_at IS NOT NULL RETURNING 1",
+        std::string(name));
+    const bool exists = !changed.empty() || memberExists(transaction, name);
+    transaction.commit();
+    if (!exists) return EnableChange::NoSuchMember;
+    return changed.empty() ? EnableChange::AlreadyEnabled : EnableChange::Enabled;
+  });
+}
+
+std::expected<MemberRow, RosterConflict> PgMemberRoster::updateMember(const MemberRow& changed) {
+  return pool_->run([&](pqxx::connection& connection) -> std::expected<MemberRow, RosterConflict> {
+    pqxx::work transaction(connection);
+    const auto updated = transaction.exec_params(
+        "UPDATE members SET role = $2, groups = ARRAY(SELECT json_array_elements_text($3::json)), "
+        "projects = ARRAY(SELECT json_array_elements_text($4::json)), primary_project = $5 "
+        "WHERE name = $1 RETURNING 1",
+        changed.name, changed.role, sql::jsonArray(changed.groups), sql::jsonArray(changed.projects),
+        changed.primary_project);
+    if (updated.empty()) return std::unexpected(RosterConflict{RosterConflict::Kind::NoSuchMember, {}, {}});
+    const auto row = transaction.exec_params1(selectMembers() + "WHERE name = $1", changed.name);
+    transaction.commit();
+    return memberRowOf(row);
+  });
+}
+
+RemoveChange PgMemberRoster::removeMember(std::string_view name) {
+  return pool_->run([&](pqxx::connection& connection) {
+    pqxx::work transaction(connection);
+    // Locks the row: a key created meanwhile waits for this transaction, then fails its foreign key.
+    if (transaction.exec_params("SELECT 1 FROM members WHERE name = $1 FOR UPDATE", std::string(name)).empty()) {
+      return RemoveChange::NoSuchMember;
+    }
+    const auto history = transaction.exec_params(
+        "SELECT EXISTS (SELECT 1 FROM api_keys WHERE user_name = $1) "
+        "OR EXISTS (SELECT 1 FROM ai_requests WHERE user_name = $1)",
+        std::string(name));
+    if (history[0][0].as<bool>()) return RemoveChange::HasHistory;
+    transaction.exec_params("DELETE FROM personal_credentials WHERE user_name = $1", std::string(name));
+    transaction.exec_params("DELETE FROM members WHERE name = $1", std::string(name));
+    transaction.commit();
+    return RemoveChange::Removed;
+  });
+}
+
 }  // namespace sluice::store

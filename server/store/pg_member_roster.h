@@ -20,6 +20,9 @@ class PgMemberRoster : public MemberRoster {
                                                     TimePoint now) override;
   bool deleteSubject(std::string_view name, std::string_view subject) override;
   DisableChange setDisabled(std::string_view name, TimePoint now) override;
+  EnableChange clearDisabled(std::string_view name) override;
+  std::expected<MemberRow, RosterConflict> updateMember(const MemberRow& changed) override;
+  RemoveChange removeMember(std::string_view name) override;
 
  private:
   std::shared_ptr<ConnectionPool> pool_;

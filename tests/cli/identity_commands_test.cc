@@ -40,15 +40,16 @@ test::ScratchDatabase& database() {
   return instance;
 }
 
-// Runs sluicectl with the database URL and the catalog; `stdin_text` (when given) on its stdin,
-// else /dev/null.
+// Runs sluicectl with the database URL (`url`, else the shared scratch database's) and the catalog;
+// `stdin_text` (when given) on its stdin, else /dev/null.
 Run run(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {},
-        std::optional<std::string> stdin_text = std::nullopt) {
+        std::optional<std::string> stdin_text = std::nullopt, std::optional<std::string> url = std::nullopt) {
   static int counter = 0;
   const std::string input = "identity_commands_stdin_" + std::to_string(++counter) + ".txt";
   { std::ofstream(input) << stdin_text.value_or(""); }
   std::vector<std::string> argv = {"-c", "exec \"$0\" \"$@\" < \"$SLUICE_TEST_STDIN\"", test::binPath("sluicectl"),
-                                   "--database-url", database().url(), "--services", test::sourceDir() + "/services"};
+                                   "--database-url", url.value_or(database().url()),
+                                   "--services", test::sourceDir() + "/services"};
   argv.insert(argv.end(), args.begin(), args.end());
   env.emplace_back("SLUICE_TEST_STDIN", stdin_text ? input : "/dev/null");
   test::ChildProcess child({.binary = "/bin/sh",
@@ -295,6 +296,105 @@ BOOST_AUTO_TEST_CASE(no_database_url_is_invalid_input) {
                             .unset_env = {"SLUICE_DATABASE_URL"},
                             .wait_for_listening = false});
   BOOST_TEST(child.waitForExit(seconds(30)).value() == 2);
+}
+
+// `users update` replaces what it is given and keeps the rest; the change, and who made it, is
+// in `users history`. Hostile input is refused with the reason and stores nothing.
+BOOST_AUTO_TEST_CASE(users_update_moves_a_member_and_history_names_who_did_it) {
+  BOOST_TEST_REQUIRE(run({"users", "add", "fay", "--role", "member", "--group", "eng", "--project", "p1"}).code == 0);
+  const auto moved = run({"users", "update", "fay", "--group", "ops", "--project", "p2", "--project", "p3"},
+                         {{"SLUICECTL_ACTOR", "ops-lead"}});
+  BOOST_TEST_REQUIRE(moved.code == 0, moved.err);
+  BOOST_TEST(moved.out == "updated fay: groups eng -> ops; projects p1 -> p2,p3; primary - -> p2\n", moved.out);
+  const auto list = nlohmann::json::parse(run({"users", "list", "--json"}).out);
+  const auto fay = std::find_if(list.begin(), list.end(), [](const auto& m) { return m["name"] == "fay"; });
+  BOOST_REQUIRE(fay != list.end());
+  BOOST_TEST((*fay)["groups"] == nlohmann::json({"ops"}));
+  BOOST_TEST((*fay)["projects"] == nlohmann::json({"p2", "p3"}));
+  BOOST_TEST((*fay)["role"] == "member");  // not given: kept
+
+  const auto history = nlohmann::json::parse(run({"users", "history", "fay", "--json"}).out);
+  BOOST_REQUIRE(history.size() == 2u);
+  BOOST_TEST(history[0]["action"] == "member.update");
+  BOOST_TEST(history[0]["actor"] == "cli:ops-lead");
+  BOOST_TEST(history[0]["detail"] == "groups eng -> ops; projects p1 -> p2,p3; primary - -> p2");
+  BOOST_TEST(history[1]["action"] == "member.add");
+  const auto table = run({"users", "history", "fay"});
+  BOOST_TEST(table.out.starts_with("WHEN"), table.out);
+  BOOST_TEST(table.out.find("2 changes") != std::string::npos, table.out);
+
+  const auto overlong = run({"users", "update", "fay", "--group", std::string(200, 'g')});
+  BOOST_TEST(overlong.code == 2);
+  BOOST_TEST(overlong.err.find("invalid group name") != std::string::npos, overlong.err);
+  const auto primary = run({"users", "update", "fay", "--primary-project", "elsewhere"});
+  BOOST_TEST(primary.code == 2);
+  BOOST_TEST(primary.err.find("elsewhere") != std::string::npos, primary.err);
+  const auto ghost = run({"users", "update", "ghost", "--role", "admin"});
+  BOOST_TEST(ghost.code == 1);
+  BOOST_TEST(ghost.err == "sluicectl: no member named 'ghost'\n", ghost.err);
+  BOOST_TEST(run({"users", "update", "fay"}).code == 2);  // nothing to change
+  BOOST_TEST(run({"users", "update", "fay", "--role", "owner"}).code == 2);
+  BOOST_TEST(nlohmann::json::parse(run({"users", "history", "fay", "--json"}).out).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(users_disable_then_enable_brings_the_keys_back) {
+  BOOST_TEST_REQUIRE(run({"users", "add", "gus", "--role", "member"}).code == 0);
+  const auto key = run({"keys", "create", "gus"}).lastLine();
+  BOOST_TEST_REQUIRE(authenticator(kMasterKey)->authenticate(key, system_clock::now()).has_value());
+  BOOST_TEST_REQUIRE(run({"users", "disable", "gus"}).code == 0);
+  BOOST_TEST(!authenticator(kMasterKey)->authenticate(key, system_clock::now()).has_value());
+  const auto enabled = run({"users", "enable", "gus"});
+  BOOST_TEST(enabled.code == 0, enabled.err);
+  BOOST_TEST(enabled.out.find("enabled gus") != std::string::npos, enabled.out);
+  BOOST_TEST(authenticator(kMasterKey)->authenticate(key, system_clock::now()).has_value());
+  BOOST_TEST(run({"users", "enable", "gus"}).out == "gus was already enabled\n");
+  BOOST_TEST(run({"users", "enable", "nobody"}).code == 1);
+  const auto history = nlohmann::json::parse(run({"users", "history", "gus", "--json"}).out);
+  BOOST_REQUIRE(history.size() == 4u);  // add, key.create, disable, enable: the repeat left none
+  BOOST_TEST(history[0]["action"] == "member.enable");
+  BOOST_TEST(history[1]["action"] == "member.disable");
+  BOOST_TEST(history[2]["action"] == "key.create");
+  BOOST_TEST(history[2]["detail"].get<std::string>().find(key) == std::string::npos);  // never the key
+}
+
+// Only a member with no key and no audited request is deleted; anyone else is kept (disable them),
+// so a later member of the same name never inherits their keys or requests. The record stays.
+BOOST_AUTO_TEST_CASE(users_delete_removes_only_a_member_without_history) {
+  BOOST_TEST_REQUIRE(run({"users", "add", "hank", "--role", "member"}).code == 0);
+  BOOST_TEST_REQUIRE(run({"users", "add", "ida", "--role", "member"}).code == 0);
+  const auto prefix = run({"keys", "create", "ida", "--json"});
+  const std::string id = nlohmann::json::parse(prefix.out)["id"];
+  BOOST_TEST_REQUIRE(run({"keys", "revoke", id}).code == 0);
+  const auto kept = run({"users", "delete", "ida"});
+  BOOST_TEST(kept.code == 1);
+  BOOST_TEST(kept.err.find("disable them instead") != std::string::npos, kept.err);
+  const auto deleted = run({"users", "delete", "hank"});
+  BOOST_TEST(deleted.code == 0, deleted.err);
+  BOOST_TEST(run({"users", "delete", "hank"}).code == 1);
+  const auto history = nlohmann::json::parse(run({"users", "history", "hank", "--json"}).out);
+  BOOST_REQUIRE(history.size() == 2u);
+  BOOST_TEST(history[0]["action"] == "member.delete");
+  const auto ida = nlohmann::json::parse(run({"users", "history", "ida", "--json"}).out);
+  BOOST_REQUIRE(ida.size() == 3u);
+  BOOST_TEST(ida[0]["action"] == "key.revoke");
+}
+
+// In a database of its own: with one enabled admin, neither disabling, demoting nor deleting them
+// is allowed; once another admin is enabled it is.
+BOOST_AUTO_TEST_CASE(users_refuses_to_leave_no_enabled_admin) {
+  test::ScratchDatabase own;
+  const auto in = [&](std::vector<std::string> args) { return run(std::move(args), {}, std::nullopt, own.url()); };
+  BOOST_TEST_REQUIRE(in({"users", "add", "root", "--role", "admin"}).code == 0);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"users", "disable", "root"}, {"users", "update", "root", "--role", "member"}, {"users", "delete", "root"}}) {
+    const auto refused = in(args);
+    BOOST_TEST(refused.code == 1, args[1]);
+    BOOST_TEST(refused.err.find("root is the only enabled admin") != std::string::npos, refused.err);
+  }
+  BOOST_TEST(own.scalar("SELECT count(*) FROM admin_events") == "1");  // the add alone
+  BOOST_TEST_REQUIRE(in({"users", "add", "second", "--role", "admin"}).code == 0);
+  BOOST_TEST(in({"users", "disable", "root"}).code == 0);
+  BOOST_TEST(in({"users", "history", "--limit", "0"}).code == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

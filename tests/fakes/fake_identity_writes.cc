@@ -82,6 +82,42 @@ store::DisableChange FakeKeyDirectory::setDisabled(std::string_view name, store:
   return store::DisableChange::Disabled;
 }
 
+store::EnableChange FakeKeyDirectory::clearDisabled(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  enter();
+  const auto member = members_.find(name);
+  if (member == members_.end()) return store::EnableChange::NoSuchMember;
+  if (!member->second.disabled_at) return store::EnableChange::AlreadyEnabled;
+  member->second.disabled_at.reset();
+  return store::EnableChange::Enabled;
+}
+
+std::expected<store::MemberRow, RosterConflict> FakeKeyDirectory::updateMember(const store::MemberRow& changed) {
+  std::lock_guard lock(mutex_);
+  enter();
+  const auto member = members_.find(changed.name);
+  if (member == members_.end()) return std::unexpected(RosterConflict{RosterConflict::Kind::NoSuchMember, {}, {}});
+  store::MemberRow& row = member->second;
+  row.role = changed.role;
+  row.groups = changed.groups;
+  row.projects = changed.projects;
+  row.primary_project = changed.primary_project;
+  return row;
+}
+
+store::RemoveChange FakeKeyDirectory::removeMember(std::string_view name) {
+  std::lock_guard lock(mutex_);
+  enter();
+  const auto member = members_.find(name);
+  if (member == members_.end()) return store::RemoveChange::NoSuchMember;
+  for (const auto& [id, stored] : keys_) {
+    if (stored.row.user == name) return store::RemoveChange::HasHistory;
+  }
+  sealed_.erase(std::string(name));
+  members_.erase(member);
+  return store::RemoveChange::Removed;
+}
+
 std::optional<store::KeyRow> FakeKeyDirectory::insertKey(const store::KeyRow& key, std::string_view hash) {
   std::lock_guard lock(mutex_);
   enter();

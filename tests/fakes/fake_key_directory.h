@@ -46,6 +46,10 @@ class FakeKeyDirectory : public store::KeyDirectory,
                                                            store::TimePoint now) override;
   bool deleteSubject(std::string_view name, std::string_view subject) override;
   store::DisableChange setDisabled(std::string_view name, store::TimePoint now) override;
+  store::EnableChange clearDisabled(std::string_view name) override;
+  std::expected<store::MemberRow, store::RosterConflict> updateMember(const store::MemberRow& changed) override;
+  // HasHistory when the member has a key (this fake holds no audited requests).
+  store::RemoveChange removeMember(std::string_view name) override;
 
   // KeyRegistry (fake_identity_writes.cc).
   std::optional<store::KeyRow> insertKey(const store::KeyRow& key, std::string_view hash) override;
