@@ -374,13 +374,15 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
 AttemptRunner::PersonalKeys personalKeys(Gateway& gateway, const std::string& user) {
   identity::Authenticator* authenticator = gateway.identity().authenticator.get();
   if (user.empty() || !authenticator) return {};
-  return [authenticator, user](const catalog::Credential& credential) -> std::expected<std::string, std::string> {
+  using Error = AttemptRunner::PersonalKeyError;
+  return [authenticator, user](const catalog::Credential& credential) -> std::expected<std::string, Error> {
     try {
       auto key = authenticator->personalKey(user, credential.id, std::chrono::system_clock::now());
       if (key) return std::move(*key);
-      return std::unexpected(key.error().message);
+      return std::unexpected(
+          Error(key.error().message, key.error().reason == identity::CredentialFailureReason::NotSet));
     } catch (const std::exception& error) {
-      return std::unexpected(std::string("the personal key store is unavailable: ") + error.what());
+      return std::unexpected(Error(std::string("the personal key store is unavailable: ") + error.what()));
     }
   };
 }
