@@ -71,9 +71,9 @@ struct Failed {
   enum class Stage { Unbound, CircuitOpen, Sent };
   Stage stage = Stage::Sent;
   std::string reason;               // Unbound, CircuitOpen: why (for the walk and the 503 message)
-  bool personal_key_missing = false; // Unbound: the caller stored no key of their own (theirs to fix)
   dispatch::AttemptOutcome outcome; // Sent: what the last try got
   wire::ApiError error;             // Sent: the error to answer with when nothing else serves
+  bool personal_key_missing = false; // Unbound: the caller stored no key of their own (theirs to fix)
 };
 
 struct ClientGone {};
