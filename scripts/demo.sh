@@ -170,8 +170,9 @@ print_curl /v1/messages "${messages_body}" "${messages_headers[@]}"
 printf 'OpenAI Chat Completions:\n'
 print_curl /v1/chat/completions "${chat_body}" "${chat_headers[@]}"
 printf 'A personal provider key (models such as go-kimi-k3 answer 424 personal_key_missing without one):\n'
-printf '  SLUICE_MASTER_KEY_FILE=%s %s/sluicectl --database-url %s \\\n    credentials set opencode-go --user demo\n' \
-  "${SLUICE_MASTER_KEY_FILE:-…}" "${bin}" "'${SLUICE_TEST_DATABASE_URL}'"
+if [[ -n ${SLUICE_MASTER_KEY_FILE:-} ]]; then master="SLUICE_MASTER_KEY_FILE=${SLUICE_MASTER_KEY_FILE} "; else master=; fi
+printf '  %s%s/sluicectl --database-url %s --services %s \\\n    credentials set opencode-go --user demo\n' \
+  "${master}" "${bin}" "'${SLUICE_TEST_DATABASE_URL}'" "${repo}/services"
 if [[ ${SLUICE_POSTGRES_STARTED} == 1 ]]; then
   printf '\nCtrl-C stops the gateway, the mock provider and PostgreSQL.\n'
 else

@@ -340,8 +340,12 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
   ticket.estimated_input_tokens_ = plan.estimated_input_tokens;
   ticket.request_id_ = request_id_;
   // Warn mode never refuses, so nothing needs counting before the call: the request is counted
-  // once it has been answered, off the caller's path to the first byte.
-  if (catalog->quotas.mode == catalog::QuotaMode::Warn) {
+  // once it has been answered, off the caller's path to the first byte. One window of its own
+  // `mode: enforce` makes every request reserve first.
+  const auto& quotas = catalog->quotas;
+  if (std::ranges::none_of(quotas.windows, [&](const catalog::QuotaWindow& window) {
+        return window.mode.value_or(quotas.mode) == catalog::QuotaMode::Enforce;
+      })) {
     ticket.count_after_ = use == QuotaUse::Spend;
     return ticket;
   }

@@ -299,6 +299,34 @@ BOOST_AUTO_TEST_CASE(the_request_log_line_records_the_status_actually_sent) {
   BOOST_TEST(requestLogStatus(gateway, answer.header("x-sluice-request-id")) == 529);
 }
 
+// Finance's form across replicas: each project is refused at its own monthly limit, not before.
+BOOST_AUTO_TEST_CASE(two_projects_are_refused_at_their_own_monthly_limits_across_two_gateways) {
+  const std::string small = unique("marketing");
+  const std::string large = unique("research");
+  Gateway first(authOptions());
+  rewrite(first, "ai/gateway.yaml",
+          "gateway:\n  default_model: claude-sonnet-5-5\n  quotas:\n    mode: enforce\n    windows:\n"
+          "      - id: team-month\n        per: project\n        period: month\n        timezone: Europe/Paris\n"
+          "        max_requests: 1\n        overrides:\n          project/" + small + ": { max_requests: 3 }\n"
+          "          project/" + large + ": { max_requests: 6 }\n");
+  Gateway second(authOptions(first.servicesDir()));
+  const Member mia = addMember("mia", "--role member --project " + small + " --project " + large);
+  const auto served = [&](const std::string& project, int calls) {
+    int ok = 0;
+    for (int i = 0; i < calls; ++i) {
+      Gateway& target = i % 2 == 0 ? first : second;
+      const auto answer = target.call("POST", "/v1/messages",
+                                      {{"x-api-key", mia.key}, {"x-sluice-scope-project", project}}, kMessages);
+      if (answer.status == 200) ++ok;
+      else BOOST_TEST(answer.json()["error"]["message"].get<std::string>().find("(the limit of project/" + project + ")") !=
+                          std::string::npos, answer.body);
+    }
+    return ok;
+  };
+  BOOST_TEST(served(small, 5) == 3);
+  BOOST_TEST(served(large, 8) == 6);  // research's own six: marketing's spending is not its
+}
+
 BOOST_AUTO_TEST_CASE(an_enforced_budget_holds_across_two_gateways_sharing_one_database) {
   // One catalog for both replicas: enforce 20 requests per user per hour.
   namespace fs = std::filesystem;
