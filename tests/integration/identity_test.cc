@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(personal_credentials_are_used_only_with_the_callers_own_key
 
   // The gateway caches lookups for at most 2 s, so a newly stored key is used within that.
   auto with = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer " + erin.key}}, kimi);
-  for (int i = 0; i < 30 && with.status == 503; ++i) {
+  for (int i = 0; i < 30 && with.status == 424; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     with = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer " + erin.key}}, kimi);
   }
