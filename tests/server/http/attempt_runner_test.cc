@@ -45,9 +45,10 @@ BOOST_AUTO_TEST_CASE(a_personal_credential_sends_the_members_own_key_and_never_t
   Runner runner;
   runner.path.transport.script("mine.example", FakeTransport::json(200, anthropicAnswer()));
   pipeline::AttemptRunner attempts(runner.path.transport, runner.path.gateway().endpoints(), runner.ledger, runner.cancel,
-                               [](const catalog::Credential& credential) -> std::expected<std::string, pipeline::AttemptRunner::PersonalKeyError> {
+                               [](const catalog::Credential& credential)
+                                   -> std::expected<std::string, pipeline::AttemptRunner::PersonalKeyError> {
                                  if (credential.id == "mine") return "sk-member-own";
-                                 return std::unexpected("no key");
+                                 return std::unexpected(pipeline::AttemptRunner::PersonalKeyError("no key"));
                                });
   const auto mine = runner.attemptOf("member-model", "mine/api");
   auto result = attempts.run({&mine, "{}", false, "", catalog::Wire::Anthropic, nullptr});
