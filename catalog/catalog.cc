@@ -123,8 +123,29 @@ std::string_view toString(QuotaScope scope) {
     case QuotaScope::Project: return "project";
     case QuotaScope::ApiKey: return "api_key";
     case QuotaScope::Organisation: return "organisation";
+    case QuotaScope::Group: return "group";
   }
   return "unknown";
+}
+
+std::string_view toString(QuotaPeriod period) {
+  switch (period) {
+    case QuotaPeriod::Seconds: return "seconds";
+    case QuotaPeriod::Day: return "day";
+    case QuotaPeriod::Week: return "week";
+    case QuotaPeriod::Month: return "month";
+  }
+  return "seconds";
+}
+
+std::string_view toString(QuotaSubjectKind kind) {
+  switch (kind) {
+    case QuotaSubjectKind::Project: return "project";
+    case QuotaSubjectKind::Group: return "group";
+    case QuotaSubjectKind::Member: return "member";
+    case QuotaSubjectKind::Key: return "key";
+  }
+  return "project";
 }
 
 std::string_view toString(IdentityMode mode) {

@@ -24,6 +24,8 @@ class Detector;
 
 namespace sluice::catalog {
 
+struct ZoneRules;  // catalog/zone_rules.h
+
 enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini };
 std::string_view toString(Wire wire);
 std::optional<Wire> parseWire(std::string_view text);
@@ -54,8 +56,17 @@ enum class RouteKind { Implicit, Alias, Scoped, Pinned, Policy };
 std::string_view toString(RouteKind kind);
 
 enum class QuotaMode { Warn, Enforce };
-enum class QuotaScope { User, Project, ApiKey, Organisation };
+// Whose usage one counter of a window holds: one member, one project, one API key, everything
+// (organisation), or one group's members together.
+enum class QuotaScope { User, Project, ApiKey, Organisation, Group };
 std::string_view toString(QuotaScope scope);
+// How a window's spans are cut: rolling-free fixed spans of `seconds`, or calendar days, weeks
+// (from Monday) and months in the window's time zone.
+enum class QuotaPeriod { Seconds, Day, Week, Month };
+std::string_view toString(QuotaPeriod period);
+// What an override names: "project/research", "group/interns", "member/alice", "key/3f9a1c2e".
+enum class QuotaSubjectKind { Project, Group, Member, Key };
+std::string_view toString(QuotaSubjectKind kind);
 
 enum class AccessDefault { Open, Closed };
 
@@ -274,15 +285,37 @@ struct Route {
   Location where;
 };
 
-struct QuotaWindow {
-  std::string id;
-  QuotaScope per = QuotaScope::User;
-  int64_t seconds = 0;
+// The limits of one window for one subject. None set: unlimited.
+struct QuotaLimits {
   std::optional<int64_t> max_requests;
   std::optional<int64_t> max_input_tokens;
   std::optional<int64_t> max_output_tokens;
   std::optional<int64_t> max_cost_microdollars;
+  bool unlimited() const { return !max_requests && !max_input_tokens && !max_output_tokens && !max_cost_microdollars; }
+};
+
+// A window's limit for one subject instead of the window's own (`overrides:`); `unlimited` is a
+// QuotaLimits with nothing set.
+struct QuotaOverride {
+  QuotaSubjectKind kind = QuotaSubjectKind::Project;
+  std::string name;
+  QuotaLimits limits;
   Location where;
+};
+
+// A window's own QuotaLimits are its default: what a subject no override names gets.
+struct QuotaWindow : QuotaLimits {
+  std::string id;
+  QuotaScope per = QuotaScope::User;
+  int64_t seconds = 0;                         // QuotaPeriod::Seconds only
+  QuotaPeriod period = QuotaPeriod::Seconds;
+  std::string timezone = "UTC";                // calendar periods: an IANA name
+  // The zone's rules (config::attachTimeZones); null for UTC, where offsets are always 0.
+  std::shared_ptr<const ZoneRules> zone;
+  std::optional<QuotaMode> mode;               // the window's own; default: Quotas::mode
+  std::vector<QuotaOverride> overrides;        // in the file's order
+  Location where;
+  Location timezone_at;
 };
 
 struct Quotas {

@@ -42,6 +42,8 @@ void parseAccessRules(const SourceText& source, const ParseContext& context, Dra
 
 // gateway.limits (parse_limits.cc).
 void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
+// gateway.quotas (parse_quotas.cc).
+void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas);
 
 // The body under a file's single top-level key (`credentials:`, `models:`, ...). Reports a syntax
 // error, an empty file, a missing top-level key and any other top-level key; nullopt when the

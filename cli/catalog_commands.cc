@@ -168,8 +168,9 @@ int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, 
   return 0;
 }
 
-int catalogExplain(const std::string& services_dir, const std::string& model, const std::optional<std::string>& project,
-                   bool json, std::ostream& out, std::ostream& err) {
+int catalogExplain(const std::string& services_dir, const std::string& model, const QuotaWho& who, bool json,
+                   std::ostream& out, std::ostream& err) {
+  const std::optional<std::string>& project = who.project;
   if (const auto missing = noCatalogAt(services_dir)) {
     err << "sluicectl: " << *missing << "\n";
     return 2;
@@ -267,6 +268,7 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
                                    {"restore", protection.restore},
                                    {"vault", !protection.vault_ref.empty()}};
     }
+    if (auto quotas = explainQuotasJson(catalog, who); !quotas.is_null()) report["quotas"] = std::move(quotas);
     out << report.dump(2) << "\n";
     return 0;
   }
@@ -337,6 +339,7 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
           << (catalog.masks(*attempt.endpoint) ? ": sent masked" : ": sent as the client wrote it") << "\n";
     }
   }
+  explainQuotas(catalog, who, out);
   return 0;
 }
 

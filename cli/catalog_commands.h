@@ -5,14 +5,17 @@
 #include <optional>
 #include <string>
 
+#include "cli/quota_explain.h"
+
 namespace sluice::cli {
 
 // Prints every diagnostic (file:line:col) to `err`; returns 0 when the catalog is valid, 2 when not.
 int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, std::ostream& err);
 
-// Prints the dispatch plan the server would use for MODEL; returns 0, or 2 when the model or the
+// Prints the dispatch plan the server would use for MODEL, then the quota windows and which limit
+// of each applies to `who` (its project is the plan's); returns 0, or 2 when the model or the
 // catalog is invalid.
-int catalogExplain(const std::string& services_dir, const std::string& model, const std::optional<std::string>& project,
-                   bool json, std::ostream& out, std::ostream& err);
+int catalogExplain(const std::string& services_dir, const std::string& model, const QuotaWho& who, bool json,
+                   std::ostream& out, std::ostream& err);
 
 }  // namespace sluice::cli

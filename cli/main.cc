@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
   auto* explain = catalog->add_subcommand("explain", "print the dispatch chain the server would use for MODEL");
   explain->add_option("MODEL", model, "model id, alias or retired id")->required();
   explain->add_option("--project", project, "the project the request is attributed to");
+  sluice::cli::QuotaWho who;
+  std::string explain_member;
+  std::string explain_key;
+  explain->add_option("--member", explain_member, "the member asking: which quota limits apply to them");
+  explain->add_option("--group", who.groups, "a group of that member (repeatable)");
+  explain->add_option("--key", explain_key, "the public id of the API key used");
   explain->fallthrough();
 
   std::string migrations_dir;
@@ -217,7 +223,10 @@ int main(int argc, char** argv) {
   const auto now = std::chrono::system_clock::now();
   if (*check) return sluice::cli::catalogCheck(check_dir.empty() ? services : check_dir, json, std::cout, std::cerr);
   if (*explain) {
-    return sluice::cli::catalogExplain(services, model, given(project), json, std::cout, std::cerr);
+    who.project = given(project);
+    who.member = given(explain_member);
+    who.key = given(explain_key);
+    return sluice::cli::catalogExplain(services, model, who, json, std::cout, std::cerr);
   }
   if (*migrate) return sluice::cli::migrate(database_url, migrations_dir, status_only, json, std::cout, std::cerr);
   if (*audit) return sluice::cli::auditShow(database_url, request_id, json, std::cout, std::cerr);

@@ -82,6 +82,15 @@ export ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY:-mock-anthropic-key}
 export DEEPSEEK_API_KEY=${DEEPSEEK_API_KEY:-mock-deepseek-key}
 export OPENAI_API_KEY=${OPENAI_API_KEY:-mock-openai-key}
 export GEMINI_API_KEY=${GEMINI_API_KEY:-mock-gemini-key}
+# The key personal credentials are sealed with (docs/identity.md): kept beside the demo's API key
+# so `sluicectl credentials set` works here and keys stored in one run open in the next.
+master_key_file=${SLUICE_BUILD_DIR}/demo-master-key
+if [[ -z ${SLUICE_MASTER_KEY:-} && -z ${SLUICE_MASTER_KEY_FILE:-} ]]; then
+  if [[ ! -s ${master_key_file} ]]; then
+    (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"${master_key_file}")
+  fi
+  export SLUICE_MASTER_KEY_FILE=${master_key_file}
+fi
 
 sluice_say "starting Sluice (its JSON log follows on stderr)"
 "${bin}/sluice" --services "${repo}/services" --listen "${SLUICE_LISTEN:-127.0.0.1:8080}" \
@@ -160,6 +169,10 @@ printf '\nAnthropic Messages:\n'
 print_curl /v1/messages "${messages_body}" "${messages_headers[@]}"
 printf 'OpenAI Chat Completions:\n'
 print_curl /v1/chat/completions "${chat_body}" "${chat_headers[@]}"
+printf 'A personal provider key (models such as go-kimi-k3 answer 424 personal_key_missing without one):\n'
+if [[ -n ${SLUICE_MASTER_KEY_FILE:-} ]]; then master="SLUICE_MASTER_KEY_FILE=${SLUICE_MASTER_KEY_FILE} "; else master=; fi
+printf '  %s%s/sluicectl --database-url %s --services %s \\\n    credentials set opencode-go --user demo\n' \
+  "${master}" "${bin}" "'${SLUICE_TEST_DATABASE_URL}'" "${repo}/services"
 if [[ ${SLUICE_POSTGRES_STARTED} == 1 ]]; then
   printf '\nCtrl-C stops the gateway, the mock provider and PostgreSQL.\n'
 else

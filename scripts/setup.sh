@@ -21,6 +21,7 @@ sluice_packages=(
   build-essential g++ cmake ninja-build ccache pkg-config
   libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev libjemalloc-dev prometheus-cpp-dev zlib1g-dev
   postgresql postgresql-client curl ca-certificates
+  tzdata  # calendar quota periods read the system tz database
   prometheus  # promtool checks the metrics exposition
   nginx  # the fleet tests put three replicas behind it
   nodejs npm chromium  # the e2e tests drive the gateway with the official SDKs and a browser

@@ -88,6 +88,7 @@ catalog::CompileResult compileHere(const ConsoleContext& context, const std::str
   config::readSecretFiles(sources);
   auto result = catalog::compileCatalog(sources);
   config::attachDataProtection(result);
+  config::attachTimeZones(result);
   return result;
 }
 

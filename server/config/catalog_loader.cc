@@ -1,11 +1,13 @@
 #include "server/config/catalog_loader.h"
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "catalog/zone_rules.h"
 #include "server/protection/detectors.h"
 
 extern char** environ;
@@ -56,6 +58,7 @@ catalog::CompileResult loadCatalog(const std::string& services_dir, const std::m
   readSecretFiles(sources);
   auto result = catalog::compileCatalog(sources);
   attachDataProtection(result);
+  attachTimeZones(result);
   return result;
 }
 
@@ -83,6 +86,44 @@ void attachDataProtection(catalog::CompileResult& result) {
   // The catalog is immutable once shared; this copy is the one that will be.
   auto attached = std::make_shared<catalog::Catalog>(*result.catalog);
   attached->data_protection->detector = std::make_shared<const protection::Detector>(std::move(*detector));
+  result.catalog = std::move(attached);
+}
+
+void attachTimeZones(catalog::CompileResult& result, const std::string& zoneinfo) {
+  if (!result.ok()) return;
+  const auto needs = [](const catalog::QuotaWindow& window) {
+    return window.period != catalog::QuotaPeriod::Seconds && window.timezone != "UTC";
+  };
+  if (std::ranges::none_of(result.catalog->quotas.windows, needs)) return;
+  // The catalog is immutable once shared; this copy is the one that will be.
+  auto attached = std::make_shared<catalog::Catalog>(*result.catalog);
+  std::map<std::string, std::shared_ptr<const catalog::ZoneRules>> loaded;
+  bool failed = false;
+  for (catalog::QuotaWindow& window : attached->quotas.windows) {
+    if (!needs(window)) continue;
+    auto& zone = loaded[window.timezone];
+    if (!zone) {
+      // isZoneName() held at compile time: no '..', no leading '/', so the path stays in `zoneinfo`.
+      const auto bytes = readFilePrefix(zoneinfo + "/" + window.timezone, catalog::kMaxZoneFileBytes + 1);
+      std::expected<catalog::ZoneRules, std::string> rules =
+          std::unexpected("no such zone in the system tz database (" + zoneinfo + ")");
+      if (bytes) rules = catalog::parseTzif(window.timezone, *bytes);
+      if (!rules) {
+        result.diagnostics.push_back({catalog::Severity::Error, window.timezone_at.file, window.timezone_at.line,
+                                      window.timezone_at.column,
+                                      "timezone '" + window.timezone + "' of quota window '" + window.id +
+                                          "' cannot be used: " + rules.error()});
+        failed = true;
+        continue;
+      }
+      zone = std::make_shared<const catalog::ZoneRules>(std::move(*rules));
+    }
+    window.zone = zone;
+  }
+  if (failed) {
+    result.catalog.reset();
+    return;
+  }
   result.catalog = std::move(attached);
 }
 

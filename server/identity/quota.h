@@ -33,13 +33,31 @@ struct WindowSpan {
 
 // The window of `seconds` (> 0) that contains `now`.
 WindowSpan windowSpan(int64_t seconds, TimePoint now);
+// The span of `window` that contains `now`: windowSpan() for `seconds`, else the calendar day,
+// week or month in the window's zone.
+WindowSpan spanOf(const catalog::QuotaWindow& window, TimePoint now);
 
 // Whose usage a request counts toward.
 struct QuotaSubject {
   std::string user;
   std::optional<std::string> project;  // the attributed project; project windows skip without one
   std::string api_key_id;
+  std::vector<std::string> groups;     // the member's groups: per-group windows count each
 };
+
+// The limits a window sets for one counter, and why: "default" (the window's own), or the
+// override that applies ("group/interns").
+struct AppliedLimits {
+  catalog::QuotaLimits limits;
+  std::string source = "default";
+};
+
+// Which limits of `window` apply to the counter of `scope_kind`/`scope_value` for `subject`. A
+// project's or group's counter: its own override (`project/research`), whoever calls. A member's
+// or key's counter: the key's, the member's, the member's groups' (the override listed first),
+// the request's project's. Otherwise, and for the organisation, the window's own limits.
+AppliedLimits limitsFor(const catalog::QuotaWindow& window, std::string_view scope_kind,
+                        std::string_view scope_value, const QuotaSubject& subject);
 
 // The subject of a request by `caller` attributed to `scope`.
 QuotaSubject quotaSubject(const Caller& caller, const Scope& scope);
@@ -50,12 +68,14 @@ inline constexpr std::string_view kOrganisationScope = "organisation";
 // One counter row: a window, the scope value it counts, and its current span.
 struct QuotaCounter {
   const catalog::QuotaWindow* window = nullptr;  // points into the catalog the counters came from
-  std::string scope_kind;   // "user" | "project" | "api_key" | "organisation"
+  std::string scope_kind;   // "user" | "project" | "api_key" | "organisation" | "group"
   std::string scope_value;
   WindowSpan span;
+  std::optional<AppliedLimits> applied;  // limitsFor() this counter; nullopt: the window's own
 };
 
-// One counter per window whose scope the subject has, in the catalog's window order.
+// One counter per window whose scope the subject has (a per-group window: one per group of the
+// subject's), in the catalog's window order.
 std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now);
 
 struct QuotaUsage {
@@ -77,9 +97,11 @@ struct QuotaBreach {
   int64_t limit = 0;   // microdollars for Cost
   int64_t used = 0;    // before this request; microdollars for Cost
   TimePoint resets_at;
+  std::string limit_source = "default";  // AppliedLimits::source: which limit was reached
 
   // "quota 'member-hourly' exceeded for user alice: 600 of 600 requests used; resets at
-  // 2026-11-29T22:00:00Z" (cost as "$20.00 of $20.00 spent"). Names no key.
+  // 2026-11-29T22:00:00Z" (cost as "$20.00 of $20.00 spent"); an override's limit is named
+  // after the amount ("$20.00 of $20.00 spent (the limit of group/interns)"). Names no key.
   std::string message() const;
   // Whole seconds until resets_at (at least 1), for a Retry-After header.
   int64_t retryAfterSeconds(TimePoint now) const;

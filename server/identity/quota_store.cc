@@ -30,11 +30,10 @@ Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubjec
     keys.push_back(store::CounterKey{counter->scope_kind, counter->scope_value, counter->window->id,
                                      counter->span.start, counter->span.end});
   }
-  const bool enforce = quotas.mode == catalog::QuotaMode::Enforce;
-
   std::optional<QuotaBreach> breach;
   const bool admitted = counters_->reserve(keys, estimated_input_tokens, [&](const std::vector<store::CounterTotals>& totals) {
     breach.reset();  // a retried transaction decides again
+    bool refuse = false;
     for (const QuotaCounter& counter : counters) {
       QuotaUsage used;
       for (size_t i = 0; i < locking.size(); ++i) {
@@ -44,9 +43,17 @@ Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubjec
         used.output_tokens = totals[i].output_tokens;
         used.cost_microdollars = totals[i].cost_microdollars;
       }
-      if ((breach = checkCounter(counter, used, estimated_input_tokens))) break;
+      auto found = checkCounter(counter, used, estimated_input_tokens);
+      if (!found) continue;
+      // A window's own mode wins over the quotas' one: a `warn` window is recorded, never refuses.
+      if (counter.window->mode.value_or(quotas.mode) == catalog::QuotaMode::Enforce) {
+        breach = std::move(found);
+        refuse = true;
+        break;
+      }
+      if (!breach) breach = std::move(found);
     }
-    return !(breach && enforce);
+    return !refuse;
   });
   reservation.breach = std::move(breach);
   if (!admitted) {

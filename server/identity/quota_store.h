@@ -7,7 +7,7 @@
 // window (quota.h checkCounter) and, when admitted, counts the request (requests + 1, input
 // tokens + the estimate). settle() runs after: it corrects input tokens to the actual count and
 // adds output tokens and cost. A window is therefore overrun by at most what the requests in
-// flight spend. Mode (catalog Quotas::mode):
+// flight spend. Mode (a window's own `mode`, else catalog Quotas::mode):
 //   enforce: a request that would exceed any window is refused and counted nowhere;
 //   warn:    it is admitted and counted; the breach is returned so the caller records it.
 //

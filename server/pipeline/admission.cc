@@ -340,8 +340,12 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
   ticket.estimated_input_tokens_ = plan.estimated_input_tokens;
   ticket.request_id_ = request_id_;
   // Warn mode never refuses, so nothing needs counting before the call: the request is counted
-  // once it has been answered, off the caller's path to the first byte.
-  if (catalog->quotas.mode == catalog::QuotaMode::Warn) {
+  // once it has been answered, off the caller's path to the first byte. One window of its own
+  // `mode: enforce` makes every request reserve first.
+  const auto& quotas = catalog->quotas;
+  if (std::ranges::none_of(quotas.windows, [&](const catalog::QuotaWindow& window) {
+        return window.mode.value_or(quotas.mode) == catalog::QuotaMode::Enforce;
+      })) {
     ticket.count_after_ = use == QuotaUse::Spend;
     return ticket;
   }
@@ -374,13 +378,15 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
 AttemptRunner::PersonalKeys personalKeys(Gateway& gateway, const std::string& user) {
   identity::Authenticator* authenticator = gateway.identity().authenticator.get();
   if (user.empty() || !authenticator) return {};
-  return [authenticator, user](const catalog::Credential& credential) -> std::expected<std::string, std::string> {
+  using Error = AttemptRunner::PersonalKeyError;
+  return [authenticator, user](const catalog::Credential& credential) -> std::expected<std::string, Error> {
     try {
       auto key = authenticator->personalKey(user, credential.id, std::chrono::system_clock::now());
       if (key) return std::move(*key);
-      return std::unexpected(key.error().message);
+      return std::unexpected(
+          Error(key.error().message, key.error().reason == identity::CredentialFailureReason::NotSet));
     } catch (const std::exception& error) {
-      return std::unexpected(std::string("the personal key store is unavailable: ") + error.what());
+      return std::unexpected(Error(std::string("the personal key store is unavailable: ") + error.what()));
     }
   };
 }

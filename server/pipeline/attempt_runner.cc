@@ -76,16 +76,23 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
   // The credential: a personal one is the member's own key, looked up now; never the caller's.
   const bool personal = attempt.credential && attempt.credential->kind == catalog::CredentialKind::Personal;
   std::string personal_why;
+  bool personal_missing = false;
   if (personal && personal_keys_) {
     auto key = personal_keys_(*attempt.credential);
-    if (key) personal_key_ = std::move(*key);
-    else personal_why = key.error();
+    if (key) {
+      personal_key_ = std::move(*key);
+    } else {
+      personal_why = key.error().message;
+      personal_missing = key.error().missing;
+    }
   }
   if (auto why = dispatch::unboundReason(attempt, personal_key_.has_value())) {
     if (!personal_why.empty()) why = personal_why;
     ledger_.recordAttempt(attempt, 0, personal ? "skipped:personal_key_missing" : "skipped:credential_unconfigured",
                           endpoint.key + ": " + *why, 0);
-    return Failed{Failed::Stage::Unbound, *why, {}, {}};
+    Failed failed{Failed::Stage::Unbound, *why, {}, {}};
+    failed.personal_key_missing = personal_missing;
+    return failed;
   }
   if (ask_breaker) {
     const auto admitted =

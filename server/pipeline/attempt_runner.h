@@ -73,6 +73,7 @@ struct Failed {
   std::string reason;               // Unbound, CircuitOpen: why (for the walk and the 503 message)
   dispatch::AttemptOutcome outcome; // Sent: what the last try got
   wire::ApiError error;             // Sent: the error to answer with when nothing else serves
+  bool personal_key_missing = false; // Unbound: the caller stored no key of their own (theirs to fix)
 };
 
 struct ClientGone {};
@@ -82,8 +83,15 @@ using AttemptResult = std::variant<Answer, Failed, ClientGone>;
 class AttemptRunner {
  public:
   using Clock = std::chrono::steady_clock;
+  // Why a member's own key is not there: `missing` when the member stored none (the caller's to
+  // fix, with the command the message names), false when the gateway cannot open it.
+  struct PersonalKeyError {
+    PersonalKeyError(std::string text, bool not_stored = false) : message(std::move(text)), missing(not_stored) {}
+    std::string message;
+    bool missing = false;
+  };
   // The member's own key for a personal credential, or why there is none.
-  using PersonalKeys = std::function<std::expected<std::string, std::string>(const catalog::Credential&)>;
+  using PersonalKeys = std::function<std::expected<std::string, PersonalKeyError>(const catalog::Credential&)>;
 
   // Every reference must outlive the runner. `personal_keys` may be empty (no member: personal
   // credentials are then unbound). `budget` (gateway.limits), when given, counts every call and

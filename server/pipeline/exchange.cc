@@ -219,6 +219,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;
+  std::string personal_missing;  // why the caller's own key is needed (theirs to fix), when it was
   const dispatch::Attempt* served = nullptr;
   // Targets skipped before any call (presence, max_input_bytes): their segments, once each.
   std::vector<std::string> skip_segments;
@@ -285,6 +286,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
         walk.defer(skipped->reason);
       } else {
         unbound += (unbound.empty() ? "" : "; ") + attempt->endpoint->key + ": " + skipped->reason;
+        if (skipped->personal_key_missing && personal_missing.empty()) personal_missing = skipped->reason;
         walk.skip(skipped->reason);
       }
       continue;
@@ -363,6 +365,12 @@ int Exchange::execute(const dispatch::Plan& plan) {
   } else if (last) {
     ledger_.noteUpstreamFailure(runner.sent(), last->outcome.transport == dispatch::TransportKind::Timeout);
     refuse(pipeline::clientFacing(last->error, profile_.clientWire()));
+  } else if (!personal_missing.empty()) {
+    // Nothing was sent and the caller's own key would have let an attempt go: a 4xx no SDK
+    // retries, naming the command that fixes it, instead of a 503 (529) every client retries.
+    refuse(wire::ApiError::make(424, wire::error_keys::kPersonalKeyMissing,
+                                "'" + (plan.chain ? plan.requested_model : plan.model_id) +
+                                    "' is served here only with your own provider key: " + personal_missing));
   } else {
     refuse(wire::ApiError::make(503, wire::error_keys::kNoDeploymentAvailable,
                                 "no deployment of '" + (plan.chain ? plan.requested_model : plan.model_id) +

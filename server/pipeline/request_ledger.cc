@@ -164,7 +164,10 @@ audit::Outcome RequestLedger::outcomeOf(std::string_view key) {
   if (key == wire::error_keys::kDataProtectionFailed) return Outcome::DataProtectionFailed;
   if (key == wire::error_keys::kDataProtectionBlocked) return Outcome::DataProtectionBlocked;
   if (key == wire::error_keys::kGovernanceDenied) return Outcome::GovernanceDenied;
-  if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment) return Outcome::NoDeploymentAvailable;
+  if (key == wire::error_keys::kNoDeploymentAvailable || key == wire::error_keys::kNoDeployment ||
+      key == wire::error_keys::kPersonalKeyMissing) {
+    return Outcome::NoDeploymentAvailable;
+  }
   if (key == wire::error_keys::kInternalError || key == wire::error_keys::kIdentityUnavailable) return Outcome::InternalError;
   if (key == wire::error_keys::kInvalidApiKey || key == wire::error_keys::kInvalidIdentity) {
     return Outcome::Unauthenticated;
@@ -196,7 +199,7 @@ void RequestLedger::refused(const wire::ApiError& error, audit::Outcome outcome)
   row.outcome = std::string(audit::toString(outcome));
   if (upstream_ms_ > 0) row.upstream_ms = upstream_ms_;
   row.ttfb_ms = millisSince(started_);
-  end(error.status, error.key);
+  end(row.status, error.key);  // the status the client was sent (529, not 503, for an Anthropic client)
 }
 
 void RequestLedger::served(const dispatch::Attempt& attempt, const RelayResult& result, const dispatch::Charge& charge) {

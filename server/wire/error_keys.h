@@ -37,6 +37,9 @@ inline constexpr std::string_view kScopeDenied = "scope_denied";                
 inline constexpr std::string_view kQuotaExceeded = "quota_exceeded";             // 429: the caller's quota is spent (Retry-After set)
 inline constexpr std::string_view kQuotaWarning = "quota_warning";               // not a refusal: an audit row's note that a quota ran over
 inline constexpr std::string_view kIdentityUnavailable = "identity_unavailable"; // 503: keys or quotas could not be read
+// 424: the caller (on the Test button: the admin) stored no key for a personal credential that
+// only their own key could serve; a 4xx, so no SDK retries what only `sluicectl credentials set` fixes.
+inline constexpr std::string_view kPersonalKeyMissing = "personal_key_missing";
 
 // The provider's side.
 inline constexpr std::string_view kUpstreamUnreachable = "upstream_unreachable";          // 502: connect, DNS, TLS or timeout
@@ -49,7 +52,6 @@ inline constexpr std::string_view kRateLimitExceeded = "rate_limit_exceeded";   
 inline constexpr std::string_view kServerIsOverloaded = "server_is_overloaded"; // 503/529 as OpenAI-style clients key their retries on it
 
 // The console's Test button (audit rows with probe = true).
-inline constexpr std::string_view kPersonalKeyMissing = "personal_key_missing";  // 424: the admin has no key for a personal credential
 inline constexpr std::string_view kCredentialMissing = "credential_missing";     // 503: the platform credential is not configured
 inline constexpr std::string_view kTransport = "transport";                      // 502: the probe's call failed before an answer
 

@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(quota_window_per_must_be_known) {
   CatalogSources sources = baselineSources();
   edit(sources.gateway, "per: user", "per: team");
   expectError(compileCatalog(sources), at(sources.gateway, "team"),
-              "per of quota window 'member-hourly' must be one of: user, project, api_key, organisation; got 'team'");
+              "per of quota window 'member-hourly' must be one of: user, project, group, api_key, organisation; got 'team'");
 }
 
 BOOST_AUTO_TEST_CASE(quota_window_seconds_are_between_a_minute_and_31_days) {
@@ -235,7 +235,7 @@ BOOST_AUTO_TEST_CASE(quota_window_needs_id_per_and_seconds) {
   auto result = compileCatalog(sources);
   Location window = atIn(sources.gateway, "windows:", "{ max_requests");
   expectError(result, window, "quota window #1 needs id");
-  expectError(result, window, "quota window #1 needs per: user, project, api_key or organisation");
+  expectError(result, window, "quota window #1 needs per: user, project, group, api_key or organisation");
   expectError(result, window, "quota window #1 needs seconds");
 }
 

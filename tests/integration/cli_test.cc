@@ -183,4 +183,47 @@ BOOST_AUTO_TEST_CASE(catalog_check_counts_agree_with_the_console) {
   BOOST_TEST(json.out.find("\"explicit_routes\": 1") != std::string::npos, json.out);
 }
 
+// Finance's budget, explained for one caller: which limit of each window applies and why; a zone
+// the system's tz database does not know is an error at its value.
+BOOST_AUTO_TEST_CASE(catalog_explain_says_which_quota_limit_applies_to_a_member_and_why) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("sluicectl-budget-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(sluice::test::sourceDir() + "/services", dir, fs::copy_options::recursive);
+  const auto write_windows = [&](const std::string& windows) {
+    std::ifstream in(dir / "ai/gateway.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find("    windows:\n");
+    BOOST_REQUIRE(at != std::string::npos);
+    std::ofstream(dir / "ai/gateway.yaml") << text.substr(0, at) << "    windows:\n" << windows;
+  };
+  write_windows(
+      "      - id: team-budget\n        per: project\n        period: month\n        timezone: Europe/Paris\n"
+      "        max_cost_usd: 100\n        overrides:\n          project/research: { max_cost_usd: 5000 }\n"
+      "      - id: member-budget\n        per: user\n        period: month\n        max_cost_usd: 300\n"
+      "        overrides:\n          group/interns: { max_cost_usd: 20 }\n          member/ceo: unlimited\n");
+  const std::string env = "ANTHROPIC_API_KEY=k ";
+  const auto result = run(env + ctl() + " catalog explain claude-haiku-5-5 --member ida --group interns --project research"
+                                        " --services " + dir.string() + " 2>&1");
+  BOOST_TEST(result.code == 0, result.out);
+  BOOST_TEST(result.out.find("team-budget: per project, calendar month in Europe/Paris, warn") != std::string::npos,
+             result.out);
+  BOOST_TEST(result.out.find("this caller: project research gets $5000.00 cost (override project/research)") !=
+                 std::string::npos, result.out);
+  BOOST_TEST(result.out.find("this caller: user ida gets $20.00 cost (override group/interns)") != std::string::npos,
+             result.out);
+  const auto ceo = run(env + ctl() + " --json catalog explain claude-haiku-5-5 --member ceo --group interns"
+                                     " --services " + dir.string() + " 2>/dev/null");
+  BOOST_TEST(ceo.out.find("\"source\": \"member/ceo\"") != std::string::npos, ceo.out);
+  BOOST_TEST(ceo.out.find("\"limit\": \"unlimited\"") != std::string::npos, ceo.out);
+
+  write_windows("      - { id: team-budget, per: project, period: month, timezone: Mars/Olympus, max_cost_usd: 5 }\n");
+  const auto unknown = run(env + ctl() + " catalog check " + dir.string() + " 2>&1");
+  BOOST_TEST(unknown.code == 2);
+  BOOST_TEST(unknown.out.find("gateway.yaml:") != std::string::npos, unknown.out);
+  BOOST_TEST(unknown.out.find("timezone 'Mars/Olympus' of quota window 'team-budget' cannot be used") !=
+                 std::string::npos, unknown.out);
+  fs::remove_all(dir);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

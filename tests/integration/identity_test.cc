@@ -96,6 +96,22 @@ void rewrite(Gateway& gateway, const std::string& relative, const std::string& t
   BOOST_FAIL("the catalog change was not picked up");
 }
 
+// The "status" of the gateway's log line for `request_id` (0 when none is logged within 5 s).
+int requestLogStatus(Gateway& gateway, const std::string& request_id) {
+  const std::string needle = "\"request_id\":\"" + request_id + "\"";
+  gateway.process().waitForStderr(needle, std::chrono::milliseconds(5000));
+  const std::string log = gateway.process().stderrText();
+  for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) {
+    const size_t begin = log.rfind('\n', at);
+    const size_t end = log.find('\n', at);
+    const json line = json::parse(log.substr(begin == std::string::npos ? 0 : begin + 1,
+                                             end == std::string::npos ? std::string::npos : end - begin - 1),
+                                  nullptr, false);
+    if (line.is_object() && line.value("msg", "") == "request") return line.value("status", 0);
+  }
+  return 0;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(identity)
@@ -234,9 +250,14 @@ BOOST_AUTO_TEST_CASE(personal_credentials_are_used_only_with_the_callers_own_key
   const Member erin = addMember("erin", "--role member --project odoo");
   const std::string kimi = R"({"model":"go-kimi-k3","messages":[{"role":"user","content":"hi"}]})";
   auto without = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer " + erin.key}}, kimi);
-  BOOST_TEST(without.status == 503);
-  BOOST_TEST(without.json()["error"]["message"].get<std::string>().find("opencode-go") != std::string::npos,
+  // Erin's to fix, not a provider outage: a 4xx no SDK retries, naming the command, and the log
+  // line records the status she was sent.
+  BOOST_TEST(without.status == 424);
+  BOOST_TEST(without.json()["error"]["code"] == "personal_key_missing", without.body);
+  BOOST_TEST(without.json()["error"]["message"].get<std::string>().find(
+                 "sluicectl credentials set opencode-go --user " + erin.name) != std::string::npos,
              without.body);
+  BOOST_TEST(requestLogStatus(gateway, without.header("x-sluice-request-id")) == 424);
 
   const std::string personal = "go-personal-" + std::to_string(::getpid()) + "-secret";
   int code = -1;
@@ -249,7 +270,7 @@ BOOST_AUTO_TEST_CASE(personal_credentials_are_used_only_with_the_callers_own_key
 
   // The gateway caches lookups for at most 2 s, so a newly stored key is used within that.
   auto with = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer " + erin.key}}, kimi);
-  for (int i = 0; i < 30 && with.status == 503; ++i) {
+  for (int i = 0; i < 30 && with.status == 424; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     with = gateway.call("POST", "/v1/chat/completions", {{"Authorization", "Bearer " + erin.key}}, kimi);
   }
@@ -267,6 +288,43 @@ BOOST_AUTO_TEST_CASE(personal_credentials_are_used_only_with_the_callers_own_key
     BOOST_TEST(metrics.find(secret) == std::string::npos, "metrics leak " << secret);
     BOOST_TEST(row.dump().find(secret) == std::string::npos, "audit leaks " << secret);
   }
+}
+
+// A refusal the gateway spells 503 is sent to an Anthropic client as 529: the log line says 529.
+BOOST_AUTO_TEST_CASE(the_request_log_line_records_the_status_actually_sent) {
+  Gateway gateway;  // no identity: nobody has a personal key, so nothing can serve go-kimi-k3
+  const auto answer = gateway.call("POST", "/v1/messages", {{"anthropic-version", "2023-06-01"}},
+                                   R"({"model":"go-kimi-k3","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_TEST(answer.status == 529, answer.body);
+  BOOST_TEST(requestLogStatus(gateway, answer.header("x-sluice-request-id")) == 529);
+}
+
+// Finance's form across replicas: each project is refused at its own monthly limit, not before.
+BOOST_AUTO_TEST_CASE(two_projects_are_refused_at_their_own_monthly_limits_across_two_gateways) {
+  const std::string small = unique("marketing");
+  const std::string large = unique("research");
+  Gateway first(authOptions());
+  rewrite(first, "ai/gateway.yaml",
+          "gateway:\n  default_model: claude-sonnet-5-5\n  quotas:\n    mode: enforce\n    windows:\n"
+          "      - id: team-month\n        per: project\n        period: month\n        timezone: Europe/Paris\n"
+          "        max_requests: 1\n        overrides:\n          project/" + small + ": { max_requests: 3 }\n"
+          "          project/" + large + ": { max_requests: 6 }\n");
+  Gateway second(authOptions(first.servicesDir()));
+  const Member mia = addMember("mia", "--role member --project " + small + " --project " + large);
+  const auto served = [&](const std::string& project, int calls) {
+    int ok = 0;
+    for (int i = 0; i < calls; ++i) {
+      Gateway& target = i % 2 == 0 ? first : second;
+      const auto answer = target.call("POST", "/v1/messages",
+                                      {{"x-api-key", mia.key}, {"x-sluice-scope-project", project}}, kMessages);
+      if (answer.status == 200) ++ok;
+      else BOOST_TEST(answer.json()["error"]["message"].get<std::string>().find("(the limit of project/" + project + ")") !=
+                          std::string::npos, answer.body);
+    }
+    return ok;
+  };
+  BOOST_TEST(served(small, 5) == 3);
+  BOOST_TEST(served(large, 8) == 6);  // research's own six: marketing's spending is not its
 }
 
 BOOST_AUTO_TEST_CASE(an_enforced_budget_holds_across_two_gateways_sharing_one_database) {

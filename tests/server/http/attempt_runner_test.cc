@@ -38,9 +38,10 @@ BOOST_AUTO_TEST_CASE(a_personal_credential_sends_the_members_own_key_and_never_t
   Runner runner;
   runner.path.transport.script("mine.example", FakeTransport::json(200, anthropicAnswer()));
   pipeline::AttemptRunner attempts(runner.path.transport, runner.path.gateway().endpoints(), runner.ledger, runner.cancel,
-                               [](const catalog::Credential& credential) -> std::expected<std::string, std::string> {
+                               [](const catalog::Credential& credential)
+                                   -> std::expected<std::string, pipeline::AttemptRunner::PersonalKeyError> {
                                  if (credential.id == "mine") return "sk-member-own";
-                                 return std::unexpected("no key");
+                                 return std::unexpected(pipeline::AttemptRunner::PersonalKeyError("no key"));
                                });
   const auto mine = runner.attemptOf("member-model", "mine/api");
   auto result = attempts.run({&mine, "{}", false, "", catalog::Wire::Anthropic, nullptr});
@@ -64,14 +65,16 @@ BOOST_AUTO_TEST_CASE(a_personal_credential_sends_the_members_own_key_and_never_t
 BOOST_AUTO_TEST_CASE(a_personal_credential_without_a_key_is_unbound_with_the_stores_reason) {
   Runner runner;
   pipeline::AttemptRunner attempts(runner.path.transport, runner.path.gateway().endpoints(), runner.ledger, runner.cancel,
-                               [](const catalog::Credential&) -> std::expected<std::string, std::string> {
-                                 return std::unexpected("no key stored for mine");
+                               [](const catalog::Credential&) -> std::expected<std::string, pipeline::AttemptRunner::PersonalKeyError> {
+                                 return std::unexpected(
+                                     pipeline::AttemptRunner::PersonalKeyError("no key stored for mine", true));
                                });
   const auto mine = runner.attemptOf("member-model", "mine/api");
   auto result = attempts.run({&mine, "{}", false, "", catalog::Wire::Anthropic, nullptr});
   BOOST_REQUIRE(std::holds_alternative<pipeline::Failed>(result));
   BOOST_TEST(static_cast<int>(std::get<pipeline::Failed>(result).stage) == static_cast<int>(pipeline::Failed::Stage::Unbound));
   BOOST_TEST(std::get<pipeline::Failed>(result).reason == "no key stored for mine");
+  BOOST_TEST(std::get<pipeline::Failed>(result).personal_key_missing);  // the caller's to fix, not a retry
   BOOST_TEST(runner.path.transport.sentCount() == 0u);
   BOOST_TEST(runner.ledger.row().attempts.front().result == "skipped:personal_key_missing");
 }

@@ -230,6 +230,31 @@ BOOST_AUTO_TEST_CASE(the_operations_lane_serves_embeddings_masked_for_a_public_e
   BOOST_TEST(keyed.counters->totals("user", "alice", "hourly")->requests == 1);  // operations spend the quota too
 }
 
+// Only the member's own key could serve, and they stored none: not a 503/529 every SDK and Claude
+// Code retry, but a 4xx in the caller's format that names the command fixing it.
+BOOST_AUTO_TEST_CASE(a_missing_personal_key_is_a_424_naming_the_command_in_every_callers_format) {
+  KeyedRequestPath keyed;
+  const std::string key = keyed.newMemberKey("alice");
+  const Reply messages = keyed.path.send("POST", "/v1/messages", messagesBody("claude-own"), anthropicKey(key));
+  BOOST_TEST(messages.status == 424, messages.body);
+  BOOST_TEST(messages.json()["error"]["type"] == "invalid_request_error");
+  BOOST_TEST(messages.json()["error"]["error_key"] == "personal_key_missing");
+  const std::string text = messages.json()["error"]["message"];
+  BOOST_TEST(text.find("sluicectl credentials set mine --user alice") != std::string::npos, text);
+  BOOST_TEST(replyHeader(messages, "Retry-After").empty());
+
+  const Reply chat = keyed.path.send("POST", "/v1/chat/completions",
+                                     R"({"model":"claude-own","messages":[{"role":"user","content":"hi"}]})", bearer(key));
+  BOOST_TEST(chat.status == 424, chat.body);
+  BOOST_TEST(chat.json()["error"]["code"] == "personal_key_missing");
+  BOOST_TEST(keyed.path.transport.sentCount() == 0u);
+  for (const auto& row : keyed.path.sink.rows()) {
+    BOOST_TEST(row.status == 424);
+    BOOST_TEST(row.error_key == "personal_key_missing");
+    BOOST_TEST(row.attempts.front().result == "skipped:personal_key_missing");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace sluice::testing

@@ -25,7 +25,8 @@ namespace sluice::testing {
 
 // One model per lane, all on the Anthropic wire: `claude` at a trusted_raw endpoint (passthrough
 // for /v1/messages, translated for the OpenAI formats), `claude-public` at a public one (masked:
-// e-mail addresses), `embed` an embedding model at a public OpenAI endpoint. `quota_windows`: the
+// e-mail addresses), `embed` an embedding model at a public OpenAI endpoint, `claude-own` served only
+// with the member's own `mine` key (a personal credential). `quota_windows`: the
 // gateway's quota windows (YAML flow list), none when empty.
 inline std::shared_ptr<const catalog::Catalog> keyedCatalog(const std::string& quota_windows = "") {
   catalog::CatalogSources sources;
@@ -34,6 +35,7 @@ credentials:
   raw: { kind: platform, secret: env:RAW_KEY }
   public: { kind: platform, secret: env:PUBLIC_KEY }
   openai: { kind: platform, secret: env:OPENAI_KEY }
+  mine: { kind: personal }
 )"};
   sources.providers = catalog::SourceText{"ai/providers.yaml", R"(
 providers:
@@ -49,6 +51,10 @@ providers:
     credential: openai
     endpoints:
       api: { wire: openai-chat, url: "https://openai.example/v1" }
+  mine:
+    credential: mine
+    endpoints:
+      api: { wire: anthropic, url: "https://mine.example", trust: trusted_raw }
 )"};
   sources.models = catalog::SourceText{"ai/models.yaml", R"(
 models:
@@ -57,12 +63,15 @@ models:
   claude-public:
     pricing: { input_per_million: 1.00, output_per_million: 2.00 }
   embed: { kind: embedding, pricing: { input_per_million: 0.02 } }
+  claude-own:
+    pricing: { input_per_million: 1.00, output_per_million: 2.00 }
 )"};
   sources.deployments = catalog::SourceText{"ai/deployments.yaml", R"(
 deployments:
   claude: [raw/api]
   claude-public: [public/api]
   embed: [openai/api]
+  claude-own: [mine/api]
 )"};
   std::string gateway = R"(
 gateway:
