@@ -3,7 +3,7 @@
 (function () {
   const S = window.Sluice;
   const el = S.el;
-  const bands = (b) => ['person', 'project', 'group', 'role'].filter((k) => b[k].length).map((k) => `${k}: ${b[k].join(', ')}`).join('; ') || '–';
+  const bands = (b) => ['person', 'project', 'group', 'role'].filter((k) => b[k].length).map((k) => `${k}: ${b[k].join(', ')}`).join('; ') || S.none;
 
   S.start(async (app) => {
     const { data } = await S.api('/admin/api/access');
@@ -27,7 +27,7 @@
             { title: 'May use', value: (r) => el('span', { class: r.allowed ? 'good' : 'bad', text: r.allowed ? 'allowed' : 'denied' }) },
             { title: 'Rule', value: (r) => r.entity || 'none (open)' },
             { title: 'Decided by', value: (r) => el('code', { text: r.basis }) },
-            { title: 'Why', value: (r) => r.why || '–' },
+            { title: 'Why', value: (r) => r.why || S.none },
           ], c.routes, { attrs: { id: 'check-table' } }));
       } catch (error) {
         result.replaceChildren(el('p', { class: 'error', role: 'alert', text: error.message }));
@@ -42,7 +42,7 @@
         { title: 'Default', value: (r) => el('span', { class: r.default === 'open' ? 'good' : 'bad', text: r.default }) },
         { title: 'Allow', value: (r) => bands(r.allow) },
         { title: 'Deny', value: (r) => bands(r.deny) },
-        { title: 'Why', value: (r) => r.why || '–' },
+        { title: 'Why', value: (r) => r.why || S.none },
         { title: 'Declared at', value: (r) => r.where },
       ], data.rules, { empty: 'No rules: every route is open to every member.' }),
       el('h2', { text: 'Check a member' }), form, result);

@@ -44,7 +44,7 @@
   function cacheSummary(rows) {
     const sum = (field) => rows.reduce((total, r) => total + Number(r[field]), 0);
     const prompt = sum('input_tokens');
-    const ratio = prompt > 0 ? S.fmtPct(sum('cache_read_tokens') / prompt) : '–';
+    const ratio = prompt > 0 ? S.fmtPct(sum('cache_read_tokens') / prompt) : S.none;
     return `Cache reads saved ${S.fmtUsd(sum('cache_savings_microdollars'))} at the served deployments' prices; ` +
       `${ratio} of prompt tokens were read from a provider cache. Saved = cache-read tokens × (input price − cache-read price).`;
   }
@@ -69,7 +69,7 @@
       { title: 'Requests', value: (r) => S.fmtInt(r.requests), num: true },
       { title: 'Prompt tokens', value: (r) => S.fmtInt(r.input_tokens), num: true },
       { title: 'Cache read', value: (r) => S.fmtInt(r.cache_read_tokens), num: true },
-      { title: 'Hit ratio', value: (r) => (r.input_tokens > 0 ? S.fmtPct(r.cache_hit_ratio) : '–'), num: true },
+      { title: 'Hit ratio', value: (r) => (r.input_tokens > 0 ? S.fmtPct(r.cache_hit_ratio) : S.none), num: true },
       { title: 'Saved', value: (r) => S.fmtUsd(r.cache_savings_microdollars), num: true },
       { title: 'Cost', value: (r) => S.fmtUsd(r.cost_microdollars), num: true },
       { title: '', value: (r) => { const bar = el('span', { class: 'bar' }); bar.style.width = Math.round((120 * r.cache_savings_microdollars) / max) + 'px'; return bar; } },

@@ -10,8 +10,10 @@
       el('p', {}, 'For ', el('b', { text: p.user }), ' at ', el('code', { text: p.base_url }), ` (catalog ${p.version}).`,
         key ? ' Your key is filled in below: treat these snippets as secrets.' : ' Replace the placeholder with your key.'),
       el('h2', { text: 'Claude Code' }),
-      el('p', { class: 'muted', text: 'Environment variables (shell profile or ~/.claude/settings.json "env"). Models it can use: ' +
-        (p.claude_code.models.map((m) => m.id).join(', ') || 'none advertised to Claude Code') }),
+      el('p', { class: 'muted', text: 'Models it lists: ' + (p.claude_code.models.map((m) => m.id).join(', ') || 'none advertised to Claude Code') }),
+      el('h3', {}, 'In ', el('code', { text: '~/.claude/settings.json' }), ' (merge the ', el('code', { text: 'env' }), ' object into yours)'),
+      S.codeBlock(fill(p.claude_code.settings_json), 'Claude Code settings.json'),
+      el('h3', { text: 'Or in your shell profile' }),
       S.codeBlock(fill(p.claude_code.env), 'Claude Code environment'),
       el('h2', { text: 'Codex' }),
       el('p', { class: 'muted', text: '~/.codex/config.toml (Responses wire). Models: ' + (p.codex.models.map((m) => m.id).join(', ') || 'none advertised to Codex') }),
@@ -24,10 +26,14 @@
       el('h3', { text: 'OpenAI (Python)' }), S.codeBlock(fill(p.sdks.openai_python), 'OpenAI Python'),
       el('h3', { text: 'curl' }), S.codeBlock(fill(p.sdks.curl), 'curl'),
       el('h2', { text: 'Every model' }),
+      el('p', { id: 'models-filter' }, el('code', { text: 'GET /v1/models' }), ' answers each client with the models meant for it. ',
+        'Claude Code, Codex and OpenCode, recognised by their User-Agent, see the models whose ', el('code', { text: 'clients:' }),
+        ' (in ai/models.yaml) names them. Any other client (the OpenAI SDK, Open WebUI, LibreChat, curl) sees every model unless the catalog narrows what generic clients see. ',
+        'The list only decides what a client offers you: any model below can be asked for by its id, listed or not (access rules still apply).'),
       S.table([
         { title: 'Model', value: (m) => el('code', { text: m.id }) },
         { title: 'Name', value: (m) => m.name },
-        { title: 'Listed to', value: (m) => m.clients.join(', ') || 'nobody (served when asked)' },
+        { title: 'clients:', value: (m) => m.clients.join(', ') },
         { title: 'Context window', value: (m) => S.fmtInt(m.context_window), num: true },
       ], p.models));
   }

@@ -6,7 +6,8 @@
   window.Sluice = S;
   S.session = null;
 
-  // el('td', {class: 'num', onclick: fn}, child, 'text', ...)
+  // el('td', {class: 'num', onclick: fn}, child, 'text', [child, [child]], ...): arrays of children,
+  // nested to any depth, are flattened; null, undefined and false are skipped.
   S.el = function (tag, attrs, ...children) {
     const svg = ['svg', 'g', 'path', 'line', 'rect', 'text', 'polyline', 'circle', 'title'].includes(tag);
     const node = svg ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
@@ -16,7 +17,7 @@
       else if (name === 'text') node.textContent = value;
       else node.setAttribute(name, value === true ? '' : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === undefined || child === null || child === false) continue;
       node.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -50,16 +51,19 @@
     return { status: reply.status, data };
   };
 
-  S.fmtInt = (n) => (n === null || n === undefined ? '–' : Number(n).toLocaleString('en-US'));
-  S.fmtMs = (n) => (n === null || n === undefined ? '–' : n >= 10000 ? (n / 1000).toFixed(1) + ' s' : Math.round(n) + ' ms');
+  // What every empty field shows: a value the server did not send, or sent blank.
+  S.none = '—';
+  const missing = (n) => n === null || n === undefined || n === '' || Number.isNaN(Number(n));
+  S.fmtInt = (n) => (missing(n) ? S.none : Number(n).toLocaleString('en-US'));
+  S.fmtMs = (n) => (missing(n) ? S.none : n >= 10000 ? (n / 1000).toFixed(1) + ' s' : Math.round(n) + ' ms');
   S.fmtUsd = (micros) => {
-    if (micros === null || micros === undefined) return '–';
+    if (missing(micros)) return S.none;
     const usd = Number(micros) / 1e6;
     return '$' + (usd >= 100 ? usd.toFixed(2) : usd >= 1 ? usd.toFixed(3) : usd.toFixed(6));
   };
-  S.fmtPct = (x) => (x === null || x === undefined ? '–' : (x * 100).toFixed(1) + ' %');
+  S.fmtPct = (x) => (missing(x) ? S.none : (x * 100).toFixed(1) + ' %');
   S.fmtTime = (t) => {
-    if (!t) return '–';
+    if (!t) return S.none;
     const d = new Date(t);
     return isNaN(d) ? String(t) : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   };
@@ -69,12 +73,21 @@
   S.table = function (columns, rows, options = {}) {
     const head = el('tr', {}, columns.map((c) => el('th', { class: c.num ? 'num' : null, scope: 'col', text: c.title })));
     const body = rows.map((row) =>
-      el('tr', options.rowAttrs ? options.rowAttrs(row) : {}, columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(row)))));
+      el('tr', options.rowAttrs ? options.rowAttrs(row) : {}, columns.map((c) => {
+        const value = c.value(row);
+        return el('td', { class: c.num ? 'num' : null }, value === undefined || value === null || value === '' ? S.none : value);
+      })));
     if (rows.length === 0) body.push(el('tr', {}, el('td', { colspan: columns.length, class: 'muted', text: options.empty || 'Nothing yet.' })));
     return el('div', { class: 'scroll' }, el('table', options.attrs || {}, el('thead', {}, head), el('tbody', {}, body)));
   };
 
-  S.kv = (pairs) => el('dl', { class: 'kv' }, pairs.flatMap(([k, v]) => [el('dt', { text: k }), el('dd', {}, v === undefined || v === null || v === '' ? '–' : v)]));
+  // A value is blank when it is absent, empty text, or an element with no text (an empty <code> box).
+  S.blank = (v) => v === undefined || v === null || v === '' || (v instanceof Node && !v.textContent.trim());
+  // Detail views: label and value pairs; a blank value reads S.none (an element keeps its id and gets S.none as text).
+  S.kv = (pairs) => el('dl', { class: 'kv' }, pairs.flatMap(([k, v]) => {
+    if (v instanceof Node && S.blank(v)) v.replaceChildren(S.none);
+    return [el('dt', { text: k }), el('dd', {}, S.blank(v) ? S.none : v)];
+  }));
 
   S.codeBlock = function (text, label) {
     const pre = el('pre', { 'aria-label': label || 'configuration' }, text);
@@ -125,6 +138,34 @@
     app.replaceChildren(el('p', { class: 'error', role: 'alert', text: 'Could not load: ' + error.message }));
   };
 
+  // While the newest catalog reload was refused (the files on disk do not compile and the last good
+  // catalog keeps serving), every page of a signed-in admin opens with a banner carrying the whole
+  // diagnostics; it goes away by itself once a reload compiles. Checked on load and every 15 s.
+  S.watchReload = function () {
+    const main = document.getElementById('main');
+    const title = main && main.querySelector('h1');
+    if (!title) return;
+    const check = async () => {
+      let status = null;
+      try { status = (await S.api('/admin/api/catalog/status', { allowError: true, allow401: true })).data; } catch (_) { return; }
+      const old = document.getElementById('reload-banner');
+      if (!status || !status.reload_refused_now || !status.last_refused) {
+        if (old) old.remove();
+        return;
+      }
+      const banner = el('div', { class: 'banner', id: 'reload-banner', role: 'alert' },
+        el('p', {}, el('b', { text: 'Catalog reload refused. ' }),
+          `The files in ${status.services_dir} changed and do not compile (refused ${S.fmtTime(status.last_refused.at)}), so this gateway keeps serving catalog `,
+          el('code', { text: status.version }), ` (loaded ${S.fmtTime(status.loaded_at)} by ${status.loaded_by}). Fix the files and the next check reloads them by itself; details in `,
+          el('a', { href: '/admin/gateway#settings', text: 'Gateway → Settings' }), '.'),
+        el('pre', { class: 'wrap', id: 'reload-diagnostics', text: status.last_refused.diagnostics.join('\n') || 'no diagnostics were reported' }));
+      if (old) old.replaceWith(banner);
+      else title.after(banner);
+    };
+    check();
+    setInterval(check, 15000);
+  };
+
   // Runs the page once the session is known. open: the page works without a session.
   S.start = function (render, options = {}) {
     const go = async () => {
@@ -148,6 +189,7 @@
           location.href = '/admin/login';
         });
       }
+      if (S.session) S.watchReload();
       const app = document.getElementById('app');
       try {
         await render(app);

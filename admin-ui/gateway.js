@@ -43,7 +43,7 @@
     const grid = el('div', { class: 'grid' });
     for (const model of data.models) {
       const r = model.recent;
-      const rate = (n) => (r.requests ? S.fmtPct(n / r.requests) : '–');
+      const rate = (n) => (r.requests ? S.fmtPct(n / r.requests) : S.none);
       grid.append(el('div', { class: 'card', 'data-model': model.id },
         el('h3', {}, model.id, ' ', el('span', { class: 'muted', text: model.display_name })),
         el('p', { class: 'muted' }, `${S.fmtInt(r.requests)} requests · errors ${rate(r.failed)} · failovers ${rate(r.failed_over)}`),
@@ -91,9 +91,20 @@
     return Math.max(0, at);
   }
 
+  // The edited text as a file, for a commit (nothing is sent anywhere).
+  function download(text) {
+    const url = URL.createObjectURL(new Blob([text], { type: 'application/yaml' }));
+    const link = el('a', { href: url, download: 'gateway.yaml', hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
   async function editor(panel, saved) {
     const { data } = await S.api('/admin/api/routes/source');
     let tag = data.tag;
+    let base = data.text;  // the file as loaded: what "Copy as diff" compares with
     const area = el('textarea', { class: 'editor', id: 'route-editor', spellcheck: 'false', 'aria-label': 'gateway.yaml' });
     area.value = data.text;
     const status = el('p', { id: 'editor-status', role: 'status' });
@@ -117,7 +128,7 @@
             diff.replaceChildren(el('h3', { text: `${h.name} → current gateway.yaml` }),
               el('div', { class: 'diff' }, reply.data.diff.map((line) =>
                 el('div', { class: line.op === '+' ? 'add' : line.op === '-' ? 'del' : null, text: line.op + ' ' + line.text }))));
-          } }, 'Diff with current')))) : el('p', { class: 'muted', text: 'None yet: a save keeps the version it replaces.' }));
+          } }, 'Diff with current')))) : el('p', { class: 'muted', text: data.writable ? 'None yet: a save keeps the version it replaces.' : 'None: this replica does not save.' }));
     }
     async function run(save) {
       status.textContent = save ? 'Saving…' : 'Validating…';
@@ -134,6 +145,7 @@
         status.className = 'error';
       } else if (save) {
         tag = d.tag || tag;
+        if (!d.unchanged) base = area.value;
         status.textContent = d.unchanged ? 'Nothing to save: the file already says this.'
           : `Saved. Catalog ${d.version} is live (${d.reload && d.reload.applied ? 'reloaded' : 'reload pending'}); the previous text is kept as ${d.kept}.`;
         status.className = 'good';
@@ -144,20 +156,53 @@
         status.className = 'good';
       }
     }
+    // A unified diff of the editor against the file as loaded, shown and put on the clipboard.
+    const patch = el('div', { id: 'editor-patch-box' });
+    async function copyDiff() {
+      const reply = await S.api('/admin/api/routes/diff', { method: 'POST', body: { base, text: area.value } });
+      const d = reply.data;
+      if (!d.changed) {
+        patch.replaceChildren();
+        status.textContent = 'No difference: the editor holds the file as loaded.';
+        status.className = 'muted';
+        return;
+      }
+      let copied = false;
+      try { await navigator.clipboard.writeText(d.diff); copied = true; } catch (_) { /* shown below to select by hand */ }
+      patch.replaceChildren(el('h3', {}, 'Diff against the file as loaded (', el('code', { text: d.path }), '), for ', el('code', { text: 'git apply' }), ' at the repository root'),
+        el('pre', { id: 'editor-patch', 'aria-label': 'unified diff' }, d.diff));
+      status.textContent = copied ? 'Copied the diff: apply it in your clone and open a pull request.' : 'Select the diff below and copy it.';
+      status.className = 'good';
+    }
+    const save = data.writable
+      ? el('button', { type: 'button', id: 'editor-save', onclick: () => run(true) }, 'Save and reload')
+      : null;
+    const where = data.writable
+      ? el('p', { class: 'note', id: 'editor-where' }, 'Save and reload writes the catalog directory of this replica, which then differs from git. ',
+        'Where the catalog lives in git, Download the file or Copy as diff and change it through a pull request instead.')
+      : el('p', { class: 'note', id: 'editor-read-only' }, el('b', { text: 'Saving is off here: ' }), data.read_only_reason || 'the catalog directory is read-only on this replica',
+        '. Change gateway.yaml in git (Download it, or Copy as diff for a pull request) and roll it out: every replica reloads it.');
     panel.append(el('h2', { text: 'Edit gateway.yaml' }),
       el('p', { class: 'muted' }, 'Checked by the same compiler the gateway loads the catalog with, against the other files in ',
         el('code', { text: data.path.replace(/ai\/gateway\.yaml$/, '') }), '. A change that does not compile is never written. Comments and order are kept: the text is saved as you typed it.'),
-      area,
+      where, area,
       el('div', { class: 'pager' },
         el('button', { type: 'button', class: 'secondary', id: 'editor-validate', onclick: () => run(false) }, 'Validate'),
-        el('button', { type: 'button', id: 'editor-save', onclick: () => run(true) }, 'Save and reload'),
+        save,
+        el('button', { type: 'button', class: 'secondary', id: 'editor-download', onclick: () => download(area.value) }, 'Download'),
+        el('button', { type: 'button', class: 'secondary', id: 'editor-copy-diff', onclick: () => copyDiff().catch((error) => {
+          status.textContent = 'No diff: ' + error.message;
+          status.className = 'error';
+        }) }, 'Copy as diff'),
         el('button', { type: 'button', class: 'secondary', onclick: async () => {
           const fresh = await S.api('/admin/api/routes/source');
           area.value = fresh.data.text;
           tag = fresh.data.tag;
+          base = fresh.data.text;
+          patch.replaceChildren();
           status.textContent = 'Reloaded from disk.';
         } }, 'Revert to file')),
-      status, diagnostics, history, diff);
+      status, diagnostics, patch, history, diff);
     showHistory(data.history);
   }
 
@@ -168,12 +213,12 @@
         { title: 'Route', value: (r) => el('span', {}, el('code', { text: r.id }), el('br'), el('span', { class: 'muted', text: r.label })) },
         { title: 'Kind', value: (r) => r.kind },
         { title: 'Models', value: (r) => r.models.join(', ') },
-        { title: 'Scope', value: (r) => r.scope_project || '–' },
+        { title: 'Scope', value: (r) => r.scope_project || S.none },
         { title: 'Deployments (in order)', value: (r) => el('ol', {}, r.deployments.map((d) => el('li', {}, el('code', { text: d.endpoint }),
           r.strategy === 'weighted' ? ` weight ${d.weight}` : '', ' ', d.breaker ? S.badge(d.breaker) : ''))) },
         { title: 'Strategy', value: (r) => r.strategy },
-        { title: 'Context fallbacks', value: (r) => r.context_fallbacks.join(' → ') || '–' },
-        { title: 'Requires', value: (r) => r.requires.join(', ') || '–' },
+        { title: 'Context fallbacks', value: (r) => r.context_fallbacks.join(' → ') || S.none },
+        { title: 'Requires', value: (r) => r.requires.join(', ') || S.none },
       ], data.routes, { attrs: { id: 'routes-table' }, rowAttrs: (r) => ({ 'data-route': r.id }) });
   }
 
@@ -198,9 +243,11 @@
       ['Loaded', el('span', { id: 'settings-loaded' }, `${S.fmtTime(r.loaded_at)} by ${r.loaded_by}`)],
       ['Reloads accepted', el('span', { id: 'settings-accepted', text: String(r.reloads_accepted) })],
       ['Reloads refused', String(r.reloads_refused)],
-      ['Last refusal', r.refused_at ? S.fmtTime(r.refused_at) : 'none'],
+      ['Last refusal', r.refused_at
+        ? S.fmtTime(r.refused_at) + (r.reload_refused_now ? ': standing (the files on disk do not compile; the catalog above keeps serving)' : ': a later reload compiled')
+        : 'none'],
     ]));
-    if (r.refused_diagnostics.length) panel.append(el('pre', { class: 'error', text: r.refused_diagnostics.join('\n') }));
+    if (r.refused_diagnostics.length) panel.append(el('pre', { class: 'error wrap', id: 'settings-refused', text: r.refused_diagnostics.join('\n') }));
     const fleet = data.fleet;
     panel.append(el('h2', { text: `Fleet (this page is served by ${data.replica})` }));
     if (fleet.versions > 1) {
@@ -221,7 +268,7 @@
       { title: 'Max requests', value: (w) => S.fmtInt(w.max_requests), num: true },
       { title: 'Max input tokens', value: (w) => S.fmtInt(w.max_input_tokens), num: true },
       { title: 'Max output tokens', value: (w) => S.fmtInt(w.max_output_tokens), num: true },
-      { title: 'Max cost', value: (w) => (w.max_cost_microdollars ? S.fmtUsd(w.max_cost_microdollars) : '–'), num: true },
+      { title: 'Max cost', value: (w) => (w.max_cost_microdollars ? S.fmtUsd(w.max_cost_microdollars) : S.none), num: true },
     ], data.quotas.windows, { empty: 'No quota windows declared.' }));
     panel.append(el('p', {}, 'Access rules (policies): ', el('a', { href: '/admin/access-control', text: 'Access control' })));
   }

@@ -25,13 +25,13 @@
       S.table([
         { title: 'Member', value: (m) => el('span', {}, el('b', { text: m.name }), m.disabled ? el('span', { class: 'bad', text: ' disabled' }) : '') },
         { title: 'Role', value: (m) => m.role },
-        { title: 'Groups', value: (m) => m.groups.join(', ') || '–' },
-        { title: 'Projects', value: (m) => m.projects.map((p) => (p === m.primary_project ? p + ' (primary)' : p)).join(', ') || '–' },
+        { title: 'Groups', value: (m) => m.groups.join(', ') || S.none },
+        { title: 'Projects', value: (m) => m.projects.map((p) => (p === m.primary_project ? p + ' (primary)' : p)).join(', ') || S.none },
         { title: 'API keys', value: (m) => (m.keys.length ? el('ul', {}, m.keys.map((k) => el('li', {}, el('code', { text: k.prefix }),
           ` ${k.status}`, k.name ? ` · ${k.name}` : '', k.project ? ` · ${k.project}` : '',
-          el('span', { class: 'muted', text: ` · last used ${k.last_used_at ? S.fmtTime(k.last_used_at) : 'never'}` })))) : '–') },
+          el('span', { class: 'muted', text: ` · last used ${k.last_used_at ? S.fmtTime(k.last_used_at) : 'never'}` })))) : S.none) },
         { title: 'Personal credentials', value: (m) => (m.personal_credentials.length ? el('ul', {}, m.personal_credentials.map((c) =>
-          el('li', {}, el('code', { text: c.credential }), ' ', el('span', { class: c.set ? 'good' : 'muted', text: c.set ? 'set' : 'not set' })))) : '–') },
+          el('li', {}, el('code', { text: c.credential }), ' ', el('span', { class: c.set ? 'good' : 'muted', text: c.set ? 'set' : 'not set' })))) : S.none) },
         { title: 'Quota usage (current windows)', value: (m) => (m.quota.length ? m.quota.map(usage) : el('span', { class: 'muted', text: 'none counted' })) },
       ], data.members, { attrs: { id: 'members-table' }, rowAttrs: (m) => ({ 'data-member': m.name }) }),
       el('h2', { text: 'Every current quota counter' }),

@@ -13,24 +13,26 @@
     // Data protection: values masked per kind before a provider saw them (counts, never values).
     const masked = r.masked && typeof r.masked === 'object' ? Object.entries(r.masked) : [];
     let offset = 0;
+    const both = (a, b, join) => (a && b ? `${a}${join}${b}` : a || b || '');
     app.replaceChildren(
       el('p', {}, el('a', { href: '/admin/requests', text: '← All requests' })),
       el('div', { class: 'grid' },
         el('div', { class: 'card' }, el('h2', { text: 'Who' }), S.kv([
-          ['Member', r.user_name], ['API key', r.api_key_id], ['Project', r.project ? `${r.project} (${r.project_source || '?'})` : ''],
-          ['Client', `${r.client_family || '?'} on the ${r.client_wire || '?'} wire`], ['Arrived', S.fmtTime(r.created_at)],
+          ['Member', r.user_name], ['API key', r.api_key_id], ['Project', r.project ? both(r.project, r.project_source && `(${r.project_source})`, ' ') : ''],
+          ['Client', both(r.client_family, r.client_wire && `on the ${r.client_wire} wire`, ' ')],
+          ['Client address', el('span', { id: 'client-address', text: r.client_address || '—' })], ['Arrived', S.fmtTime(r.created_at)],
           ['Completed', S.fmtTime(r.completed_at)], ['Probe', r.probe ? 'yes (console Test)' : 'no'],
         ])),
         el('div', { class: 'card', id: 'request-routing' }, el('h2', { text: 'What served it' }), S.kv([
           ['Asked for', r.requested_model], ['Model', r.model], ['Route', r.route_id], ['Strategy', r.strategy],
-          ['Provider (primary)', r.provider ? `${r.provider} · ${r.endpoint}` : ''],
-          ['Served provider', el('span', { id: 'served-provider' }, r.served_provider ? `${r.served_provider} · ${r.served_endpoint}` : 'none',
+          ['Provider (primary)', both(r.provider, r.endpoint, ' · ')],
+          ['Served provider', el('span', { id: 'served-provider' }, both(r.served_provider, r.served_endpoint, ' · ') || 'none',
             failover ? el('span', { class: 'warnc', text: ' (failover)' }) : '')],
-          ['Route match', el('code', { id: 'route-match', text: r.route_match || '' })],
+          ['Route match', el('code', { id: 'route-match', text: r.route_match })],
         ])),
         el('div', { class: 'card' }, el('h2', { text: 'Outcome' }), S.kv([
-          ['Status', String(r.status)], ['Outcome', el('span', { id: 'outcome', class: r.outcome === 'ok' ? 'good' : 'bad', text: r.outcome })],
-          ['Error', r.error_key ? `${r.error_key}: ${r.error_message || ''}` : ''], ['Streaming', r.is_streaming ? 'yes' : 'no'],
+          ['Status', r.status], ['Outcome', el('span', { id: 'outcome', class: r.outcome === 'ok' ? 'good' : 'bad', text: r.outcome })],
+          ['Error', both(r.error_key, r.error_message, ': ')], ['Streaming', r.is_streaming ? 'yes' : 'no'],
           ['Client left early', r.aborted ? 'yes' : 'no'],
           ['Masked', el('span', { id: 'masked', text: masked.length ? masked.map(([kind, n]) => `${kind} ${n}`).join(', ') : 'nothing' })],
         ])),
@@ -45,13 +47,15 @@
       el('h2', { text: `Attempts (${attempts.length})` }),
       attempts.length ? el('ol', { class: 'timeline', id: 'attempts' }, attempts.map((a) => {
         const start = offset;
-        offset += a.duration_ms || 0;
+        const took = Number.isFinite(a.duration_ms) ? a.duration_ms : 0;
+        offset += took;
         const kind = a.result === 'ok' ? 'ok' : String(a.result || '').startsWith('skipped') ? 'skip' : 'fail';
         return el('li', { class: kind },
-          el('b', { text: `${a.provider} · ${a.endpoint}` }), ' ', el('span', { class: kind === 'ok' ? 'good' : kind === 'skip' ? 'warnc' : 'bad', text: a.result }),
+          el('b', { text: both(a.provider, a.endpoint, ' · ') || S.none }), ' ',
+          el('span', { class: kind === 'ok' ? 'good' : kind === 'skip' ? 'warnc' : 'bad', text: a.result || S.none }),
           a.status ? ` (HTTP ${a.status})` : '', el('br'),
-          el('span', { class: 'muted', text: `+${start} ms, took ${a.duration_ms} ms` }), ' ',
-          el('span', { class: 'bar', style: null, 'data-width': Math.max(2, Math.min(300, a.duration_ms / 10)) }),
+          el('span', { class: 'muted', text: `+${start} ms, took ${S.fmtMs(a.duration_ms)}` }), ' ',
+          el('span', { class: 'bar', style: null, 'data-width': Math.max(2, Math.min(300, took / 10)) }),
           a.error ? el('div', { class: 'muted', text: a.error }) : '');
       })) : el('p', { class: 'muted', text: 'No upstream was tried.' }));
     for (const bar of app.querySelectorAll('.bar')) bar.style.width = bar.dataset.width + 'px';

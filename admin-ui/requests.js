@@ -9,16 +9,16 @@
     'quota_exceeded', 'shutting_down', 'internal_error'];
 
   const outcomeCell = (r) => el('span', { class: r.outcome === 'ok' ? 'good' : 'bad', text: r.outcome });
-  const servedCell = (r) => el('span', {}, r.served_endpoint || r.served_provider || '–',
+  const servedCell = (r) => el('span', {}, r.served_endpoint || r.served_provider || S.none,
     r.served_endpoint && r.endpoint && r.served_endpoint !== r.endpoint ? el('span', { class: 'warnc', text: ' (failover)' }) : '');
 
   function columns() {
     return [
       { title: 'Time (UTC)', value: (r) => el('a', { href: '/admin/requests/' + r.id, text: S.fmtTime(r.created_at) }) },
-      { title: 'Member', value: (r) => r.user_name || '–' },
-      { title: 'Project', value: (r) => r.project || '–' },
-      { title: 'Asked for', value: (r) => r.requested_model || '–' },
-      { title: 'Model', value: (r) => r.model || '–' },
+      { title: 'Member', value: (r) => r.user_name || S.none },
+      { title: 'Project', value: (r) => r.project || S.none },
+      { title: 'Asked for', value: (r) => r.requested_model || S.none },
+      { title: 'Model', value: (r) => r.model || S.none },
       { title: 'Served by', value: servedCell },
       { title: 'Status', value: (r) => r.status, num: true },
       { title: 'Outcome', value: outcomeCell },
@@ -35,12 +35,12 @@
     container.append(el('h2', {}, 'Live activity ', state), list);
     const render = () => list.replaceChildren(S.table([
       { title: 'Time (UTC)', value: (r) => el('a', { href: '/admin/requests/' + r.id, text: S.fmtTime(r.created_at) }) },
-      { title: 'Member', value: (r) => r.user_name || '–' },
-      { title: 'Asked for', value: (r) => r.requested_model || '–' },
+      { title: 'Member', value: (r) => r.user_name || S.none },
+      { title: 'Asked for', value: (r) => r.requested_model || S.none },
       { title: 'Served by', value: servedCell },
       { title: 'Outcome', value: outcomeCell },
       { title: 'Latency', value: (r) => S.fmtMs(r.latency_ms), num: true },
-      { title: 'Replica', value: (r) => r.replica || '–' },
+      { title: 'Replica', value: (r) => r.replica || S.none },
     ], rows, { empty: 'Waiting for requests… (from every replica: the audit trail is polled each second)' }));
     render();
     const source = new EventSource('/admin/api/requests/live');

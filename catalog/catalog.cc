@@ -152,6 +152,12 @@ bool Model::advertisedTo(ClientFamily family) const {
 
 const Credential* Catalog::credential(std::string_view id) const { return findById(credentials, id); }
 
+const Credential* Catalog::credentialOf(const Endpoint& endpoint) const {
+  if (endpoint.credential_id) return credential(*endpoint.credential_id);
+  const Provider* owner = provider(endpoint.provider_id);
+  return owner ? credential(owner->credential_id) : nullptr;
+}
+
 const Provider* Catalog::provider(std::string_view id) const { return findById(providers, id); }
 
 const Endpoint* Catalog::endpoint(std::string_view key) const {

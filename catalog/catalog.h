@@ -132,6 +132,13 @@ struct Endpoint {
   // available (server/dispatch/target_check.h).
   std::optional<std::string> presence_node;
   bool skip_busy = false;                  // with presence: also skipped while the node is busy
+  // With presence and no url: the address blocks a host the hub reports must fall in
+  // (`presence_hosts:`); empty means the default, loopback (127.0.0.0/8, ::1). A host outside them
+  // is never sent to (server/dispatch/target_check.h).
+  std::vector<Cidr> presence_hosts;
+  // The endpoint's own `credential:`, sent instead of its provider's. An own machine reached at
+  // the address its hub reports is sent no credential at all unless it declares one here.
+  std::optional<std::string> credential_id;
   std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
   std::optional<Trust> trust_written;  // the endpoint's own `trust:`
   // The effective tier: the endpoint's own, else its provider's, else Public. It matters only
@@ -289,6 +296,13 @@ struct IdentitySettings {
   Location where;  // of identity:, when declared
 };
 
+// gateway.limits: what one request may cost upstream, whatever its model name expands to (a
+// chain of 40 targets, each with its retry budget).
+struct GatewayLimits {
+  int max_attempts = 10;     // upstream calls per request, retries included
+  int max_retry_ms = 10000;  // time one request may spend waiting to retry (backoff, Retry-After)
+};
+
 // gateway.presence: the hub that says which own machines (endpoints with `presence:`) are up.
 struct PresenceHub {
   std::string url;        // base URL; the gateway polls GET <url>/presence
@@ -348,6 +362,7 @@ class Catalog {
   // refuses it as an unknown model.
   bool ad_hoc_chains = true;
   std::optional<PresenceHub> presence;
+  GatewayLimits limits;
   Quotas quotas;
   IdentitySettings identity;
   std::vector<AccessRule> access_rules;
@@ -356,6 +371,8 @@ class Catalog {
   std::string version;  // short content hash of the source texts
 
   const Credential* credential(std::string_view id) const;
+  // The credential sent to `endpoint`: its own `credential:`, else its provider's; null if none.
+  const Credential* credentialOf(const Endpoint& endpoint) const;
   const Provider* provider(std::string_view id) const;
   const Endpoint* endpoint(std::string_view key) const;
   const Model* model(std::string_view id) const;

@@ -1,5 +1,7 @@
 #include "catalog/cidr.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace sluice::catalog {
@@ -92,6 +94,14 @@ std::optional<IpAddress> parseIpv6(std::string_view text) {
 
 }  // namespace
 
+std::string_view lastForwardedFor(std::string_view value) {
+  const size_t comma = value.rfind(',');
+  if (comma != std::string_view::npos) value.remove_prefix(comma + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  return value;
+}
+
 std::optional<IpAddress> parseIpAddress(std::string_view text) {
   if (text.empty() || text.size() > 45) return std::nullopt;
   if (text.find(':') == std::string_view::npos) {
@@ -164,6 +174,52 @@ std::optional<Cidr> parseCidr(std::string_view text, std::string* error) {
                 " prefix: write the block's first address");
   }
   return cidr;
+}
+
+namespace {
+
+using Wide = unsigned __int128;
+
+Wide wide(const IpAddress& address) {
+  Wide out = 0;
+  for (const uint8_t byte : address) out = (out << 8) | byte;
+  return out;
+}
+
+// The first and last address of a block.
+std::pair<Wide, Wide> range(const Cidr& block) {
+  const Wide first = wide(block.address);
+  const Wide host_bits = block.prefix_bits == 0 ? ~Wide{0} : (Wide{1} << (128 - block.prefix_bits)) - 1;
+  return {first, first | host_bits};
+}
+
+// Whether the union of `blocks` holds every address of `region`.
+bool covers(std::span<const Cidr> blocks, const Cidr& region) {
+  const auto [low, high] = range(region);
+  std::vector<std::pair<Wide, Wide>> parts;
+  for (const Cidr& block : blocks) {
+    const auto [first, last] = range(block);
+    if (last < low || first > high) continue;
+    parts.emplace_back(std::max(first, low), std::min(last, high));
+  }
+  std::ranges::sort(parts);
+  Wide next = low;  // the first address not yet covered
+  for (const auto& [first, last] : parts) {
+    if (first > next) return false;
+    if (last >= high) return true;
+    next = std::max(next, last + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view everyoneTrusted(std::span<const Cidr> blocks) {
+  static const Cidr kIpv4 = *parseCidr("0.0.0.0/0");
+  static const Cidr kPublicIpv6 = *parseCidr("2000::/3");
+  if (covers(blocks, kIpv4)) return "every IPv4 address";
+  if (covers(blocks, kPublicIpv6)) return "every public IPv6 address";
+  return {};
 }
 
 }  // namespace sluice::catalog

@@ -43,7 +43,8 @@ struct RouteDeploymentDraft {
 
 struct RouteDraft {
   Route route;  // id, label, scope_project, strategy, requirements and where are filled
-  std::optional<Located<std::string>> alias;
+  std::optional<Located<std::string>> alias;  // alias_of: (or the deprecated alias:), as written
+  std::string alias_key = "alias_of";          // the key it was written under, for messages
   std::optional<std::vector<Located<std::string>>> models;  // ids or globs, as written
   std::vector<RouteDeploymentDraft> deployments;
   std::vector<Located<std::string>> context_fallbacks;
@@ -75,6 +76,7 @@ struct Draft {
   bool ad_hoc_chains = true;
   std::optional<PresenceHub> presence;
   std::optional<Location> presence_at;  // written (even if invalid)
+  GatewayLimits limits;
   std::optional<DataProtection> data_protection;
   std::vector<AccessRuleDraft> access_rules;
 };

@@ -13,9 +13,18 @@ std::string routeName(const Route& route) {
                           : "route '" + route.id + "'";
 }
 
+// `id: cheap, alias_of: cheap-chat` where `cheap` is a declared model and `cheap-chat` is nothing at
+// all: the two were swapped (the old key `alias:` invited it).
+bool aliasWrittenBackwards(const LinkState& state, const RouteDraft& draft) {
+  return draft.alias && state.checkModels() && state.catalog.model(draft.route.id) != nullptr &&
+         state.catalog.model(draft.alias->value) == nullptr && !isGlob(draft.alias->value) &&
+         !state.retired.contains(draft.alias->value) && !state.aliases.contains(draft.alias->value);
+}
+
 // Route ids are what clients and access rules name, beside model ids, aliases and retired ids.
-void checkRouteId(LinkState& state, const Route& route,
+void checkRouteId(LinkState& state, const RouteDraft& draft,
                   std::map<std::string, Location, std::less<>>& seen) {
+  const Route& route = draft.route;
   if (route.id.empty()) return;
   auto [it, inserted] = seen.emplace(route.id, route.where);
   if (!inserted) {
@@ -23,7 +32,12 @@ void checkRouteId(LinkState& state, const Route& route,
                                       std::to_string(it->second.line));
     return;
   }
-  if (const Model* model = state.catalog.model(route.id)) {
+  if (aliasWrittenBackwards(state, draft)) {
+    const std::string& target = draft.alias->value;
+    state.sink.error(route.where, "route '" + route.id + "' reads backwards: '" + route.id + "' is a declared model and '" +
+                                      target + "' is not, but the route id is the new name and " + draft.alias_key +
+                                      ": the model it serves; write id: " + target + ", alias_of: " + route.id);
+  } else if (const Model* model = state.catalog.model(route.id)) {
     state.sink.error(route.where, "route id '" + route.id + "' collides with model '" + route.id +
                                       "' declared at " + describe(model->where));
   } else if (auto retired = state.retired.find(route.id); retired != state.retired.end()) {
@@ -49,11 +63,17 @@ void expandModels(LinkState& state, const RouteDraft& draft, const std::string& 
     if (std::ranges::find(route.models, id) == route.models.end()) route.models.push_back(id);
   };
   if (draft.alias) {
-    if (isGlob(draft.alias->value)) {
-      state.sink.error(draft.alias->where, "alias of " + name + " must name one model, not the pattern '" +
-                                               draft.alias->value + "'");
-    } else if (checkDeclared(state, *draft.alias, "alias of " + name)) {
-      add(draft.alias->value);
+    const std::string what = draft.alias_key + " of " + name;
+    const Located<std::string>& target = *draft.alias;
+    if (isGlob(target.value)) {
+      state.sink.error(target.where, what + " must name one model, not the pattern '" + target.value + "'");
+    } else if (state.catalog.model(target.value) != nullptr) {
+      add(target.value);
+    } else if (state.checkModels() && !aliasWrittenBackwards(state, draft)) {
+      state.sink.error(target.where, what + " names undeclared model '" + target.value + "'" +
+                                         undeclaredModelHint(state, target.value) + "; " + draft.alias_key +
+                                         ": names the declared model that the route id is a new name for: id: "
+                                         "<new name>, alias_of: <declared model>");
     }
     return;
   }
@@ -147,9 +167,10 @@ Route linkRoute(LinkState& state, const RouteDraft& draft) {
   Route route = draft.route;
   std::string name = routeName(route);
   if (draft.alias && draft.models) {
-    state.sink.error(draft.alias->where, name + " has both alias: and models:; an alias serves exactly one model");
+    state.sink.error(draft.alias->where,
+                     name + " has both " + draft.alias_key + ": and models:; an alias serves exactly one model");
   } else if (!draft.alias && !draft.models) {
-    state.sink.error(route.where, name + " needs models: (ids or patterns) or alias: (one model)");
+    state.sink.error(route.where, name + " needs models: (ids or patterns) or alias_of: (one model)");
   }
   expandModels(state, draft, name, route);
   route.kind = draft.alias                  ? RouteKind::Alias
@@ -167,6 +188,24 @@ Route linkRoute(LinkState& state, const RouteDraft& draft) {
   return route;
 }
 
+// A hub polled over plain HTTP can be answered by anyone on the path, and it says where own
+// machines without url: are reached (presence_hosts still bounds where): said at load.
+void warnPlainHub(LinkState& state) {
+  const auto& hub = state.catalog.presence;
+  if (!hub || !hub->url.starts_with("http://")) return;
+  const std::string_view rest = std::string_view(hub->url).substr(7);
+  const std::string_view host = rest.substr(0, rest.find_first_of(":/"));
+  if (host == "localhost" || host.starts_with("127.") || rest.starts_with("[::1]")) return;
+  for (const Provider& provider : state.catalog.providers) {
+    for (const Endpoint& endpoint : provider.endpoints) {
+      if (!endpoint.presence_node || !endpoint.url.empty()) continue;
+      state.sink.warning(hub->where, "the presence hub is polled over plain HTTP, and endpoint '" + endpoint.key +
+                                         "' is reached at the address it reports: use an https:// url for the hub");
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void linkRoutes(LinkState& state) {
@@ -176,7 +215,7 @@ void linkRoutes(LinkState& state) {
   }
   std::map<std::string, Location, std::less<>> seen;
   for (const RouteDraft& draft : state.draft.routes) {
-    checkRouteId(state, draft.route, seen);
+    checkRouteId(state, draft, seen);
     state.catalog.routes.push_back(linkRoute(state, draft));
   }
   for (const Model& model : state.catalog.models) {
@@ -215,6 +254,8 @@ void linkRoutes(LinkState& state) {
   }
   state.catalog.ad_hoc_chains = state.draft.ad_hoc_chains;
   state.catalog.presence = state.draft.presence;
+  state.catalog.limits = state.draft.limits;
+  warnPlainHub(state);
   // An own machine is only ever used while a hub says it is up: without a hub it never would be.
   if (state.draft.gateway_loaded && !state.draft.presence_at) {
     for (const Provider& provider : state.catalog.providers) {

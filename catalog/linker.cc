@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "catalog/suggest.h"
+
 namespace sluice::catalog {
 
 std::string joinIds(const std::vector<std::string>& ids) {
@@ -24,7 +26,9 @@ std::string undeclaredModelHint(const LinkState& state, std::string_view id) {
   if (auto it = state.aliases.find(id); it != state.aliases.end()) {
     return "; '" + std::string(id) + "' is an alias route of model '" + it->second + "'";
   }
-  return "";
+  std::vector<std::string> declared;
+  for (const Model& model : state.catalog.models) declared.push_back(model.id);
+  return didYouMean(nearestNames(id, declared));
 }
 
 const Endpoint* resolveEndpoint(LinkState& state, const Located<std::string>& key,
@@ -74,6 +78,13 @@ void linkProviders(LinkState& state) {
                                                 "' references unknown credential '" +
                                                 provider.credential_id +
                                                 "'; declared credentials: " + joinIds(known));
+    }
+    for (const Endpoint& endpoint : provider.endpoints) {
+      if (state.draft.credentials_loaded && endpoint.credential_id &&
+          state.catalog.credential(*endpoint.credential_id) == nullptr) {
+        state.sink.error(endpoint.where, "endpoint '" + endpoint.key + "' references unknown credential '" +
+                                             *endpoint.credential_id + "'; declared credentials: " + joinIds(known));
+      }
     }
     state.catalog.providers.push_back(std::move(provider));
   }

@@ -41,8 +41,9 @@ void linkAccessRules(LinkState& state);
 const Endpoint* resolveEndpoint(LinkState& state, const Located<std::string>& key,
                                 std::string_view context);
 
-// Why an id that is not a declared model might have been written: "" or a hint such as
-// "; 'x' is retired, replaced by 'y'" to append to a message.
+// Why an id that is not a declared model might have been written, to append to a message: a hint
+// such as "; 'x' is retired, replaced by 'y'" or "; 'x' is an alias route of model 'y'", else the
+// nearest declared model ids as " (did you mean 'y'?)", else "".
 std::string undeclaredModelHint(const LinkState& state, std::string_view id);
 
 // "a, b, c": for messages listing what exists.

@@ -54,4 +54,12 @@ bool checkModelId(YamlReader& reader, const Located<std::string>& id, std::strin
   return checkId(reader, id, kind, ":/@+", "letters, digits and . _ - : / @ +");
 }
 
+std::string ownerName(const YAML::Node& node, std::string_view kind, size_t index) {
+  if (node.IsMap()) {
+    const YAML::Node id = node["id"];
+    if (id && id.IsScalar() && !id.Scalar().empty()) return std::string(kind) + " '" + id.Scalar() + "'";
+  }
+  return std::string(kind) + " #" + std::to_string(index + 1);
+}
+
 }  // namespace sluice::catalog

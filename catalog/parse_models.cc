@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 10> kKnownCapabilities = {
 void readClients(YamlReader& reader, const Entry& entry, const std::string& owner, Model& model) {
   auto clients = reader.stringList(entry, "clients of " + owner);
   if (!clients) return;
+  model.clients.clear();  // a written list replaces the default (readModel): exactly the families named
   for (const auto& client : *clients) {
     std::optional<ClientFamily> family = parseClientFamily(client.value);
     if (!family) {
@@ -70,6 +71,9 @@ ModelDraft readModel(YamlReader& reader, const Entry& entry) {
   model.display_name = entry.key;
   model.upstream_model = entry.key;
   model.where = entry.key_at;
+  // Not written, clients: lists the model to a generic OpenAI client (every caller that is not
+  // Claude Code, OpenCode or Codex) and to no dedicated one.
+  model.clients = {ClientFamily::OpenAI};
   std::string owner = "model '" + entry.key + "'";
   Fields fields = reader.fields(entry, owner,
                                 {"display_name", "upstream_model", "kind", "clients", "capabilities",

@@ -100,6 +100,28 @@ std::optional<Trust> readTrust(YamlReader& reader, const Entry& entry, const std
                                {"public", Trust::Public}});
 }
 
+// presence_hosts: address blocks (catalog/cidr.h) the hub's reported host must fall in. Only
+// with presence: and without url: (a url always wins over what the hub reports).
+void readPresenceHosts(YamlReader& reader, const Entry& entry, const std::string& what, const Fields& fields,
+                       Endpoint& endpoint) {
+  if (!fields.find("presence") || fields.find("url")) {
+    reader.error(entry.key_at, "presence_hosts of " + what + " needs presence: and no url: (it bounds the address "
+                               "the presence hub reports, which is used only when the endpoint has no url)");
+    return;
+  }
+  const auto items = reader.stringList(entry, "presence_hosts of " + what, true);
+  if (!items) return;
+  for (const auto& item : *items) {
+    std::string why;
+    if (auto block = parseCidr(item.value, &why)) {
+      endpoint.presence_hosts.push_back(std::move(*block));
+    } else {
+      reader.error(item.where, "presence_hosts of " + what + ": " + why);
+    }
+  }
+  if (items->empty()) reader.error(entry.value_at, "presence_hosts of " + what + " must list at least one address block");
+}
+
 void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& owner,
                    Provider& provider) {
   Fields endpoints = reader.fields(entry, "endpoints of " + owner);
@@ -114,7 +136,8 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     endpoint.where = e.key_at;
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
-    Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust"});
+    Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust",
+                                            "presence_hosts", "credential"});
     if (fields.ok()) {
       if (const Entry* wire = fields.find("wire")) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
@@ -147,6 +170,12 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
         endpoint.max_input_bytes = reader.integer(*limit, "max_input_bytes of " + what, 1, kMaxInputBytes);
       }
       if (const Entry* trust = fields.find("trust")) endpoint.trust_written = readTrust(reader, *trust, what);
+      if (const Entry* hosts = fields.find("presence_hosts")) readPresenceHosts(reader, *hosts, what, fields, endpoint);
+      if (const Entry* credential = fields.find("credential")) {
+        if (auto id = reader.string(*credential, "credential of " + what)) {
+          if (checkName(reader, {*id, credential->value_at}, "credential")) endpoint.credential_id = *id;
+        }
+      }
     }
     provider.endpoints.push_back(std::move(endpoint));
   }

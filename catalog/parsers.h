@@ -28,6 +28,9 @@ void parseDeployments(const SourceText& source, const ParseContext& context, Dra
 void parseGateway(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseAccessRules(const SourceText& source, const ParseContext& context, Draft& draft);
 
+// gateway.limits (parse_limits.cc).
+void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
+
 // The body under a file's single top-level key (`credentials:`, `models:`, ...). Reports a syntax
 // error, an empty file, a missing top-level key and any other top-level key; nullopt when the
 // file cannot be read further.
@@ -39,5 +42,12 @@ std::optional<Entry> readTopLevel(YamlReader& reader, std::string_view text,
 // '+'. Reports "<kind> id 'x' ..." at the key and returns false when the id is not valid.
 bool checkName(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
 bool checkModelId(YamlReader& reader, const Located<std::string>& id, std::string_view kind);
+
+// How messages name a list item: by its id when it has one ("route 'x'"), else by its position
+// ("route #3").
+std::string ownerName(const YAML::Node& node, std::string_view kind, size_t index);
+
+// One item of gateway.yaml's routes: list (catalog/parse_routes.cc).
+RouteDraft readRoute(YamlReader& reader, const YAML::Node& node, const Location& at, size_t index);
 
 }  // namespace sluice::catalog

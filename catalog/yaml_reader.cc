@@ -4,27 +4,14 @@
 #include <charconv>
 #include <cmath>
 
+#include "catalog/suggest.h"
+
 namespace sluice::catalog {
 
 namespace {
 
 // Microdollars must stay far from int64 overflow once multiplied by token counts.
 constexpr double kMaxUsd = 1'000'000'000.0;
-
-size_t editDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string integerExpectation(int64_t min, int64_t max) {
   // Bounds that only guard against overflow are not worth stating.
@@ -161,17 +148,13 @@ Fields YamlReader::fields(const YAML::Node& node, const Location& where, std::st
     }
     if (allowed.size() > 0 && std::ranges::find(allowed, key) == allowed.end()) {
       std::string message = "unknown key '" + key + "' in " + std::string(what) + "; expected one of: ";
-      std::string_view closest;
-      size_t closest_distance = 3;  // suggest only near misses
       bool first_name = true;
       for (std::string_view name : allowed) {
         message += (first_name ? "" : ", ") + std::string(name);
         first_name = false;
-        if (size_t d = editDistance(key, name); d < closest_distance) {
-          closest_distance = d;
-          closest = name;
-        }
       }
+      // Suggest only near misses.
+      const std::string_view closest = closestName(key, std::span(allowed.begin(), allowed.size()), 3);
       if (!closest.empty()) message += " (did you mean '" + std::string(closest) + "'?)";
       error(key_at, std::move(message));
       continue;

@@ -84,6 +84,7 @@ void printRequest(const nlohmann::json& row, std::ostream& out) {
   field("project", project);
   field("client", orDash(str(row, "client_family")) + ", " + orDash(str(row, "client_wire")) + " wire" +
                       (row.value("is_streaming", false) ? ", streaming" : ""));
+  field("client address", orDash(str(row, "client_address")));
   field("requested model", orDash(str(row, "requested_model")));
   field("model", orDash(str(row, "model")));
   field("route", orDash(str(row, "route_id")) + (str(row, "strategy").empty() ? "" : " (" + str(row, "strategy") + ")"));

@@ -1,13 +1,18 @@
 #include "cli/catalog_commands.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <ostream>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/suggest.h"
 #include "server/config/catalog_loader.h"
 #include "server/dispatch/planner.h"
 #include "server/dispatch/pricing.h"
+#include "server/wire/error_keys.h"
 #include "server/wire/operation.h"
 
 namespace sluice::cli {
@@ -75,13 +80,70 @@ nlohmann::json priceJson(const catalog::Pricing& pricing) {
   return out;
 }
 
+size_t explicitRoutes(const catalog::Catalog& catalog) {
+  return static_cast<size_t>(std::ranges::count_if(
+      catalog.routes, [](const catalog::Route& route) { return route.kind != catalog::RouteKind::Implicit; }));
+}
+
+// The ids a client may ask for that `requested` was probably meant as: the catalog's own
+// did-you-mean, asked without Claude Code's "[1m]" marker and the "sluice/" prefix.
+std::vector<std::string> nearModels(const catalog::Catalog& catalog, const std::string& requested) {
+  std::string_view id = catalog::stripContextMarker(requested);
+  if (id.starts_with(catalog::kSluicePrefix)) id.remove_prefix(catalog::kSluicePrefix.size());
+  return catalog::nearestNames(id, catalog::servedIds(catalog));
+}
+
+// "7 models", "1 route".
+std::string counted(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The directory as the operator would type it again: "./services" for a bare relative name.
+std::string shownDir(const std::string& dir) {
+  if (dir.empty() || dir.front() == '/' || dir.starts_with("./") || dir.starts_with("../") || dir == "." ||
+      dir == "..") {
+    return dir;
+  }
+  return "./" + dir;
+}
+
+// A directory without an ai/ folder holds no catalog at all: one message instead of a "missing
+// file" per catalog file.
+std::optional<std::string> noCatalogAt(const std::string& dir) {
+  std::error_code error;
+  if (std::filesystem::is_directory(std::filesystem::path(dir) / "ai", error)) return std::nullopt;
+  return "no catalog at " + shownDir(dir) + "; pass --services <dir> (the folder that holds ai/ and "
+         "access-control/) or set SLUICE_SERVICES";
+}
+
 }  // namespace
 
 int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, std::ostream& err) {
+  if (const auto missing = noCatalogAt(services_dir)) {
+    if (json) {
+      out << nlohmann::json{{"valid", false},
+                            {"diagnostics", {{{"severity", "error"}, {"file", shownDir(services_dir)}, {"line", 0},
+                                              {"column", 0}, {"message", *missing}}}}}
+                 .dump(2)
+          << "\n";
+    } else {
+      err << "sluicectl: " << *missing << "\n";
+    }
+    return 2;
+  }
   const auto result = config::loadCatalog(services_dir, config::processEnvironment());
   if (json) {
     nlohmann::json report = {{"valid", result.ok()}, {"diagnostics", nlohmann::json::array()}};
-    if (result.ok()) report["version"] = result.catalog->version;
+    if (result.ok()) {
+      const auto& catalog = *result.catalog;
+      report["version"] = catalog.version;
+      report["counts"] = {{"credentials", catalog.credentials.size()},
+                          {"providers", catalog.providers.size()},
+                          {"models", catalog.models.size()},
+                          {"routes", catalog.routes.size()},
+                          {"explicit_routes", explicitRoutes(catalog)},
+                          {"access_rules", catalog.access_rules.size()}};
+    }
     for (const auto& diagnostic : result.diagnostics) report["diagnostics"].push_back(diagnosticJson(diagnostic));
     out << report.dump(2) << "\n";
     return result.ok() ? 0 : 2;
@@ -93,16 +155,25 @@ int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, 
     err << services_dir << ": " << errors << (errors == 1 ? " error" : " errors") << "\n";
     return 2;
   }
+  // The console's counts (Settings, "Declared"): every route, the implicit one of each model included.
   const auto& catalog = *result.catalog;
-  size_t explicit_routes = 0;
-  for (const auto& route : catalog.routes) explicit_routes += route.kind != catalog::RouteKind::Implicit;
-  out << services_dir << ": ok (version " << catalog.version << "): " << catalog.models.size() << " models, "
-      << catalog.providers.size() << " providers, " << explicit_routes << " routes\n";
+  const size_t explicit_routes = explicitRoutes(catalog);
+  out << services_dir << ": ok (version " << catalog.version << "): "
+      << counted(catalog.credentials.size(), "credential", "credentials") << ", "
+      << counted(catalog.providers.size(), "provider", "providers") << ", "
+      << counted(catalog.models.size(), "model", "models") << ", "
+      << counted(catalog.routes.size(), "route", "routes") << " (" << explicit_routes << " declared in gateway.yaml, "
+      << catalog.routes.size() - explicit_routes << " implicit: one per model), "
+      << counted(catalog.access_rules.size(), "access rule", "access rules") << "\n";
   return 0;
 }
 
 int catalogExplain(const std::string& services_dir, const std::string& model, const std::optional<std::string>& project,
                    bool json, std::ostream& out, std::ostream& err) {
+  if (const auto missing = noCatalogAt(services_dir)) {
+    err << "sluicectl: " << *missing << "\n";
+    return 2;
+  }
   const auto result = config::loadCatalog(services_dir, config::processEnvironment());
   if (!result.ok()) {
     for (const auto& diagnostic : result.diagnostics) err << diagnostic.format() << "\n";
@@ -115,14 +186,18 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   plan_request.project = project;
   const auto plan = dispatch::planDispatch(catalog, plan_request);
   if (!plan) {
+    const auto near = plan.error().key == wire::error_keys::kModelNotFound ? nearModels(catalog, model)
+                                                                           : std::vector<std::string>{};
     if (json) {
-      out << nlohmann::json{{"requested_model", model}, {"refused", {{"status", plan.error().status},
-                                                                     {"error_key", plan.error().key},
-                                                                     {"message", plan.error().message}}}}
-                 .dump(2)
-          << "\n";
+      nlohmann::json report = {{"requested_model", model},
+                               {"refused", {{"status", plan.error().status},
+                                            {"error_key", plan.error().key},
+                                            {"message", plan.error().message}}}};
+      if (!near.empty()) report["did_you_mean"] = near;
+      out << report.dump(2) << "\n";
     } else {
-      err << "refused (" << plan.error().status << " " << plan.error().key << "): " << plan.error().message << "\n";
+      err << "refused (" << plan.error().status << " " << plan.error().key << "): " << plan.error().message
+          << (near.empty() ? "" : "; did you mean " + catalog::quotedChoice(near) + "?") << "\n";
     }
     return 2;
   }

@@ -17,6 +17,7 @@
 #include "server/config/catalog_loader.h"
 #include "server/identity/credential_store.h"
 #include "server/identity/vault.h"
+#include "server/store/pg_credential_locker.h"
 
 namespace sluice::cli {
 
@@ -119,8 +120,9 @@ int credentialsSet(const std::string& database_url, const std::string& services_
     return 2;
   }
   const identity::Vault vault(*master);
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto result = identity::setPersonalCredential(connection, vault, user, credential, secret.text, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgCredentialLocker locker(pool);
+    const auto result = identity::setPersonalCredential(locker, vault, user, credential, secret.text, now);
     if (result == identity::SetCredentialResult::NoSuchMember) {
       err << "sluicectl: no member named '" << user << "'\n";
       return 1;
@@ -143,8 +145,9 @@ int credentialsSet(const std::string& database_url, const std::string& services_
 
 int credentialsList(const std::string& database_url, const std::optional<std::string>& user, bool json,
                     std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto rows = identity::listPersonalCredentials(connection, user);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgCredentialLocker locker(pool);
+    const auto rows = identity::listPersonalCredentials(locker, user);
     if (json) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& row : rows) {
@@ -202,8 +205,9 @@ int credentialsRotateMaster(const std::string& database_url, const std::optional
     return 2;
   }
   const identity::Vault vault(*current, {*old});
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto report = identity::rotateMasterKey(connection, vault, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgCredentialLocker locker(pool);
+    const auto report = identity::rotateMasterKey(locker, vault, now);
     if (!report) {
       err << "sluicectl: " << report.error() << "\n";
       return 1;

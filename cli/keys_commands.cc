@@ -9,6 +9,8 @@
 #include "cli/identity_time.h"
 #include "cli/table.h"
 #include "server/identity/key_store.h"
+#include "server/store/pg_key_registry.h"
+#include "server/store/pg_member_roster.h"
 
 namespace sluice::cli {
 
@@ -47,8 +49,10 @@ int keysCreate(const std::string& database_url, const KeysCreateOptions& options
     }
     request.expires_at = now + *duration;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto created = identity::createApiKey(connection, request, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster members(pool);
+    store::PgKeyRegistry keys(pool);
+    const auto created = identity::createApiKey(members, keys, request, now);
     if (!created) {
       err << "sluicectl: " << created.error().message << "\n";
       return created.error().kind == identity::KeyErrorKind::Invalid ? 2 : 1;
@@ -71,8 +75,9 @@ int keysCreate(const std::string& database_url, const KeysCreateOptions& options
 
 int keysList(const std::string& database_url, const std::optional<std::string>& user, bool json,
              std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto keys = identity::listApiKeys(connection, user);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgKeyRegistry registry(pool);
+    const auto keys = identity::listApiKeys(registry, user);
     if (json) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& key : keys) list.push_back(keyJson(key, now));
@@ -99,9 +104,10 @@ int keysRevoke(const std::string& database_url, const std::string& key, bool jso
     err << "sluicectl: keys revoke takes a key id (8 letters and digits), its prefix sk-sluice-<id>, or the key\n";
     return 2;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgKeyRegistry keys(pool);
     identity::ApiKeyInfo info;
-    const auto result = identity::revokeApiKey(connection, *id, now, &info);
+    const auto result = identity::revokeApiKey(keys, *id, now, &info);
     if (result == identity::RevokeResult::NoSuchKey) {
       err << "sluicectl: no API key " << identity::visiblePrefix(*id) << "\n";
       return 1;

@@ -4,11 +4,13 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/audit_commands.h"
 #include "cli/catalog_commands.h"
+#include "cli/command_hint.h"
 #include "cli/credentials_commands.h"
 #include "cli/keys_commands.h"
 #include "cli/migrate_command.h"
@@ -161,6 +163,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
+    // A misspelt or missing command is named with the nearest ones instead of CLI11's
+    // "A subcommand is required"; --help and every other parse error are CLI11's own.
+    if (error.get_exit_code() != static_cast<int>(CLI::ExitCodes::Success)) {
+      if (auto hint = sluice::cli::commandHint(app, std::vector<std::string>(argv + 1, argv + argc))) {
+        std::cerr << "sluicectl: " << *hint << "\nRun 'sluicectl --help' for more.\n";
+        return 2;
+      }
+    }
     const int code = app.exit(error);
     return code == 0 ? 0 : 2;
   }

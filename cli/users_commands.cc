@@ -8,6 +8,7 @@
 #include "cli/identity_time.h"
 #include "cli/table.h"
 #include "server/identity/member_store.h"
+#include "server/store/pg_member_roster.h"
 
 namespace sluice::cli {
 
@@ -19,6 +20,18 @@ std::string joined(const std::vector<std::string>& names, const std::optional<st
     if (!text.empty()) text += ",";
     text += name;
     if (marked && name == *marked) text += "*";
+  }
+  return text.empty() ? "-" : text;
+}
+
+// Certificate subjects may hold commas, blanks and quotes ("cn:alice,OU=x" is one subject): each
+// is quoted (JSON string rules, so a quote or a control character inside is escaped), so a list
+// never reads as more subjects, or other ones, than it holds.
+std::string quotedSubjects(const std::vector<std::string>& subjects) {
+  std::string text;
+  for (const auto& subject : subjects) {
+    if (!text.empty()) text += ", ";
+    text += nlohmann::json(subject).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return text.empty() ? "-" : text;
 }
@@ -54,8 +67,9 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
     err << "sluicectl: " << *problem << "\n";
     return 2;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto added = identity::addMember(connection, member, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto added = identity::addMember(roster, member, now);
     if (!added) {
       err << "sluicectl: " << added.error().message << "\n";
       return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
@@ -65,7 +79,7 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
     } else {
       out << "added " << identity::toString(added->role) << " " << added->name << " (groups " << joined(added->groups)
           << "; projects " << joined(added->projects, added->primary_project);
-      if (!added->cert_subjects.empty()) out << "; certificate subjects " << joined(added->cert_subjects);
+      if (!added->cert_subjects.empty()) out << "; certificate subjects " << quotedSubjects(added->cert_subjects);
       out << ")\n";
     }
     return 0;
@@ -73,8 +87,9 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
 }
 
 int usersList(const std::string& database_url, bool json, std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto members = identity::listMembers(connection);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto members = identity::listMembers(roster);
     if (json) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& member : members) list.push_back(memberJson(member));
@@ -84,7 +99,7 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
     Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "CERT SUBJECTS", "STATUS", "CREATED"});
     for (const auto& member : members) {
       table.addRow({member.name, std::string(identity::toString(member.role)), joined(member.groups),
-                    joined(member.projects, member.primary_project), joined(member.cert_subjects),
+                    joined(member.projects, member.primary_project), quotedSubjects(member.cert_subjects),
                     member.disabled_at ? "disabled " + readableUtc(*member.disabled_at) : "active",
                     readableUtc(member.created_at)});
     }
@@ -96,8 +111,9 @@ int usersList(const std::string& database_url, bool json, std::ostream& out, std
 
 int usersDisable(const std::string& database_url, const std::string& name, bool json,
                  std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    const auto result = identity::disableMember(connection, name, now);
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
+    const auto result = identity::disableMember(roster, name, now);
     if (result == identity::DisableResult::NoSuchMember) {
       err << "sluicectl: no member named '" << name << "'\n";
       return 1;
@@ -121,9 +137,10 @@ int usersCertSubject(const std::string& database_url, const std::string& name, c
     err << "sluicectl: " << parsed.error() << "\n";
     return 2;
   }
-  return withDatabase(database_url, err, [&](pqxx::connection& connection) {
+  return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
+    store::PgMemberRoster roster(pool);
     if (add) {
-      const auto added = identity::addCertSubject(connection, name, subject, now);
+      const auto added = identity::addCertSubject(roster, name, subject, now);
       if (!added) {
         err << "sluicectl: " << added.error().message << "\n";
         return added.error().kind == identity::MemberErrorKind::Invalid ? 2 : 1;
@@ -135,7 +152,7 @@ int usersCertSubject(const std::string& database_url, const std::string& name, c
       }
       return 0;
     }
-    if (!identity::removeCertSubject(connection, name, subject)) {
+    if (!identity::removeCertSubject(roster, name, subject)) {
       err << "sluicectl: " << name << " has no certificate subject " << *parsed << "\n";
       return 1;
     }

@@ -1,8 +1,6 @@
 // /admin/access-control: the rules of rules.yaml as the catalog compiled them, and "check a
 // member": for every route, whether that member (attributed to a project) may use it, and why,
 // decided by the same identity::decideAccess the request path uses.
-#include <pqxx/pqxx>
-
 #include "server/admin/api.h"
 #include "server/identity/access.h"
 #include "server/identity/member_store.h"
@@ -32,8 +30,8 @@ Reply accessRules(ConsoleContext& context, const Exchange&) {
                      {"where", rule.where.file + ":" + std::to_string(rule.where.line)}});
   }
   json members = json::array();
-  if (context.pool) {
-    for (const auto& member : context.pool->run([](pqxx::connection& c) { return identity::listMembers(c); })) {
+  if (context.members) {
+    for (const auto& member : identity::listMembers(*context.members)) {
       members.push_back({{"name", member.name}, {"projects", member.projects}, {"disabled", member.disabled()}});
     }
   }
@@ -43,9 +41,8 @@ Reply accessRules(ConsoleContext& context, const Exchange&) {
 Reply accessCheck(ConsoleContext& context, const Exchange& exchange) {
   const auto user = exchange.optionalParam("user");
   if (!user) return Reply::error(400, "no_user", "user: the member to check");
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
-  const auto member =
-      context.pool->run([&](pqxx::connection& connection) { return identity::findMember(connection, *user); });
+  if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
+  const auto member = identity::findMember(*context.members, *user);
   if (!member) return Reply::error(404, "no_such_member", "no member " + *user);
   identity::Caller caller;
   caller.user = member->name;

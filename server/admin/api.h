@@ -1,7 +1,8 @@
 #pragma once
 // The console's JSON API (docs/console.md lists every path). Each function answers one path for a
 // signed-in admin (or, for connect, any member); none throws for bad input (4xx replies), and
-// database failures throw pqxx errors that the handler maps to 503.
+// database failures throw what the stores throw: the handler maps them to 503
+// (store::databaseFailureOf).
 
 #include <functional>
 #include <ostream>
@@ -37,10 +38,11 @@ Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
 // members_api.cc: /admin/api/members
 Reply members(ConsoleContext& context, const Exchange& exchange);
 
-// route_editor.cc: /admin/api/routes/{source,validate,save,history,history/<name>}
+// route_editor.cc: /admin/api/routes/{source,validate,save,diff,history,history/<name>}
 Reply routeSource(ConsoleContext& context, const Exchange& exchange);
 Reply routeValidate(ConsoleContext& context, const Exchange& exchange);
 Reply routeSave(ConsoleContext& context, const Exchange& exchange);
+Reply routeDiff(ConsoleContext& context, const Exchange& exchange);
 Reply routeHistory(ConsoleContext& context, const std::string& name);
 
 // probe.cc: POST /admin/api/probe {"model", "endpoint"[, "prompt"]}: the Test button, run by the

@@ -24,6 +24,41 @@ std::string claudeId(const catalog::Model& model) {
   return million ? model.id + "[1m]" : model.id;
 }
 
+// JSON text (also a Python string literal) that never throws: bytes that are not UTF-8 (a hostile
+// Host header in the base URL) become U+FFFD.
+template <class Json>
+std::string jsonText(const Json& value, int indent = -1) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+// A POSIX shell word that is `value` whatever it holds: single-quoted, a ' inside as '\''. So
+// "claude-sonnet-5-5[1m]" is never a glob (zsh refuses an unmatched one) and a Host header cannot
+// smuggle a command into a pasted line.
+std::string shellQuote(const std::string& value) {
+  std::string out = "'";
+  for (const char c : value) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+// The same variables as `export NAME='value'` lines for a shell profile and as the "env" object
+// Claude Code reads from ~/.claude/settings.json, in the order given.
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+std::string exportLines(const EnvVars& vars) {
+  std::string out;
+  for (const auto& [name, value] : vars) out += "export " + name + "=" + shellQuote(value) + "\n";
+  return out;
+}
+
+std::string settingsJson(const EnvVars& vars) {
+  nlohmann::ordered_json env = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : vars) env[name] = value;
+  return jsonText(nlohmann::ordered_json{{"env", env}}, 2) + "\n";
+}
+
 std::string tomlString(const std::string& value) {
   std::string out = "\"";
   for (const char c : value) {
@@ -43,25 +78,25 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
   const auto claude = modelsFor(*catalog, catalog::ClientFamily::Claude);
   json claude_models = json::array();
   for (const auto* model : claude) claude_models.push_back({{"id", claudeId(*model)}, {"name", model->display_name}});
-  std::string claude_env = "export ANTHROPIC_BASE_URL=" + base_url + "\nexport ANTHROPIC_AUTH_TOKEN=" + kKeyPlaceholder + "\n";
+  EnvVars claude_env = {{"ANTHROPIC_BASE_URL", base_url}, {"ANTHROPIC_AUTH_TOKEN", kKeyPlaceholder}};
   if (!claude.empty()) {
     // The catalog's default model when Claude Code may list it, else the first it may.
     const catalog::Model* main_model = claude.front();
     for (const auto* model : claude) {
       if (model->id == catalog->default_model) main_model = model;
     }
-    claude_env += "export ANTHROPIC_MODEL=" + claudeId(*main_model) + "\n";
+    claude_env.emplace_back("ANTHROPIC_MODEL", claudeId(*main_model));
     // Claude Code's opus/sonnet/haiku slots, each filled by the first model whose id names it.
     for (const auto& [slot, word] : {std::pair{"OPUS", "opus"}, std::pair{"SONNET", "sonnet"}, std::pair{"HAIKU", "haiku"}}) {
       for (const auto* model : claude) {
         if (model->id.find(word) != std::string::npos) {
-          claude_env += std::string("export ANTHROPIC_DEFAULT_") + slot + "_MODEL=" + claudeId(*model) + "\n";
+          claude_env.emplace_back(std::string("ANTHROPIC_DEFAULT_") + slot + "_MODEL", claudeId(*model));
           break;
         }
       }
     }
   }
-  out["claude_code"] = {{"models", claude_models}, {"env", claude_env}};
+  out["claude_code"] = {{"models", claude_models}, {"env", exportLines(claude_env)}, {"settings_json", settingsJson(claude_env)}};
 
   // Codex: a model provider on the Responses wire.
   const auto codex = modelsFor(*catalog, catalog::ClientFamily::Codex);
@@ -73,7 +108,7 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
           tomlString(base_url + "/v1") + "\nenv_key = \"SLUICE_API_KEY\"\nwire_api = \"responses\"\n";
   out["codex"] = {{"models", codex_models},
                   {"config_toml", toml},
-                  {"env", std::string("export SLUICE_API_KEY=") + kKeyPlaceholder + "\n"}};
+                  {"env", exportLines({{"SLUICE_API_KEY", kKeyPlaceholder}})}};
 
   // OpenCode: an OpenAI-compatible provider with the models it may list.
   const auto opencode = modelsFor(*catalog, catalog::ClientFamily::OpenCode);
@@ -93,18 +128,18 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
                                   {"name", "Sluice"},
                                   {"options", {{"baseURL", base_url + "/v1"}, {"apiKey", "{env:SLUICE_API_KEY}"}}},
                                   {"models", opencode_models}}}}}};
-  out["opencode"] = {{"config_json", opencode_json.dump(2)}};
+  out["opencode"] = {{"config_json", jsonText(opencode_json, 2)}};
 
   // The SDKs.
   const std::string any_model = catalog->default_model;
   out["sdks"] = {
-      {"anthropic_python", "from anthropic import Anthropic\nclient = Anthropic(base_url=\"" + base_url +
-                               "\", api_key=\"" + kKeyPlaceholder + "\")\nprint(client.messages.create(model=\"" +
+      {"anthropic_python", "from anthropic import Anthropic\nclient = Anthropic(base_url=" + jsonText(json(base_url)) +
+                               ", api_key=\"" + kKeyPlaceholder + "\")\nprint(client.messages.create(model=\"" +
                                any_model + "\", max_tokens=256,\n    messages=[{\"role\": \"user\", \"content\": \"Hello\"}]).content[0].text)\n"},
-      {"openai_python", "from openai import OpenAI\nclient = OpenAI(base_url=\"" + base_url + "/v1\", api_key=\"" +
+      {"openai_python", "from openai import OpenAI\nclient = OpenAI(base_url=" + jsonText(json(base_url + "/v1")) + ", api_key=\"" +
                             kKeyPlaceholder + "\")\nprint(client.chat.completions.create(model=\"" + any_model +
                             "\",\n    messages=[{\"role\": \"user\", \"content\": \"Hello\"}]).choices[0].message.content)\n"},
-      {"curl", "curl " + base_url + "/v1/messages -H 'x-api-key: " + kKeyPlaceholder +
+      {"curl", "curl " + shellQuote(base_url + "/v1/messages") + " -H 'x-api-key: " + kKeyPlaceholder +
                    "' -H 'content-type: application/json' \\\n  -d '{\"model\": \"" + any_model +
                    "\", \"max_tokens\": 64, \"messages\": [{\"role\": \"user\", \"content\": \"Hello\"}]}'\n"}};
   json all = json::array();

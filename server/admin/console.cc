@@ -10,7 +10,6 @@
 #include <Poco/Net/NameValueCollection.h>
 #include <Poco/String.h>
 #include <Poco/URI.h>
-#include <pqxx/pqxx>
 
 #include "server/admin/api.h"
 #include "server/admin/assets.h"
@@ -21,9 +20,14 @@
 #include "server/identity/api_keys.h"
 #include "server/identity/key_store.h"
 #include "server/log/json_log.h"
+#include "server/store/database_failure.h"
 #include "server/store/pg_console_sessions.h"
+#include "server/store/pg_credential_locker.h"
 #include "server/store/pg_database_check.h"
 #include "server/store/pg_key_directory.h"
+#include "server/store/pg_key_registry.h"
+#include "server/store/pg_member_roster.h"
+#include "server/store/pg_quota_counters.h"
 #include "server/store/pg_request_log.h"
 #include "server/store/pg_traffic_stats.h"
 
@@ -90,6 +94,17 @@ std::string shellPage(const Page& page, const std::string& user) {
   return html;
 }
 
+// A console request that threw: 503 when the database is the cause, else 500 (logged).
+Reply failureReply(const std::exception& error, const std::string& uri) {
+  const auto failure = store::databaseFailureOf(error);
+  if (failure == store::DatabaseFailure::Unreachable) {
+    return Reply::error(503, "database_unavailable", std::string("PostgreSQL is unreachable: ") + error.what());
+  }
+  if (failure == store::DatabaseFailure::Busy) return Reply::error(503, "database_busy", error.what());
+  log::error("console request failed", {{"path", uri}, {"error", error.what()}});
+  return Reply::error(500, "internal_error", error.what());
+}
+
 Reply htmlReply(int status, std::string body) {
   Reply reply;
   reply.status = status;
@@ -108,13 +123,8 @@ class ConsoleHandler : public http::Handler {
     Reply reply;
     try {
       reply = route(routed, response);
-    } catch (const pqxx::broken_connection& error) {
-      reply = Reply::error(503, "database_unavailable", std::string("PostgreSQL is unreachable: ") + error.what());
-    } catch (const store::PoolExhausted& error) {
-      reply = Reply::error(503, "database_busy", error.what());
     } catch (const std::exception& error) {
-      log::error("console request failed", {{"path", request.getURI()}, {"error", error.what()}});
-      reply = Reply::error(500, "internal_error", error.what());
+      reply = failureReply(error, request.getURI());
     }
     if (streamed_) return;
     send(response, reply);
@@ -393,6 +403,7 @@ class ConsoleHandler : public http::Handler {
     if (post) {
       if (path == "/admin/api/routes/validate") return routeValidate(*context_, exchange);
       if (path == "/admin/api/routes/save") return routeSave(*context_, exchange);
+      if (path == "/admin/api/routes/diff") return routeDiff(*context_, exchange);
       if (path == "/admin/api/probe") return probeDeployment(*context_, exchange, routed, response);
     }
     if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);
@@ -411,12 +422,16 @@ http::HandlerFactory makeConsole(http::Gateway& gateway, ConsoleOptions options)
   if (gateway.options().database_url && gateway.identity().authenticator) {
     store::PoolOptions pool_options;
     pool_options.max_connections = options.database_connections;
-    context->pool = std::make_shared<store::ConnectionPool>(*gateway.options().database_url, pool_options);
-    context->stored_sessions = std::make_shared<store::PgConsoleSessions>(context->pool);
-    context->keys = std::make_shared<store::PgKeyDirectory>(context->pool);
-    context->requests = std::make_shared<store::PgRequestLog>(context->pool);
-    context->traffic = std::make_shared<store::PgTrafficStats>(context->pool);
-    context->fleet = std::make_shared<store::PgDatabaseCheck>(context->pool);
+    const auto pool = std::make_shared<store::ConnectionPool>(*gateway.options().database_url, pool_options);
+    context->stored_sessions = std::make_shared<store::PgConsoleSessions>(pool);
+    context->keys = std::make_shared<store::PgKeyDirectory>(pool);
+    context->members = std::make_shared<store::PgMemberRoster>(pool);
+    context->key_registry = std::make_shared<store::PgKeyRegistry>(pool);
+    context->credentials = std::make_shared<store::PgCredentialLocker>(pool);
+    context->quota_counters = std::make_shared<store::PgQuotaCounters>(pool);
+    context->requests = std::make_shared<store::PgRequestLog>(pool);
+    context->traffic = std::make_shared<store::PgTrafficStats>(pool);
+    context->fleet = std::make_shared<store::PgDatabaseCheck>(pool);
   }
   return [context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
     const Poco::Net::HTTPServerRequest& request = routed.head();

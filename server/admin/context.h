@@ -1,6 +1,6 @@
 #pragma once
-// What every console API function shares: the gateway, the console's database pool, its stores
-// and the sessions. One per installed console; thread-safe (each member is).
+// What every console API function shares: the gateway, its stores (on the console's own database
+// pool) and the sessions. One per installed console; thread-safe (each member is).
 
 #include <memory>
 #include <mutex>
@@ -9,10 +9,13 @@
 #include "server/admin/session_table.h"
 #include "server/admin/sign_in_throttle.h"
 #include "server/http/gateway.h"
-#include "server/store/connection_pool.h"
 #include "server/store/console_sessions.h"
+#include "server/store/credential_locker.h"
 #include "server/store/database_check.h"
 #include "server/store/key_directory.h"
+#include "server/store/key_registry.h"
+#include "server/store/member_roster.h"
+#include "server/store/quota_counters.h"
 #include "server/store/request_log.h"
 #include "server/store/traffic_stats.h"
 
@@ -21,10 +24,13 @@ namespace sluice::admin {
 struct ConsoleContext {
   explicit ConsoleContext(http::Gateway& g) : gateway(g) {}
   http::Gateway& gateway;
-  std::shared_ptr<store::ConnectionPool> pool;  // null without a database
-  // On `pool`; null without a database.
+  // Null without a database.
   std::shared_ptr<store::ConsoleSessions> stored_sessions;
   std::shared_ptr<store::KeyDirectory> keys;
+  std::shared_ptr<store::MemberRoster> members;            // the Members and access-control pages
+  std::shared_ptr<store::KeyRegistry> key_registry;        // the Members page's keys
+  std::shared_ptr<store::CredentialLocker> credentials;    // which personal credentials are set
+  std::shared_ptr<store::QuotaCounters> quota_counters;    // the Members page's live counters
   std::shared_ptr<store::RequestLog> requests;  // the Requests page's reads of the audit trail
   std::shared_ptr<store::TrafficStats> traffic;  // the analytics and gateway pages' statistics
   std::shared_ptr<store::DatabaseCheck> fleet;   // the settings page's fleet view

@@ -210,7 +210,8 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange&) {
                  {"reloads_accepted", status.reloads_accepted},
                  {"reloads_refused", status.reloads_refused},
                  {"refused_at", status.refused_at ? json(isoTime(*status.refused_at)) : json(nullptr)},
-                 {"refused_diagnostics", status.refused_diagnostics}};
+                 {"refused_diagnostics", status.refused_diagnostics},
+                 {"reload_refused_now", status.refusal_standing}};
   // The fleet: every replica's heartbeat of the last minute (fleet_replicas), so a fleet serving
   // two catalog versions shows here whichever replica the console is on.
   json replicas = json::array();

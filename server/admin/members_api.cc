@@ -3,8 +3,6 @@
 #include <chrono>
 #include <map>
 
-#include <pqxx/pqxx>
-
 #include "server/admin/api.h"
 #include "server/admin/json_time.h"
 #include "server/identity/credential_store.h"
@@ -24,91 +22,87 @@ json optionalTime(const std::optional<std::chrono::system_clock::time_point>& ti
 }  // namespace
 
 Reply members(ConsoleContext& context, const Exchange&) {
-  if (!context.pool) return Reply::error(503, "no_database", "this gateway has no database");
+  if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
   const auto catalog = context.gateway.catalog();
   const auto now = std::chrono::system_clock::now();
   std::vector<std::string> personal;
   for (const auto& credential : catalog->credentials) {
     if (credential.kind == catalog::CredentialKind::Personal) personal.push_back(credential.id);
   }
-  return context.pool->run([&](pqxx::connection& connection) {
-    const auto all = identity::listMembers(connection);
-    const auto keys = identity::listApiKeys(connection, std::nullopt);
-    const auto stored = identity::listPersonalCredentials(connection, std::nullopt);
-    json counters = json::array();
-    {
-      pqxx::nontransaction query(connection);
-      for (const auto& row : query.exec(
-               "SELECT scope_kind, scope_value, window_id, window_start, window_end, requests, input_tokens, "
-               "output_tokens, cost_microdollars FROM quota_counters WHERE window_end > now() "
-               "ORDER BY scope_kind, scope_value, window_id")) {
-        json counter = {{"scope_kind", row[0].as<std::string>()},   {"scope_value", row[1].as<std::string>()},
-                        {"window_id", row[2].as<std::string>()},    {"window_start", row[3].as<std::string>()},
-                        {"window_end", row[4].as<std::string>()},   {"requests", row[5].as<int64_t>()},
-                        {"input_tokens", row[6].as<int64_t>()},     {"output_tokens", row[7].as<int64_t>()},
-                        {"cost_microdollars", row[8].as<int64_t>()}};
-        for (const auto& window : catalog->quotas.windows) {
-          if (window.id != counter["window_id"]) continue;
-          json ceilings = json::object();
-          if (window.max_requests) ceilings["requests"] = *window.max_requests;
-          if (window.max_input_tokens) ceilings["input_tokens"] = *window.max_input_tokens;
-          if (window.max_output_tokens) ceilings["output_tokens"] = *window.max_output_tokens;
-          if (window.max_cost_microdollars) ceilings["cost_microdollars"] = *window.max_cost_microdollars;
-          counter["ceilings"] = ceilings;
-        }
-        counters.push_back(counter);
-      }
-    }
-    json out = json::array();
-    for (const auto& member : all) {
-      json member_keys = json::array();
-      for (const auto& key : keys) {
-        if (key.user != member.name) continue;
-        member_keys.push_back({{"id", key.id},
-                               {"prefix", key.prefix},
-                               {"name", key.name ? *key.name : ""},
-                               {"project", key.project ? *key.project : ""},
-                               {"status", std::string(key.status(now))},
-                               {"created_at", isoTime(key.created_at)},
-                               {"expires_at", optionalTime(key.expires_at)},
-                               {"last_used_at", optionalTime(key.last_used_at)}});
-      }
-      json credentials = json::array();
-      for (const auto& id : personal) {
-        json entry = {{"credential", id}, {"set", false}, {"updated_at", nullptr}};
-        for (const auto& info : stored) {
-          if (info.user == member.name && info.credential_id == id) {
-            entry["set"] = true;
-            entry["updated_at"] = isoTime(info.updated_at);
-          }
-        }
-        credentials.push_back(entry);
-      }
-      json quota = json::array();
-      for (const auto& counter : counters) {
-        if (counter["scope_kind"] == "user" && counter["scope_value"] == member.name) quota.push_back(counter);
-      }
-      out.push_back({{"name", member.name},
-                     {"role", std::string(identity::toString(member.role))},
-                     {"groups", member.groups},
-                     {"projects", member.projects},
-                     {"primary_project", member.primary_project ? *member.primary_project : ""},
-                     {"disabled", member.disabled()},
-                     {"created_at", isoTime(member.created_at)},
-                     {"keys", member_keys},
-                     {"personal_credentials", credentials},
-                     {"quota", quota}});
-    }
-    json windows = json::array();
+  const auto all = identity::listMembers(*context.members);
+  const auto keys = identity::listApiKeys(*context.key_registry, std::nullopt);
+  const auto stored = identity::listPersonalCredentials(*context.credentials, std::nullopt);
+  json counters = json::array();
+  for (const store::CounterRow& row : context.quota_counters->live(now)) {
+    json counter = {{"scope_kind", row.key.scope_kind},
+                    {"scope_value", row.key.scope_value},
+                    {"window_id", row.key.window_id},
+                    {"window_start", isoTime(row.key.window_start)},
+                    {"window_end", isoTime(row.key.window_end)},
+                    {"requests", row.totals.requests},
+                    {"input_tokens", row.totals.input_tokens},
+                    {"output_tokens", row.totals.output_tokens},
+                    {"cost_microdollars", row.totals.cost_microdollars}};
     for (const auto& window : catalog->quotas.windows) {
-      windows.push_back({{"id", window.id}, {"per", std::string(catalog::toString(window.per))},
-                         {"seconds", window.seconds}});
+      if (window.id != row.key.window_id) continue;
+      json ceilings = json::object();
+      if (window.max_requests) ceilings["requests"] = *window.max_requests;
+      if (window.max_input_tokens) ceilings["input_tokens"] = *window.max_input_tokens;
+      if (window.max_output_tokens) ceilings["output_tokens"] = *window.max_output_tokens;
+      if (window.max_cost_microdollars) ceilings["cost_microdollars"] = *window.max_cost_microdollars;
+      counter["ceilings"] = ceilings;
     }
-    return Reply::json({{"members", out},
-                        {"quota_mode", catalog->quotas.mode == catalog::QuotaMode::Enforce ? "enforce" : "warn"},
-                        {"quota_windows", windows},
-                        {"quota_counters", counters}});
-  });
+    counters.push_back(counter);
+  }
+  json out = json::array();
+  for (const auto& member : all) {
+    json member_keys = json::array();
+    for (const auto& key : keys) {
+      if (key.user != member.name) continue;
+      member_keys.push_back({{"id", key.id},
+                             {"prefix", key.prefix},
+                             {"name", key.name ? *key.name : ""},
+                             {"project", key.project ? *key.project : ""},
+                             {"status", std::string(key.status(now))},
+                             {"created_at", isoTime(key.created_at)},
+                             {"expires_at", optionalTime(key.expires_at)},
+                             {"last_used_at", optionalTime(key.last_used_at)}});
+    }
+    json credentials = json::array();
+    for (const auto& id : personal) {
+      json entry = {{"credential", id}, {"set", false}, {"updated_at", nullptr}};
+      for (const auto& info : stored) {
+        if (info.user == member.name && info.credential_id == id) {
+          entry["set"] = true;
+          entry["updated_at"] = isoTime(info.updated_at);
+        }
+      }
+      credentials.push_back(entry);
+    }
+    json quota = json::array();
+    for (const auto& counter : counters) {
+      if (counter["scope_kind"] == "user" && counter["scope_value"] == member.name) quota.push_back(counter);
+    }
+    out.push_back({{"name", member.name},
+                   {"role", std::string(identity::toString(member.role))},
+                   {"groups", member.groups},
+                   {"projects", member.projects},
+                   {"primary_project", member.primary_project ? *member.primary_project : ""},
+                   {"disabled", member.disabled()},
+                   {"created_at", isoTime(member.created_at)},
+                   {"keys", member_keys},
+                   {"personal_credentials", credentials},
+                   {"quota", quota}});
+  }
+  json windows = json::array();
+  for (const auto& window : catalog->quotas.windows) {
+    windows.push_back({{"id", window.id}, {"per", std::string(catalog::toString(window.per))},
+                       {"seconds", window.seconds}});
+  }
+  return Reply::json({{"members", out},
+                      {"quota_mode", catalog->quotas.mode == catalog::QuotaMode::Enforce ? "enforce" : "warn"},
+                      {"quota_windows", windows},
+                      {"quota_counters", counters}});
 }
 
 }  // namespace sluice::admin

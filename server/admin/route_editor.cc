@@ -3,8 +3,13 @@
 // when it compiles, the previous text kept in <services_dir>/history/ (the last 40), and the new
 // catalog swapped in at once (live reload would pick it up within seconds anyway). The edited text
 // may interpolate only the variables the catalog on disk already uses, never a secret's, and no
-// diagnostic shows an interpolated value (catalog/compiler.h).
+// diagnostic shows an interpolated value (catalog/compiler.h). Where the directory cannot be
+// written (a ConfigMap, a read-only volume) the source says so and the page offers only the
+// edited file and a unified diff of it, for a change through git.
 #include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
 
 #include <algorithm>
 #include <chrono>
@@ -128,9 +133,33 @@ json historyJson(const ConsoleContext& context) {
   return out;
 }
 
+// Empty when a save can write here: gateway.yaml's directory, and the history directory (or the
+// services directory it is made in). Otherwise the first that cannot be written, and why.
+std::string readOnlyReason(const ConsoleContext& context) {
+  std::error_code error;
+  const fs::path history = historyDir(context);
+  for (const fs::path& dir : {gatewayPath(context).parent_path(),
+                              fs::is_directory(history, error) ? history : fs::path(dirOf(context))}) {
+    if (::access(dir.c_str(), W_OK) != 0) {
+      return dir.string() + " cannot be written (" + std::generic_category().message(errno) + ")";
+    }
+  }
+  return "";
+}
+
+// The path gateway.yaml has in a repository holding the services directory at its root, as the
+// shipped layout does: "services/ai/gateway.yaml".
+std::string repositoryPath(const ConsoleContext& context) {
+  const std::string name = fs::path(dirOf(context)).filename().string();
+  return (name.empty() || name == "." || name == "/" ? std::string() : name + "/") + "ai/gateway.yaml";
+}
+
+json parseBody(const Exchange& exchange) {
+  return wire::nestsDeeperThan(exchange.body) ? json(json::value_t::discarded) : json::parse(exchange.body, nullptr, false);
+}
+
 std::string requestText(const Exchange& exchange, std::string* base_tag) {
-  const auto body = wire::nestsDeeperThan(exchange.body) ? json(json::value_t::discarded)
-                                                        : json::parse(exchange.body, nullptr, false);
+  const auto body = parseBody(exchange);
   if (!body.is_object() || !body.contains("text") || !body["text"].is_string()) return {};
   if (base_tag && body.contains("base_tag") && body["base_tag"].is_string()) *base_tag = body["base_tag"].get<std::string>();
   return body["text"].get<std::string>();
@@ -149,12 +178,27 @@ std::string historyStamp() {
 Reply routeSource(ConsoleContext& context, const Exchange&) {
   const auto text = readFile(gatewayPath(context));
   if (!text) return Reply::error(404, "no_gateway_yaml", gatewayPath(context).string() + " cannot be read");
+  const std::string read_only = readOnlyReason(context);
   return Reply::json({{"path", gatewayPath(context).string()},
                       {"text", *text},
                       {"tag", tagOf(*text)},
                       {"version", context.gateway.catalog()->version},
                       {"history_dir", historyDir(context).string()},
-                      {"history", historyJson(context)}});
+                      {"history", historyJson(context)},
+                      {"writable", read_only.empty()},
+                      {"read_only_reason", read_only.empty() ? json(nullptr) : json(read_only)},
+                      {"repository_path", repositoryPath(context)}});
+}
+
+Reply routeDiff(ConsoleContext& context, const Exchange& exchange) {
+  const auto body = parseBody(exchange);
+  if (!body.is_object() || !body.contains("text") || !body["text"].is_string() || !body.contains("base") ||
+      !body["base"].is_string()) {
+    return Reply::error(400, "no_text", "send {\"base\": \"<gateway.yaml as loaded>\", \"text\": \"<as edited>\"}");
+  }
+  const std::string path = repositoryPath(context);
+  const std::string diff = unifiedDiff(body["base"].get<std::string>(), body["text"].get<std::string>(), path);
+  return Reply::json({{"path", path}, {"changed", !diff.empty()}, {"diff", diff}});
 }
 
 Reply routeValidate(ConsoleContext& context, const Exchange& exchange) {
@@ -183,10 +227,11 @@ Reply routeSave(ConsoleContext& context, const Exchange& exchange) {
   if (!current) return Reply::error(404, "no_gateway_yaml", path.string() + " cannot be read");
   // A catalog mounted read-only (a Kubernetes ConfigMap, a read-only volume) is changed in git and
   // rolled out, not edited here: say so before anything is compiled or written.
-  if (::access(path.parent_path().c_str(), W_OK) != 0) {
+  if (const std::string read_only = readOnlyReason(context); !read_only.empty()) {
     return Reply::error(409, "catalog_read_only",
-                        "the catalog directory is read-only on this replica (mounted from a ConfigMap or a "
-                        "read-only volume): change gateway.yaml in git and roll it out; every replica reloads it");
+                        "the catalog directory is read-only on this replica (" + read_only +
+                            "; mounted from a ConfigMap or a read-only volume): change gateway.yaml in git and "
+                            "roll it out; every replica reloads it");
   }
   if (!base_tag.empty() && base_tag != tagOf(*current)) {
     return Reply::json({{"ok", false},
@@ -233,6 +278,8 @@ Reply routeSave(ConsoleContext& context, const Exchange& exchange) {
   if (loaded.ok()) {
     if (context.gateway.catalog()->version != loaded.catalog->version) {
       context.gateway.catalogReloaded(loaded.catalog, "console");
+    } else {
+      context.gateway.catalogUnchanged();
     }
     reload = {{"applied", true}, {"version", loaded.catalog->version}};
   } else {

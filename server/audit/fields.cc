@@ -145,7 +145,7 @@ constexpr std::string_view kBigint = "bigint";
 constexpr std::string_view kJsonb = "jsonb";
 constexpr std::string_view kBoolean = "boolean";
 
-const std::array<Field, 42> kFields = {{
+const std::array<Field, 43> kFields = {{
     {{"id", kText, ""}, FieldKind::Text, of<&Record::id>},
     {{"created_at", kTime, ""}, FieldKind::Time, of<&Record::created_at>},
     {{"completed_at", kTime, ""}, FieldKind::Time,
@@ -199,6 +199,7 @@ const std::array<Field, 42> kFields = {{
     {{"masked", kJsonb, ""}, FieldKind::Json, masked},
     {{"unit", kText, ""}, FieldKind::Text, of<&Record::unit>},
     {{"units", kBigint, "0"}, FieldKind::Integer, of<&Record::units>},
+    {{"client_address", kText, ""}, FieldKind::Text, of<&Record::client_address>},
 }};
 
 std::string invalid(std::string_view column, std::string_view what) {

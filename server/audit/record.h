@@ -73,6 +73,9 @@ struct Record {
   std::string project_source;      // "header" | "key" | "primary" | "" (none)
   std::string client_family;       // from the User-Agent: "anthropic-sdk-python", "curl", …
   std::string client_wire;         // "anthropic" | "openai-chat" | "openai-responses" | "gemini"
+  // The caller's IP address: the connection's peer, or, behind a trusted proxy
+  // (gateway.trusted_proxies) that sent X-Forwarded-For, the address that proxy saw.
+  std::string client_address;
 
   // What was asked and what served it.
   std::string requested_model;     // as the client sent it (alias, retired id, …)

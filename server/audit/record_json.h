@@ -31,8 +31,14 @@ void appendInterruptedCopyLine(std::string& out, const Record& so_far);
 
 // The row of a toCopyLine() line as toRowJson() gives it (the same values, the same key order):
 // how a row journaled as COPY text goes back to the JSON paths (a replay, the spool, a batch that
-// COPY refused). Throws std::invalid_argument for a line that is not one (a torn journal line).
+// COPY refused). A line an earlier version wrote (kOldestCopyFields or more fields, fewer than
+// today's) gives the row without the newer columns, which take their defaults. Throws
+// std::invalid_argument for a line that is not one (a torn journal line).
 std::string copyLineToRowJson(std::string_view line);
+
+// The fields of the oldest COPY line still read: what a journal of the release before
+// client_address was added holds.
+inline constexpr size_t kOldestCopyFields = 42;
 
 // The id (first field) of a COPY line; empty when it has none.
 std::string copyLineId(std::string_view line);

@@ -73,6 +73,7 @@ Record RefusalThrottle::summaryRow(const Summary& summary, std::string id, TimeP
   row.outcome = std::string(outcome::kUnauthenticated);
   row.error_key = std::string(wire::error_keys::kUnauthenticatedRowsSuppressed);
   row.route_match = "suppressed:" + std::to_string(summary.suppressed);
+  row.client_address = summary.peer.substr(0, 64);
   row.error_message = std::to_string(summary.suppressed) +
                       " further requests without a valid key from " + summary.peer.substr(0, 64) +
                       " in this window were counted here instead of one row each";

@@ -78,9 +78,11 @@ struct Writer::State {
   std::unordered_map<std::string, std::string> open_begins;  // id -> its begin line
   SteadyClock::time_point compacted_at{};
 
-  // Rewrites the journal with what is still open: begun requests and queued rows.
+  // Rewrites the journal with what is still open: begun requests and queued rows. A journal the
+  // volume turned off is tried again here (journal.h): on again once there is room.
   void compactJournal() {
     if (!journal) return;
+    const bool was_active = journal->active();
     try {
       std::lock_guard journal_lock(journal_mutex);
       std::vector<std::string> lines;
@@ -92,11 +94,19 @@ struct Writer::State {
       }
       journal->rewrite(lines);
     } catch (const std::exception& error) {
-      log::warn("audit: cannot compact the journal", {{"error", error.what()}});
+      // Off: logged once when it turned off, not at every try.
+      if (was_active) log::warn("audit: cannot compact the journal", {{"error", error.what()}});
     }
     compacted_at = SteadyClock::now();
   }
 
+  bool compactionDue() const {
+    if (!journal) return false;
+    if (SteadyClock::now() - compacted_at > std::chrono::seconds(2)) return true;
+    return journal->active() && journal->size() > Journal::kGrowth / 2;
+  }
+
+  std::atomic<bool> journal_failed{false};  // configured, but its file could not be opened
   std::atomic<uint64_t> rows_submitted{0};
   std::atomic<uint64_t> rows_spooled{0};
   std::atomic<uint64_t> rows_replayed{0};
@@ -200,9 +210,7 @@ struct Writer::State {
         processed += taken;
       }
       progressed.notify_all();
-      if (journal && (journal->size() > Journal::kGrowth / 2 || SteadyClock::now() - compacted_at > std::chrono::seconds(2))) {
-        compactJournal();
-      }
+      if (compactionDue()) compactJournal();
       if (last) break;
     }
     compactJournal();
@@ -231,12 +239,21 @@ void Writer::start() {
                   {{"rows", left.ended.size()}, {"interrupted", left.interrupted.size()},
                    {"journal", state_->journal->path()}});
       }
-      std::vector<std::string> lines;
-      for (const auto& row : state_->queue) lines.push_back(journalLine(row));
-      state_->journal->rewrite(lines);
     } catch (const std::exception& error) {
       log::error("audit: no journal; a killed process would lose its in-memory rows", {{"error", error.what()}});
       state_->journal.reset();
+      state_->journal_failed = true;
+    }
+  }
+  if (state_->journal) {
+    std::vector<std::string> lines;
+    for (const auto& row : state_->queue) lines.push_back(journalLine(row));
+    try {
+      state_->journal->rewrite(lines);
+    } catch (const std::exception& error) {
+      // A full volume: the journal stays off (journal.h) and keeps what it held; the recovered rows
+      // are queued all the same.
+      log::warn("audit: the journal keeps its old lines until its volume has room", {{"error", error.what()}});
     }
   }
   state_->started = true;
@@ -352,6 +369,10 @@ WriterStats Writer::stats() const {
   {
     std::lock_guard lock(state.spool_mutex);
     stats.spool_bytes = state.spool ? state.spool->size() : 0;
+  }
+  {
+    std::lock_guard lock(state.mutex);  // start() sets the journal under it
+    stats.journal_off = state.journal_failed.load() || (state.journal && !state.journal->active());
   }
   return stats;
 }

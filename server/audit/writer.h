@@ -56,6 +56,10 @@ struct WriterStats {
   double last_flush_ms = 0;        // duration of the last PostgreSQL batch write
   uint64_t spool_bytes = 0;        // current size of the spool file
   bool database_available = false; // the last attempt to write reached PostgreSQL
+  // The journal was asked for but is off: its volume is full (journal.h) or its file could not be
+  // opened. Rows still reach PostgreSQL or the spool; a process killed outright meanwhile loses
+  // its unfinished requests' rows.
+  bool journal_off = false;
 };
 
 class Writer : public Sink {

@@ -104,6 +104,7 @@ AuditTrail::Observation AuditTrail::observeIn(http::Gateway& gateway) {
       figures.spool_rows = stats.rows_spooled >= stats.rows_replayed ? stats.rows_spooled - stats.rows_replayed : 0;
       figures.spool_bytes = stats.spool_bytes;
       figures.database_available = stats.database_available;
+      figures.journal_off = stats.journal_off;
       return figures;
     });
   }

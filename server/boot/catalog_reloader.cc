@@ -43,7 +43,10 @@ void CatalogReloader::reload(const std::string& trigger) {
       return;
     }
     const auto current = gateway_.catalog();
-    if (current && current->version == next.catalog->version && trigger == "watch") return;
+    if (current && current->version == next.catalog->version && trigger == "watch") {
+      gateway_.catalogUnchanged();
+      return;
+    }
     gateway_.catalogReloaded(next.catalog, trigger);
     log::info("catalog reloaded", {{"version", next.catalog->version}, {"trigger", trigger}});
   } else {

@@ -7,6 +7,8 @@
 
 #include <unistd.h>
 
+#include "server/http/connection_limits.h"
+
 namespace sluice::boot {
 
 std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
@@ -150,6 +152,11 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "(0: no cap)")
       ->envname("SLUICE_MAX_CONNECTIONS_PER_PEER")
       ->capture_default_str();
+  std::string trusted_balancers;
+  app.add_option("--trusted-balancers", trusted_balancers,
+                 "comma-separated address blocks of your load balancers: their connections are exempt from "
+                 "--max-connections-per-peer, which then counts each request's X-Forwarded-For client instead")
+      ->envname("SLUICE_TRUSTED_BALANCERS");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -161,6 +168,12 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   if (!database_url.empty()) options.database_url = database_url;
   if (!ops_token.empty()) options.ops_token = ops_token;
   if (!admin_listen.empty()) options.admin_listen = admin_listen;
+  if (auto balancers = http::parseBalancers(trusted_balancers); balancers) {
+    options.trusted_balancers = std::move(*balancers);
+  } else {
+    std::cerr << "sluice: " << balancers.error() << "\n";
+    return 2;
+  }
   if (options.replica_name.empty()) {
     char host[256] = {};
     options.replica_name = ::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0' ? host : "sluice";

@@ -65,9 +65,6 @@ int Listener::open() {
       return 1;
     }
     ops_router_ = std::make_unique<routes::RouteTable>(gateway_, http::Surface::Operations);
-    ops_pool_.emplace(2, 16, 10, 256 * 1024);
-    ops_server_ = std::make_unique<Poco::Net::TCPServer>(new http::ConnectionFactory(params_, *ops_router_, gateway_),
-                                                         *ops_pool_, ops_socket_, params_);
   }
   router_ = std::make_unique<routes::RouteTable>(
       gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All, console_);
@@ -85,13 +82,23 @@ int Listener::open() {
         new http::ConnectionFactory(params_, *router_, gateway_, gateway_.tls()), *pool_, socket_, params_);
     server_->start();
   }
-  if (ops_server_) ops_server_->start();
+  if (ops_router_) {
+    // An event loop of its own: an idle or trickling connection parks a fiber, never a thread, so
+    // no number of them delays a probe; and a flood of the main address (its loops busy) cannot.
+    ops_limits_ = std::make_unique<http::ConnectionLimits>(http::kOperationsMaxConnections,
+                                                           http::kOperationsMaxPerPeer);
+    ops_loop_ = std::make_unique<net::fiber::Loop>(net::fiber::Loop::Options{1, 256u << 10, 1, {}});
+    ops_loop_->serve(ops_socket_.impl()->sockfd(),
+                     [&gateway = gateway_, params = params_, handlers = ops_router_.get(), limits = ops_limits_.get()](
+                         int fd) {
+                       http::serveConnection(fd, *params, *handlers, gateway, nullptr,
+                                             {limits, http::kOperationsHeadTimeout, false});
+                     });
+  }
   return 0;
 }
 
-Listener::~Listener() {
-  if (ops_server_) ops_server_->stop();
-}
+Listener::~Listener() = default;
 
 void Listener::announce(const std::string& catalog_version) const {
   const std::string address = socket_.address().toString();
@@ -103,7 +110,7 @@ void Listener::announce(const std::string& catalog_version) const {
                           {"spin_us", workers_ > 0 ? options_.spin_us : 0},
                           {"threads", workers_ > 0 ? 0 : options_.threads}});
   std::cout << "listening on " << address << std::endl;
-  if (ops_server_) {
+  if (ops_loop_) {
     const std::string operations = ops_socket_.address().toString();
     log::info("operations listening", {{"address", operations}});
     std::cout << "operations listening on " << operations << std::endl;

@@ -35,8 +35,9 @@ class Listener {
   Listener& operator=(const Listener&) = delete;
 
   // Binds options.listen (SO_REUSEADDR, not SO_REUSEPORT) and starts serving; with
-  // options.admin_listen, binds that too and serves the operations endpoints there (a few threads
-  // of their own, so a flood on the main address cannot starve /readyz and /metrics). Returns 1
+  // options.admin_listen, binds that too and serves the operations endpoints there (an event loop
+  // of their own with their own connection caps and a 2 s head deadline, so neither a flood on the
+  // main address nor idle connections on this one can starve /readyz and /metrics). Returns 1
   // when an address cannot be bound (printed to stderr), 0 when serving.
   int open();
   ~Listener();
@@ -63,11 +64,11 @@ class Listener {
   std::unique_ptr<net::fiber::Loop> loop_;
   std::optional<Poco::ThreadPool> pool_;
   std::unique_ptr<Poco::Net::TCPServer> server_;
-  // --admin-listen: the operations address, thread per connection.
+  // --admin-listen: the operations address, on an event loop of one thread with caps of its own.
   Poco::Net::ServerSocket ops_socket_;
   std::unique_ptr<routes::RouteTable> ops_router_;
-  std::optional<Poco::ThreadPool> ops_pool_;
-  std::unique_ptr<Poco::Net::TCPServer> ops_server_;
+  std::unique_ptr<http::ConnectionLimits> ops_limits_;
+  std::unique_ptr<net::fiber::Loop> ops_loop_;
 };
 
 }  // namespace sluice::boot

@@ -1,5 +1,6 @@
 #include "server/dispatch/attempt_walk.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace sluice::dispatch {
@@ -37,7 +38,7 @@ const Attempt* AttemptWalk::next() {
       index = position_++;
       last_resort_ = false;
     } else if (deferred_position_ < deferred_.size()) {
-      // From here on the deferred attempts are tried in turn: none is passed over any more.
+      // From here on the deferred attempts are the last resort: none is passed over any more.
       if (deferred_position_ == 0) passed_.clear();
       index = deferred_[deferred_position_++];
       last_resort_ = true;
@@ -46,6 +47,15 @@ const Attempt* AttemptWalk::next() {
     }
     const Attempt& candidate = attempts_[index];
     current_ = index;
+    if (last_resort_ && last_resort_sent_) {
+      record(Step::Kind::Skipped, std::string(kCircuitOpenReason) + ": one last resort was already tried");
+      continue;
+    }
+    if (last_resort_ && std::ranges::find(sent_endpoints_, endpointOf(candidate)) != sent_endpoints_.end()) {
+      record(Step::Kind::Skipped, std::string(kCircuitOpenReason) + ": '" + endpointOf(candidate) +
+                                      "' already failed this request");
+      continue;
+    }
     if (last_sent_ && !mayFailOver(*last_sent_, candidate)) {
       record(Step::Kind::Skipped, "failover never moves from platform-paid '" + endpointOf(*last_sent_) +
                                       "' to member-paid '" + endpointOf(candidate) + "'");
@@ -85,6 +95,8 @@ void AttemptWalk::sent(const AttemptOutcome& outcome) {
   }
   passed_.clear();
   extend(provider);
+  if (last_resort_) last_resort_sent_ = true;
+  sent_endpoints_.push_back(endpointOf(attempt));
   last_sent_ = &attempt;
   last_sent_reason_ = failoverReason(outcome);
   record(Step::Kind::Sent, last_sent_reason_);

@@ -18,9 +18,11 @@
 // Rules it keeps:
 // - failover never moves from a platform-paid attempt that was sent to a member-paid one: next()
 //   skips those with a reason (attempts skipped or deferred never count as the `from`);
-// - an attempt whose breaker refuses it is deferred: tried again, in order, only after every
-//   other attempt (lastResort() is then true and the request sends without asking the breaker),
-//   so a request is never left unsent because breakers are open.
+// - an attempt whose breaker refuses it is deferred: once every other attempt was tried, ONE
+//   deferred attempt is sent without asking its breaker (lastResort() is then true), so a request
+//   is never left unsent because breakers are open, yet open breakers still stop a long plan (a
+//   chain of 40 targets) from calling every one of them; a deferred attempt whose endpoint this
+//   request already sent to is not a last resort (the endpoint just failed it).
 //
 // Not thread-safe; one walk per request. It keeps a reference to `attempts`, which must outlive it.
 
@@ -80,6 +82,8 @@ class AttemptWalk {
   std::vector<size_t> deferred_;
   size_t deferred_position_ = 0;         // next index into deferred_ once the first pass is over
   bool last_resort_ = false;
+  bool last_resort_sent_ = false;        // the one last resort was sent
+  std::vector<std::string> sent_endpoints_;  // endpoint keys sent to, in order
   std::optional<size_t> current_;        // returned by next(), not yet answered
   const Attempt* last_sent_ = nullptr;
   std::string last_sent_reason_;

@@ -1,5 +1,7 @@
 #include "server/dispatch/chain.h"
 
+#include <algorithm>
+
 namespace sluice::dispatch {
 
 namespace {
@@ -31,6 +33,15 @@ std::expected<std::vector<std::string>, std::string> splitChain(std::string_view
     while (!piece.empty() && piece.back() == ' ') piece.remove_suffix(1);
     if (piece.empty()) {
       return std::unexpected("piece " + std::to_string(pieces.size() + 1) + " of the chain is empty");
+    }
+    // A piece is written into route_match (chain:, piece:, skip:), whose segments ';' separates.
+    const bool forged = std::ranges::any_of(piece, [](char c) {
+      const auto byte = static_cast<unsigned char>(c);
+      return c == ';' || byte < 0x20 || byte == 0x7f;
+    });
+    if (forged) {
+      return std::unexpected("piece " + std::to_string(pieces.size() + 1) +
+                             " of the chain holds ';' or a control character");
     }
     pieces.emplace_back(piece);
     if (pieces.size() > kMaxChainTargets) {

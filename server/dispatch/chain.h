@@ -29,8 +29,9 @@ inline constexpr int kMaxChainDepth = 4;
 inline constexpr size_t kMaxChainText = 4096;
 
 // Splits "a|b|c" (a leading "sluice/" on the whole text is kept on the first piece: each piece
-// strips its own). The reason, for a 400 invalid_chain, when a piece is empty, the text is longer
-// than kMaxChainText, or there are more pieces than kMaxChainTargets.
+// strips its own). The reason, for a 400 invalid_chain, when a piece is empty or holds ';' or a
+// control character (pieces are written into route_match, whose segments ';' separates), the
+// text is longer than kMaxChainText, or there are more pieces than kMaxChainTargets.
 std::expected<std::vector<std::string>, std::string> splitChain(std::string_view text);
 
 // Whether `requested` is planned as an ad-hoc chain: it holds '|', or it names no model, alias or

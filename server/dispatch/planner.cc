@@ -61,7 +61,7 @@ Attempt makeAttempt(const Catalog& catalog, const catalog::Deployment& deploymen
   attempt.deployment = &deployment;
   attempt.endpoint = catalog.endpoint(deployment.endpoint_key);
   attempt.provider = catalog.provider(deployment.provider_id);
-  attempt.credential = attempt.provider ? catalog.credential(attempt.provider->credential_id) : nullptr;
+  attempt.credential = attempt.endpoint ? catalog.credentialOf(*attempt.endpoint) : nullptr;
   attempt.weight = weight;
   if (attempt.credential) attempt.paid_by = attempt.credential->kind;
   if (health) {
@@ -223,9 +223,20 @@ struct PieceResult {
   std::optional<Refusal> passed_over;  // a refusal that skips the piece, not the chain
 };
 
+// The weight the route gives `endpoint_key` when the route narrows its models to its own
+// `deployments:` (0: not among them); 1 when it does not narrow.
+int routeWeight(const Route& route, const std::string& endpoint_key) {
+  if (route.deployments.empty()) return 1;
+  for (const auto& pinned : route.deployments) {
+    if (pinned.endpoint_key == endpoint_key) return pinned.weight;
+  }
+  return 0;
+}
+
 // `provider/endpoint` (endpoint set) or `provider/*`: each model, in catalog order, through the
-// matching deployments; a model that does not fit or whose route's requires: a deployment lacks
-// is left out.
+// matching deployments; a model that does not fit, a deployment its route's `deployments:` leave
+// out, or one lacking a flag the route requires is left out. A pinned piece reaches a model only
+// the way naming the model alone would.
 PieceResult planPinned(const Catalog& catalog, const PlanRequest& request, const catalog::Provider& provider,
                        const catalog::Endpoint* endpoint, PlanPiece& piece) {
   PieceResult result;
@@ -236,8 +247,10 @@ PieceResult planPinned(const Catalog& catalog, const PlanRequest& request, const
     for (const catalog::Deployment& deployment : catalog.deploymentsOf(model.id)) {
       if (deployment.provider_id != provider.id) continue;
       if (endpoint != nullptr && deployment.endpoint_key != endpoint->key) continue;
+      const int weight = routeWeight(*route, deployment.endpoint_key);
+      if (weight == 0) continue;
       if (!unmetRequirements(route->requirements, catalog.governanceOf(deployment)).empty()) continue;
-      Attempt attempt = makeAttempt(catalog, deployment, 1, request.health);
+      Attempt attempt = makeAttempt(catalog, deployment, weight, request.health);
       if (!attempt.endpoint || !attempt.provider || !attempt.credential) continue;
       attempt.model = &model;
       attempt.route = route;
@@ -443,7 +456,15 @@ std::string joinRouteMatch(const std::vector<std::string>& segments) {
   for (const auto& segment : segments) {
     if (!joined.empty()) joined += ';';
     joined += segment;
+    if (joined.size() > kMaxRouteMatch) break;
   }
+  if (joined.size() <= kMaxRouteMatch) return joined;
+  constexpr std::string_view kCut = "…";
+  size_t end = kMaxRouteMatch - kCut.size();
+  // Back to the first byte of a character (continuation bytes are 10xxxxxx).
+  while (end > 0 && (static_cast<unsigned char>(joined[end]) & 0xC0) == 0x80) --end;
+  joined.resize(end);
+  joined += kCut;
   return joined;
 }
 

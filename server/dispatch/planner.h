@@ -29,6 +29,7 @@
 // model, so "a fitting request skips failover deployments whose window is too small" never has
 // anything to skip once the model fits; the check is made once, on the model.
 
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -109,6 +110,12 @@ struct Refusal : wire::ApiError {
 // is, the first piece's refusal is the chain's.
 std::expected<Plan, Refusal> planDispatch(const catalog::Catalog& catalog, const PlanRequest& request);
 
+// route_match's bound: a chain's pieces are written into it (chain:, skip:, piece:), and 40 of
+// them would make a field of kilobytes.
+inline constexpr size_t kMaxRouteMatch = 1024;
+
+// The segments joined with ';', at most kMaxRouteMatch bytes: a longer text is cut at a UTF-8
+// character boundary and ends in "…".
 std::string joinRouteMatch(const std::vector<std::string>& segments);
 
 // The route_match of a plan once `served` (one of its attempts, or nullptr) answered: the plan's

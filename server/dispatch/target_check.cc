@@ -1,6 +1,20 @@
 #include "server/dispatch/target_check.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace sluice::dispatch {
+
+namespace {
+
+std::string describeHosts(const catalog::Endpoint& endpoint) {
+  if (endpoint.presence_hosts.empty()) return "loopback by default";
+  std::string text;
+  for (const auto& block : endpoint.presence_hosts) text += (text.empty() ? "" : ", ") + block.text;
+  return text;
+}
+
+}  // namespace
 
 std::optional<std::string_view> presenceState(const PresenceSnapshot& snapshot, std::string_view node, bool skip_busy,
                                               PresenceSnapshot::Clock::time_point now) {
@@ -20,6 +34,21 @@ std::string presenceBaseUrl(catalog::Wire wire, std::string_view host, int port)
   // MLX servers serve /v1/chat/completions; the Anthropic and Gemini wires add their own prefix.
   if (wire == catalog::Wire::OpenAIChat || wire == catalog::Wire::OpenAIResponses) url += "/v1";
   return url;
+}
+
+bool presenceHostAllowed(const catalog::Endpoint& endpoint, std::string_view host) {
+  static const std::vector<catalog::Cidr> kLoopback = {*catalog::parseCidr("127.0.0.0/8"), *catalog::parseCidr("::1")};
+  const std::vector<catalog::Cidr>& allowed = endpoint.presence_hosts.empty() ? kLoopback : endpoint.presence_hosts;
+  const auto inside = [&](const catalog::IpAddress& address) {
+    return std::ranges::any_of(allowed, [&](const catalog::Cidr& block) { return block.contains(address); });
+  };
+  if (host == "localhost") return inside(*catalog::parseIpAddress("127.0.0.1"));
+  const auto address = catalog::parseIpAddress(host);
+  return address && inside(*address);
+}
+
+bool sendsCredential(const catalog::Endpoint& endpoint, std::string_view base_url) {
+  return base_url.empty() || endpoint.credential_id.has_value();
 }
 
 TargetCheck checkTarget(const Attempt& attempt, const PresenceSnapshot& presence, size_t body_bytes,
@@ -53,6 +82,13 @@ TargetCheck checkTarget(const Attempt& attempt, const PresenceSnapshot& presence
       check.skip = TargetSkip{"presence:no_address", "skipped:presence",
                               endpoint->key + ": node '" + node + "' is available, but the hub reports no host and port "
                                               "and the endpoint declares no url"};
+      return check;
+    }
+    if (!presenceHostAllowed(*endpoint, up.host)) {
+      check.skip = TargetSkip{"presence:host_not_allowed", "skipped:presence",
+                              endpoint->key + ": node '" + node + "' is reported at '" + up.host +
+                                              "', outside the endpoint's presence_hosts (" + describeHosts(*endpoint) +
+                                              ")"};
       return check;
     }
     check.base_url = presenceBaseUrl(endpoint->wire, up.host, up.port);

@@ -3,6 +3,11 @@
 // (an endpoint with `presence:`) is sent to only while the presence hub reports its node up, and
 // an endpoint with `max_input_bytes:` only for bodies no larger. A target that fails either is
 // skipped at once and costs its breaker nothing (it was never tried).
+//
+// The hub decides nothing about where traffic goes beyond what the catalog allows: an own machine
+// without `url:` is reached at the host the hub reports only when that host is an IP address (or
+// `localhost`) inside the endpoint's `presence_hosts:` (default: loopback), and is sent no
+// credential unless the endpoint declares its own `credential:` (sendsCredential()).
 // Pure: the presence snapshot and `now` come in as values.
 
 #include <chrono>
@@ -41,7 +46,8 @@ std::optional<std::string_view> presenceState(const PresenceSnapshot& snapshot, 
                                               PresenceSnapshot::Clock::time_point now);
 
 struct TargetSkip {
-  std::string segment;  // route_match: "presence:<state>" or "skip:max_input_bytes"
+  // route_match: "presence:<state>" (host_not_allowed among them) or "skip:max_input_bytes"
+  std::string segment;
   std::string result;   // the attempt's result on the audit row: "skipped:presence", "skipped:max_input_bytes"
   std::string detail;   // for people: "node 'studio' unavailable: sleeping"
 };
@@ -58,5 +64,14 @@ TargetCheck checkTarget(const Attempt& attempt, const PresenceSnapshot& presence
 
 // The base URL an OpenAI-compatible or other server at host:port is reached at, for `wire`.
 std::string presenceBaseUrl(catalog::Wire wire, std::string_view host, int port);
+
+// Whether `host` (as the hub reported it) is one `endpoint` may be sent to: an IP address inside
+// its presence_hosts (loopback when it declares none), or "localhost" when loopback is allowed.
+// A DNS name is never: where it resolves is not the catalog's to check.
+bool presenceHostAllowed(const catalog::Endpoint& endpoint, std::string_view host);
+
+// Whether a call to `endpoint` carries a credential: not when it goes to an address the presence
+// hub reported (`base_url` set by checkTarget) and the endpoint declares no `credential:` of its own.
+bool sendsCredential(const catalog::Endpoint& endpoint, std::string_view base_url);
 
 }  // namespace sluice::dispatch

@@ -41,14 +41,17 @@ std::string Inference::path() const {
 std::expected<pipeline::Inspected, wire::ApiError> Inference::read(pipeline::Exchange& exchange) {
   auto raw = exchange.readWholeBody();
   if (!raw) return std::unexpected(raw.error());
-  if (client_wire_ == Wire::OpenAIResponses && exchange.gateway().responseStore() != nullptr &&
-      responses::mayUseStore(*raw)) {
-    auto expanded = expandStored(exchange, std::move(*raw));
-    if (!expanded) return std::unexpected(expanded.error());
-    raw.emplace(std::move(*expanded));
-  }
   body_.emplace(client_wire_, std::move(*raw));
-  const auto inspected = body_->inspect();
+  auto inspected = body_->inspect();
+  // The store decides on the top-level members the scan read (`store` nested in metadata is not
+  // the request's): the body it serves is scanned again.
+  if (inspected && client_wire_ == Wire::OpenAIResponses && exchange.gateway().responseStore() != nullptr &&
+      responses::mayUseStore(body_->raw(), body_->storeFalse())) {
+    auto expanded = expandStored(exchange, body_->raw());
+    if (!expanded) return std::unexpected(expanded.error());
+    body_.emplace(client_wire_, std::move(*expanded));
+    inspected = body_->inspect();
+  }
   pipeline::Inspected facts{body_->requestedModel(), body_->stream(), body_->maxTokens(), body_->size()};
   if (!inspected) {
     exchange.ledger().noteClient(exchange.ledger().row().client_family, facts.requested_model, facts.stream);
@@ -108,6 +111,9 @@ pipeline::RelayResult Inference::relay(pipeline::Exchange& exchange, const dispa
   context.include_usage = client_wire_ != Wire::OpenAIChat || body_->clientAskedUsage();
   options.hide_unasked_usage = passthrough && body_->stream() && client_wire_ == Wire::OpenAIChat &&
                                !body_->clientAskedUsage();
+  // The gateway keeps this turn: its client is shown the gateway's id, never the provider's (the
+  // translating encoders mint the same one).
+  if (passthrough && stored_turn_) options.response_id = responses::responseIdFor(exchange.request().id());
   upstream::Response& provider = *answer.response;
   const Wire wire = attempt.endpoint->wire;
   if (provider.status() >= 400) {
@@ -133,17 +139,27 @@ void Inference::afterExecute(pipeline::Exchange& exchange) {
   keepStored(exchange);
 }
 
-std::expected<std::string, wire::ApiError> Inference::expandStored(pipeline::Exchange& exchange, std::string raw) {
+std::expected<std::string, wire::ApiError> Inference::expandStored(pipeline::Exchange& exchange, std::string_view raw) {
   responses::Store& store = *exchange.gateway().responseStore();
-  const size_t limit = exchange.gateway().options().max_body_bytes;
   const auto lookup = store.lookupFor(exchange.member());
+  // What the store inlines is held like body bytes: the process body budget is charged for it
+  // before it is read (once, however many times the lookup runs).
+  size_t charged = 0;
+  responses::ExpandBounds bounds;
+  bounds.max_body_bytes = exchange.gateway().options().max_body_bytes;
+  bounds.charge = [&](size_t bytes) {
+    if (bytes <= charged) return true;
+    if (!exchange.bodyLease().grow(bytes - charged)) return false;
+    charged = bytes;
+    return true;
+  };
   std::expected<responses::Expansion, wire::ApiError> expanded = std::unexpected(wire::ApiError::invalidJson());
   // The turn before may still be being kept: a client that goes on at once (on another
   // connection, or another replica) can arrive before that commit, so a missing id is looked
   // for again a few times before it is refused.
   for (int attempt = 0;; ++attempt) {
     try {
-      expanded = responses::expand(raw, *lookup);
+      expanded = responses::expand(raw, *lookup, bounds);
     } catch (const std::exception& error) {
       log::warn("response store unreadable", {{"request_id", exchange.request().id()}, {"error", error.what()}});
       return std::unexpected(storeUnreadable());
@@ -154,11 +170,6 @@ std::expected<std::string, wire::ApiError> Inference::expandStored(pipeline::Exc
     net::fiber::sleepFor(std::chrono::milliseconds(150));
   }
   if (!expanded) return std::unexpected(expanded.error());
-  if (expanded->body.size() > limit) {
-    return std::unexpected(wire::ApiError::make(
-        413, wire::error_keys::kRequestTooLarge,
-        "the conversation with its stored items exceeds " + std::to_string(limit) + " bytes"));
-  }
   std::string body = std::move(expanded->body);
   expanded->body.clear();
   stored_turn_ = std::move(*expanded);
@@ -175,9 +186,18 @@ void Inference::keepStored(pipeline::Exchange& exchange) {
     return;
   }
   try {
-    const auto saved = exchange.gateway().responseStore()->save(exchange.member(), *kept,
-                                                                stored_turn_->previous_response_id, stored_turn_->input);
-    if (saved == responses::Store::Saved::TooLarge) log::warn("response not stored: too large", {{"request_id", id}});
+    const auto saved = exchange.gateway().responseStore()->save(
+        exchange.member(), responses::responseIdFor(id), *kept, stored_turn_->previous_response_id, stored_turn_->input);
+    switch (saved) {
+      case responses::Store::Saved::Kept: break;
+      case responses::Store::Saved::TooLarge: log::warn("response not stored: too large", {{"request_id", id}}); break;
+      case responses::Store::Saved::ForeignId:
+        log::warn("response not stored: the answer does not carry the gateway's id", {{"request_id", id}});
+        break;
+      case responses::Store::Saved::Refused:
+        log::warn("response not stored: its id is kept already", {{"request_id", id}});
+        break;
+    }
   } catch (const std::exception& error) {
     log::warn("response not stored", {{"request_id", id}, {"error", error.what()}});
   }

@@ -2,14 +2,16 @@
 // The inference endpoints as a profile of the one pipeline: POST /v1/messages,
 // /v1/chat/completions and /v1/responses (and their unversioned aliases), in the client's wire.
 //
-//   read     the body whole; a Responses body that names stored items (previous_response_id,
-//            item_reference) has them inlined from the gateway's store first, bounded by the
-//            body limit as it grows; the top-level members scanned, never re-parsed
+//   read     the body whole, its top-level members scanned (never re-parsed); a Responses body that
+//            names stored items (previous_response_id, item_reference) or is kept (its top-level
+//            `store` not false) has them inlined from the gateway's store, their bytes summed by
+//            the store and bounded by the body limit and the body budget before they are read
 //   plan     chat models; the token estimate from the IR when the body may not fit; conversation
 //            affinity keyed by the client's session, prompt_cache_key, or the conversation's prefix
 //   lane     passthrough (same wire: the body with only changed members rewritten, relayed byte for
 //            byte), translated through the IR, or masked (the IR masked, encoded, answers restored)
-//   finish   a Responses answer that asked to be stored is kept (never fails the request)
+//   finish   a Responses answer that asked to be stored is kept under the gateway's id, which the
+//            client is shown on every lane (never fails the request)
 // Not thread-safe: one per request.
 
 #include <optional>
@@ -50,7 +52,7 @@ class Inference : public pipeline::Profile {
 
  private:
   // The raw body with the stored items inlined; the refusal when one is missing.
-  std::expected<std::string, wire::ApiError> expandStored(pipeline::Exchange& exchange, std::string raw);
+  std::expected<std::string, wire::ApiError> expandStored(pipeline::Exchange& exchange, std::string_view raw);
   void keepStored(pipeline::Exchange& exchange);
 
   catalog::Wire client_wire_;

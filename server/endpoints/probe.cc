@@ -84,7 +84,7 @@ std::optional<dispatch::Plan> Probe::ownPlan(const catalog::Catalog& catalog) co
   attempt.model = plan.model;
   attempt.endpoint = catalog.endpoint(target_.endpoint_key);
   attempt.provider = catalog.provider(deployment->provider_id);
-  attempt.credential = attempt.provider ? catalog.credential(attempt.provider->credential_id) : nullptr;
+  attempt.credential = attempt.endpoint ? catalog.credentialOf(*attempt.endpoint) : nullptr;
   if (attempt.endpoint == nullptr || attempt.provider == nullptr || attempt.credential == nullptr) return plan;
   attempt.paid_by = attempt.credential->kind;
   plan.attempts.push_back(attempt);

@@ -81,19 +81,36 @@ void refuseConnection(ClientSocket& client, std::string_view reason) {
 }
 
 // A head not whole by its deadline, or a body below its minimum rate: 408, counted, and close.
-void timedOut(ClientSocket& client, Gateway& gateway, Overdue overdue) {
+void timedOut(ClientSocket& client, Gateway& gateway, Overdue overdue, std::chrono::milliseconds head_timeout) {
   const bool head = overdue == Overdue::Head;
   gateway.metrics().requests_timed_out.with({head ? "head" : "body"}).inc();
   client.clearOverdue();
   sendRawError(client, 408, "Request Timeout", "request_timeout",
-               head ? "the request head did not arrive within " +
-                          std::to_string(gateway.options().head_timeout_ms) + " ms"
+               head ? "the request head did not arrive within " + std::to_string(head_timeout.count()) + " ms"
                     : "the request body arrived slower than " +
                           std::to_string(gateway.options().min_body_bytes_per_second) + " bytes per second");
 }
 
+// Whether `peer` is a load balancer the operator trusts to name its clients: in
+// --trusted-balancers or in gateway.trusted_proxies' `from`.
+bool trustedBalancer(Gateway& gateway, const std::optional<catalog::IpAddress>& peer) {
+  if (!peer) return false;
+  for (const catalog::Cidr& block : gateway.options().trusted_balancers) {
+    if (block.contains(*peer)) return true;
+  }
+  const auto catalog = gateway.catalog();
+  return catalog->identity.trusted_proxies && catalog->identity.trusted_proxies->trusts(*peer);
+}
+
+// How an admitted connection is held: its head deadline, and for a trusted balancer's connection
+// the caps each forwarded request counts against (null otherwise).
+struct Admitted {
+  std::chrono::milliseconds head_timeout;
+  ConnectionLimits* forwarded_limits;
+};
+
 void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
-                   const ServerTls* tls);
+                   const ServerTls* tls, const Admitted& admitted);
 
 }  // namespace
 
@@ -108,9 +125,13 @@ void Connection::run() {
 }
 
 void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
-                     const ServerTls* tls) {
+                     const ServerTls* tls, const ListenerPolicy& policy) {
   ClientSocket client(fd);
-  auto ticket = gateway.connectionLimits().admit(peerKey(fd));
+  ConnectionLimits& limits = policy.limits ? *policy.limits : gateway.connectionLimits();
+  const auto peer = peerAddress(fd);
+  const bool balancer = policy.balancers && trustedBalancer(gateway, peer);
+  auto ticket =
+      limits.admit(peerKey(peer), balancer ? ConnectionLimits::PerPeer::Exempt : ConnectionLimits::PerPeer::Counted);
   if (!ticket) {
     const bool total = ticket.error() == ConnectionLimits::Refusal::MaxConnections;
     gateway.metrics().connections_refused.with({total ? "max_connections" : "max_per_peer"}).inc();
@@ -124,15 +145,18 @@ void serveConnection(int fd, const Poco::Net::HTTPServerParams& params, Router& 
     explicit Open(metrics::Gauge& counted) : gauge(counted) { gauge.inc(); }
     ~Open() { gauge.dec(); }
   } open(gateway.metrics().open_connections);
-  serveAdmitted(client, params, router, gateway, tls);
+  const auto head_timeout = policy.head_timeout.count() > 0
+                                ? policy.head_timeout
+                                : std::chrono::milliseconds(gateway.options().head_timeout_ms);
+  serveAdmitted(client, params, router, gateway, tls, {head_timeout, balancer ? &limits : nullptr});
 }
 
 namespace {
 
 void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& params, Router& router, Gateway& gateway,
-                   const ServerTls* tls) {
+                   const ServerTls* tls, const Admitted& admitted) {
   const auto accepted = std::chrono::steady_clock::now();
-  const auto head_timeout = std::chrono::milliseconds(gateway.options().head_timeout_ms);
+  const auto head_timeout = admitted.head_timeout;
   if (tls) {
     // The handshake shares the first head's deadline: a client that trickles its handshake (or
     // sends nothing) is cut at the same moment as one that trickles its head.
@@ -177,7 +201,7 @@ void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& para
       client.setReadLimits(!idle ? reading : served == 0 ? first_wait : idle_wait);
       if (client.fill() == 0) {
         // A connection that never sent a byte is closed quietly; a head cut short is answered.
-        if (client.overdue() != Overdue::None && !idle) timedOut(client, gateway, client.overdue());
+        if (client.overdue() != Overdue::None && !idle) timedOut(client, gateway, client.overdue(), head_timeout);
         return;
       }
     }
@@ -189,6 +213,19 @@ void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& para
     }
     if (parsed.status == h1::HeadStatus::Malformed) {
       return sendRawError(client, 400, "Bad Request", "invalid_request_error", "malformed HTTP request: " + parsed.reason);
+    }
+    // A balancer's request counts against its client's per-peer cap while it is served.
+    std::optional<ConnectionLimits::Ticket> forwarded;
+    if (admitted.forwarded_limits) {
+      if (const auto forwarded_for = forwardedClient(head.fields)) {
+        auto place = admitted.forwarded_limits->admitForwarded(peerKey(forwarded_for));
+        if (!place) {
+          gateway.metrics().connections_refused.with({"max_per_peer"}).inc();
+          return sendRawError(client, 503, "Service Unavailable", "overloaded_error",
+                              "too many connections open from this address");
+        }
+        forwarded.emplace(std::move(*place));
+      }
     }
     ServerResponse response(client);
     ServerRequest request(client, response, params, head);
@@ -219,7 +256,7 @@ void serveAdmitted(ClientSocket& client, const Poco::Net::HTTPServerParams& para
     }
     // The body fell below its minimum rate while the handler read it: the handler's answer (to
     // a truncated body) was not written; the client is told why instead.
-    if (client.overdue() != Overdue::None) return timedOut(client, gateway, client.overdue());
+    if (client.overdue() != Overdue::None) return timedOut(client, gateway, client.overdue(), head_timeout);
     if (!response.sent()) {
       return sendRawError(client, 500, "Internal Server Error", "internal_error", "the request was not answered");
     }

@@ -127,6 +127,12 @@ void Gateway::catalogReloaded(std::shared_ptr<const catalog::Catalog> next, cons
   status_.loaded_at = std::chrono::system_clock::now();
   status_.loaded_by = trigger;
   ++status_.reloads_accepted;
+  status_.refusal_standing = false;
+}
+
+void Gateway::catalogUnchanged() {
+  std::lock_guard lock(status_mutex_);
+  status_.refusal_standing = false;
 }
 
 std::string Gateway::identityConflict(const catalog::Catalog& catalog) const {
@@ -148,6 +154,7 @@ void Gateway::catalogRefused(const std::vector<std::string>& diagnostics, const 
   ++status_.reloads_refused;
   status_.refused_at = std::chrono::system_clock::now();
   status_.refused_diagnostics = diagnostics;
+  status_.refusal_standing = true;
 }
 
 CatalogStatus Gateway::catalogStatus() const {

@@ -75,6 +75,10 @@ struct ServerOptions {
   // closed at once. 0: no cap.
   size_t max_connections = 10000;
   size_t max_connections_per_peer = 1024;
+  // --trusted-balancers: peers whose connections count against max_connections only; each
+  // request they forward counts against the per-peer cap of its X-Forwarded-For client
+  // (http/connection_limits.h). gateway.trusted_proxies' `from` is trusted the same way.
+  std::vector<catalog::Cidr> trusted_balancers;
   // Serve without API keys (local development only; every request is anonymous). Without a
   // database there is nothing to check keys against, so the server then requires this flag.
   bool insecure_no_auth = false;
@@ -118,6 +122,7 @@ struct CatalogStatus {
   uint64_t reloads_refused = 0;
   std::optional<std::chrono::system_clock::time_point> refused_at;
   std::vector<std::string> refused_diagnostics;  // of the last refused reload
+  bool refusal_standing = false;  // the newest reload was refused: cleared by any reload that compiles
 };
 
 // What boot builds before the gateway exists, handed over whole: the gateway has no setters, so
@@ -160,6 +165,9 @@ class Gateway {
   // Live reload: swaps the catalog when `next` is valid (ok), records the outcome either way.
   void catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger);
   void catalogRefused(const std::vector<std::string>& diagnostics, const std::string& trigger);
+  // A reload compiled to the catalog already serving (a broken file put back): nothing to swap,
+  // but a standing refusal is over.
+  void catalogUnchanged();
   CatalogStatus catalogStatus() const;
 
   // Identity (API keys, personal credentials, quotas); null members with --insecure-no-auth.

@@ -3,6 +3,7 @@
 // handleRequest(): an unexpected failure is logged and answered with 500.
 
 #include <memory>
+#include <string_view>
 
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequest.h>
@@ -39,8 +40,12 @@ class HealthHandler : public Handler {
 };
 
 // True when --ops-token is set and the request carries "Authorization: Bearer <that token>"
-// (compared in constant time).
+// (opsTokenMatches).
 bool presentsOpsToken(const Gateway& gateway, const Poco::Net::HTTPServerRequest& request);
+// Whether an Authorization value presents `token`: the scheme `Bearer` in any case, blanks before
+// and after the token; the SHA-256 digests of both compared in constant time, so the time taken
+// tells neither where they differ nor how long the token is. An empty `token` matches nothing.
+bool opsTokenMatches(std::string_view authorization, std::string_view token);
 
 // The body of GET /admin/api/catalog/status (the console serves it too, to a signed-in admin).
 nlohmann::json catalogStatusJson(const Gateway& gateway);

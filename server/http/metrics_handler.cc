@@ -6,6 +6,8 @@
 
 #include "server/http/handlers.h"
 #include "server/http/respond.h"
+#include "server/identity/api_keys.h"
+#include "server/net/http1.h"
 
 namespace sluice::http {
 
@@ -20,15 +22,6 @@ std::string isoTime(std::chrono::system_clock::time_point at) {
   return text;
 }
 
-// Compares every byte whatever the first difference, so the time taken tells nothing of the token.
-// NOTE: a different length returns at once; the token's length is not worth hiding.
-bool sameToken(std::string_view presented, std::string_view token) {
-  if (presented.size() != token.size()) return false;
-  unsigned char difference = 0;
-  for (size_t i = 0; i < token.size(); ++i) difference |= static_cast<unsigned char>(presented[i] ^ token[i]);
-  return difference == 0;
-}
-
 void refuse(Poco::Net::HTTPServerResponse& response, const std::string& message) {
   response.set("WWW-Authenticate", "Bearer");
   const nlohmann::json body = {{"error", {{"key", "unauthorized"}, {"message", message}}}};
@@ -37,13 +30,26 @@ void refuse(Poco::Net::HTTPServerResponse& response, const std::string& message)
 
 }  // namespace
 
+bool opsTokenMatches(std::string_view authorization, std::string_view token) {
+  if (token.empty()) return false;
+  // RFC 9110 §11.1: the scheme compares without case, one or more blanks before the credentials.
+  constexpr std::string_view kScheme = "bearer";
+  if (authorization.size() <= kScheme.size() || !net::h1::equalsNoCase(authorization.substr(0, 6), kScheme)) {
+    return false;
+  }
+  std::string_view presented = authorization.substr(kScheme.size());
+  if (presented.front() != ' ' && presented.front() != '\t') return false;
+  while (!presented.empty() && (presented.front() == ' ' || presented.front() == '\t')) presented.remove_prefix(1);
+  while (!presented.empty() && (presented.back() == ' ' || presented.back() == '\t')) presented.remove_suffix(1);
+  // Digests of equal length, compared in constant time: neither the first difference nor the
+  // presented token's length shows in the time taken.
+  return identity::sameHash(identity::hashApiKey(presented), identity::hashApiKey(token));
+}
+
 bool presentsOpsToken(const Gateway& gateway, const Poco::Net::HTTPServerRequest& request) {
   const auto& token = gateway.options().ops_token;
-  if (!token || token->empty()) return false;
-  constexpr std::string_view kBearer = "Bearer ";
-  const std::string& header = request.get("Authorization", "");
-  if (!header.starts_with(kBearer)) return false;
-  return sameToken(std::string_view(header).substr(kBearer.size()), *token);
+  if (!token) return false;
+  return opsTokenMatches(request.get("Authorization", ""), *token);
 }
 
 nlohmann::json catalogStatusJson(const Gateway& gateway) {
@@ -53,6 +59,7 @@ nlohmann::json catalogStatusJson(const Gateway& gateway) {
                          {"loaded_by", status.loaded_by},
                          {"reloads_accepted", status.reloads_accepted},
                          {"reloads_refused", status.reloads_refused},
+                         {"reload_refused_now", status.refusal_standing},
                          {"services_dir", gateway.options().services_dir}};
   if (status.refused_at) {
     body["last_refused"] = {{"at", isoTime(*status.refused_at)}, {"diagnostics", status.refused_diagnostics}};

@@ -31,6 +31,12 @@ ServerRequest::ServerRequest(ClientSocket& socket, ServerResponse& response, con
     framing = BodyReader::Framing::Length;
     length = framed->length;
   }
+  // Content-Length as one parsed value ("89, 89" is 89): whoever reads the field later (the
+  // body reader's callers, the upload's declared size) never parses a list.
+  if (framing_error_.empty() && has("Content-Length")) {
+    erase("Content-Length");
+    if (framing != BodyReader::Framing::Chunked) setContentLength64(static_cast<Poco::Int64>(length));
+  }
   reader_ = std::make_unique<BodyReader>(socket_, framing, length);
   stream_ = std::make_unique<std::istream>(reader_.get());
 }

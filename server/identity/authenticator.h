@@ -18,9 +18,9 @@
 // presenting a key the cache has not seen yet costs one lookup, not one per connection.
 //
 // Failures: expected outcomes (no key, a malformed, unknown, revoked or expired key, a disabled
-// member, a personal key not set) are values. PostgreSQL being unreachable throws
-// pqxx::broken_connection, a busy pool store::PoolExhausted (environment failures: the handler answers
-// 500/503). Messages never contain the presented key or any part of it beyond a stored key's
+// member, a personal key not set) are values. PostgreSQL being unreachable or a busy pool throws
+// what the directory throws (environment failures, told apart by store/database_failure.h: the
+// handler answers 500/503). Messages never contain the presented key or any part of it beyond a stored key's
 // public prefix.
 
 #include <chrono>

@@ -1,9 +1,10 @@
 #pragma once
-// Members' personal provider keys in PostgreSQL (table `personal_credentials`), sealed by the
-// Vault (vault.h) with associated data naming the member and the credential, so a row's value
-// cannot be moved to another row. Plaintext exists only in memory: the caller's string.
+// Members' personal provider keys, sealed by the Vault (vault.h) with associated data naming the
+// member and the credential, so a row's value cannot be moved to another row, and kept in a
+// store::CredentialLocker (PostgreSQL in sluicectl and the console). Plaintext exists only in
+// memory: the caller's string.
 //
-// Every function runs on the connection it is given and throws pqxx errors when PostgreSQL fails.
+// Every function throws what the locker throws when the database fails.
 
 #include <chrono>
 #include <expected>
@@ -12,9 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include <pqxx/pqxx>
-
 #include "server/identity/vault.h"
+#include "server/store/credential_locker.h"
 #include "server/store/key_directory.h"
 
 namespace sluice::identity {
@@ -33,11 +33,11 @@ struct CredentialInfo {
 
 enum class SetCredentialResult { Created, Replaced, NoSuchMember };
 // Seals `secret` under the vault's current key and stores it (replacing an earlier value).
-SetCredentialResult setPersonalCredential(pqxx::connection& connection, const Vault& vault, std::string_view user,
+SetCredentialResult setPersonalCredential(store::CredentialLocker& locker, const Vault& vault, std::string_view user,
                                           std::string_view credential_id, std::string_view secret, TimePoint now);
 
 // Which are set (never the values), by user and credential; only `user`'s when given.
-std::vector<CredentialInfo> listPersonalCredentials(pqxx::connection& connection,
+std::vector<CredentialInfo> listPersonalCredentials(store::CredentialLocker& locker,
                                                     const std::optional<std::string>& user);
 
 struct StoredCredential {
@@ -52,10 +52,10 @@ struct RotationReport {
   size_t rotated = 0;          // re-sealed under the new key
   size_t already_current = 0;  // already sealed under it
 };
-// Re-seals every row not sealed by `vault`'s current key, in one transaction that locks the
-// table's rows: all or nothing. `vault` must also hold the old key(s). Fails (nothing changed)
+// Re-seals every row not sealed by `vault`'s current key (store::CredentialLocker::resealAll: all
+// or nothing, other writers kept out). `vault` must also hold the old key(s). Fails (nothing changed)
 // when a row was sealed by a key the vault does not hold or does not authenticate.
-std::expected<RotationReport, std::string> rotateMasterKey(pqxx::connection& connection, const Vault& vault,
+std::expected<RotationReport, std::string> rotateMasterKey(store::CredentialLocker& locker, const Vault& vault,
                                                            TimePoint now);
 
 }  // namespace sluice::identity

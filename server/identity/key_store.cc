@@ -1,19 +1,13 @@
 #include "server/identity/key_store.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "server/identity/member_store.h"
-#include "server/store/identity_rows.h"
-#include "server/store/sql_values.h"
 
 namespace sluice::identity {
 
-namespace sql = store::sql;
-using store::keyColumns;
-
 namespace {
-
-ApiKeyInfo keyOf(const pqxx::row& row) { return ApiKeyInfo{store::keyRowOf(row)}; }
 
 bool isBase62(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
 
@@ -25,12 +19,12 @@ std::string_view ApiKeyInfo::status(TimePoint now) const {
   return "active";
 }
 
-std::expected<CreatedApiKey, KeyError> createApiKey(pqxx::connection& connection, const NewApiKey& request,
-                                                    TimePoint now) {
+std::expected<CreatedApiKey, KeyError> createApiKey(store::MemberRoster& members, store::KeyRegistry& keys,
+                                                    const NewApiKey& request, TimePoint now) {
   if (request.expires_at && *request.expires_at <= now) {
     return std::unexpected(KeyError{KeyErrorKind::Invalid, "the expiry must be in the future"});
   }
-  const auto member = findMember(connection, request.user);
+  const auto member = findMember(members, request.user);
   if (!member) {
     return std::unexpected(KeyError{KeyErrorKind::NoSuchMember, "no member named '" + request.user +
                                                                     "' (add one with `sluicectl users add`)"});
@@ -45,37 +39,30 @@ std::expected<CreatedApiKey, KeyError> createApiKey(pqxx::connection& connection
   }
   for (int attempt = 0;; ++attempt) {
     GeneratedKey generated = generateApiKey();
-    pqxx::work transaction(connection);
-    const auto rows = transaction.exec_params(
-        "INSERT INTO api_keys AS k (id, user_name, project, name, hash, created_at, expires_at) "
-        "VALUES ($1, $2, $3, $4, $5, " +
-            sql::timestampParam(6) + ", CASE WHEN $7::bigint IS NULL THEN NULL ELSE " + sql::timestampParam(7) +
-            " END) ON CONFLICT DO NOTHING RETURNING " + keyColumns(),
-        generated.id, request.user, request.project, request.name,
-        pqxx::binarystring(generated.hash.data(), generated.hash.size()), sql::micros(now),
-        request.expires_at ? std::optional<int64_t>(sql::micros(*request.expires_at)) : std::nullopt);
-    if (rows.empty()) {
+    store::KeyRow row;
+    row.id = generated.id;
+    row.user = request.user;
+    row.project = request.project;
+    row.name = request.name;
+    row.created_at = now;
+    row.expires_at = request.expires_at;
+    auto stored = keys.insertKey(row, hashBytes(generated.hash));
+    if (!stored) {
       // NOTE: an id collision (about one in 10^14 per pair of keys); a hash collision cannot happen.
       if (attempt < 5) continue;
       throw std::runtime_error("could not find an unused key id");
     }
-    transaction.commit();
     CreatedApiKey created;
-    created.info = keyOf(rows[0]);
+    created.info = ApiKeyInfo{std::move(*stored)};
     created.key = std::move(generated.key);
     return created;
   }
 }
 
-std::vector<ApiKeyInfo> listApiKeys(pqxx::connection& connection, const std::optional<std::string>& user) {
-  pqxx::read_transaction transaction(connection);
-  const auto rows = transaction.exec_params("SELECT " + keyColumns() +
-                                                " FROM api_keys k WHERE $1::text IS NULL OR k.user_name = $1 "
-                                                "ORDER BY k.created_at DESC, k.id",
-                                            user);
-  std::vector<ApiKeyInfo> keys;
-  for (const auto& row : rows) keys.push_back(keyOf(row));
-  return keys;
+std::vector<ApiKeyInfo> listApiKeys(store::KeyRegistry& keys, const std::optional<std::string>& user) {
+  std::vector<ApiKeyInfo> out;
+  for (store::KeyRow& row : keys.listKeys(user)) out.push_back(ApiKeyInfo{std::move(row)});
+  return out;
 }
 
 std::optional<std::string> keyIdFrom(std::string_view text) {
@@ -86,16 +73,11 @@ std::optional<std::string> keyIdFrom(std::string_view text) {
   return std::string(text);
 }
 
-RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, ApiKeyInfo* info) {
-  pqxx::work transaction(connection);
-  const auto changed = transaction.exec_params(
-      "UPDATE api_keys SET revoked_at = " + sql::timestampParam(2) + " WHERE id = $1 AND revoked_at IS NULL RETURNING 1",
-      std::string(id), sql::micros(now));
-  const auto rows = transaction.exec_params("SELECT " + keyColumns() + " FROM api_keys k WHERE k.id = $1", std::string(id));
-  transaction.commit();
-  if (rows.empty()) return RevokeResult::NoSuchKey;
-  if (info) *info = keyOf(rows[0]);
-  return changed.empty() ? RevokeResult::AlreadyRevoked : RevokeResult::Revoked;
+RevokeResult revokeApiKey(store::KeyRegistry& keys, std::string_view id, TimePoint now, ApiKeyInfo* info) {
+  auto revoked = keys.setRevoked(id, now);
+  if (!revoked) return RevokeResult::NoSuchKey;
+  if (info) *info = ApiKeyInfo{revoked->key};
+  return revoked->changed ? RevokeResult::Revoked : RevokeResult::AlreadyRevoked;
 }
 
 KeyRecord keyRecordOf(const store::KeyMemberRow& row) {
@@ -124,8 +106,8 @@ std::string_view hashBytes(const KeyHash& hash) {
   return std::string_view(reinterpret_cast<const char*>(hash.data()), hash.size());
 }
 
-std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id) {
-  auto row = store::findKeyRowById(connection, id);
+std::optional<KeyRecord> findKeyById(store::KeyDirectory& directory, std::string_view id) {
+  auto row = directory.findKeyById(id);
   if (!row) return std::nullopt;
   return keyRecordOf(*row);
 }

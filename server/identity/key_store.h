@@ -1,9 +1,9 @@
 #pragma once
-// API keys in PostgreSQL (table `api_keys`): create, list, revoke; and the key records the
-// Authenticator and the console make of store::KeyDirectory's rows. Keys are stored only as
-// SHA-256 (api_keys.h).
+// API keys: create (the rules: the member exists, is enabled and is in the key's project), list,
+// revoke, kept in a store::KeyRegistry; and the key records the Authenticator and the console make
+// of store::KeyDirectory's rows. Keys are stored only as SHA-256 (api_keys.h).
 //
-// Every function runs on the connection it is given and throws pqxx errors when PostgreSQL fails.
+// Every function throws what its store throws when the database fails. Thread-safe as the stores are.
 
 #include <chrono>
 #include <expected>
@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include <pqxx/pqxx>
-
 #include "server/identity/api_keys.h"
 #include "server/identity/caller.h"
 #include "server/store/key_directory.h"
+#include "server/store/key_registry.h"
+#include "server/store/member_roster.h"
 
 namespace sluice::identity {
 
@@ -48,17 +48,18 @@ struct KeyError {
 
 // Generates a key (a new id if the first collides) and stores its hash. Fails when the member does
 // not exist or is disabled, when `project` is not one of theirs, or when expires_at is not after now.
-std::expected<CreatedApiKey, KeyError> createApiKey(pqxx::connection& connection, const NewApiKey& key, TimePoint now);
+std::expected<CreatedApiKey, KeyError> createApiKey(store::MemberRoster& members, store::KeyRegistry& keys,
+                                                    const NewApiKey& key, TimePoint now);
 
 // Newest first; only `user`'s when given.
-std::vector<ApiKeyInfo> listApiKeys(pqxx::connection& connection, const std::optional<std::string>& user);
+std::vector<ApiKeyInfo> listApiKeys(store::KeyRegistry& keys, const std::optional<std::string>& user);
 
 // The key id named by `text`: the id itself, the visible prefix "sk-sluice-<id>", or a whole key.
 std::optional<std::string> keyIdFrom(std::string_view text);
 
 enum class RevokeResult { Revoked, AlreadyRevoked, NoSuchKey };
 // Sets revoked_at = now. `info` receives the key's row when it exists.
-RevokeResult revokeApiKey(pqxx::connection& connection, std::string_view id, TimePoint now, ApiKeyInfo* info = nullptr);
+RevokeResult revokeApiKey(store::KeyRegistry& keys, std::string_view id, TimePoint now, ApiKeyInfo* info = nullptr);
 
 // What the Authenticator needs about a key and its member, in one query.
 struct KeyRecord {
@@ -78,7 +79,7 @@ std::string_view hashBytes(const KeyHash& hash);
 
 // The key with this id (8 base62 characters) with its member, whatever its state; nullopt when
 // there is no such key (or its member was deleted).
-std::optional<KeyRecord> findKeyById(pqxx::connection& connection, std::string_view id);
+std::optional<KeyRecord> findKeyById(store::KeyDirectory& directory, std::string_view id);
 
 // Whether a key found by verifiedKeyRecord or findKeyById admits its caller at `now`: its member as a
 // Caller, or why not (checked in this order). The one rule for API calls and console sessions.

@@ -2,12 +2,7 @@
 
 #include <algorithm>
 
-#include "server/store/identity_rows.h"
-#include "server/store/sql_values.h"
-
 namespace sluice::identity {
-
-namespace sql = store::sql;
 
 namespace {
 
@@ -22,11 +17,18 @@ std::expected<std::vector<std::string>, std::string> storedSubjects(const std::v
   return out;
 }
 
-// The member `subject` stands for, when it stands for one.
-std::optional<std::string> holderOf(pqxx::work& transaction, const std::string& subject) {
-  const auto rows = transaction.exec_params("SELECT user_name FROM member_subjects WHERE subject = $1", subject);
-  if (rows.empty()) return std::nullopt;
-  return rows[0][0].as<std::string>();
+// The operator's message for a roster write that was refused.
+MemberError errorOf(const store::RosterConflict& conflict, std::string_view name) {
+  switch (conflict.kind) {
+    case store::RosterConflict::Kind::NameTaken:
+      return MemberError{MemberErrorKind::AlreadyExists, "member '" + std::string(name) + "' already exists"};
+    case store::RosterConflict::Kind::SubjectTaken:
+      return MemberError{MemberErrorKind::SubjectTaken, "certificate subject '" + conflict.subject +
+                                                            "' already stands for member " + conflict.holder};
+    case store::RosterConflict::Kind::NoSuchMember:
+      break;
+  }
+  return MemberError{MemberErrorKind::NoSuchMember, "no member named '" + std::string(name) + "'"};
 }
 
 std::vector<std::string> unique(std::vector<std::string> names) {
@@ -80,81 +82,51 @@ std::optional<std::string> validateMember(const NewMember& member) {
   return std::nullopt;
 }
 
-std::expected<Member, MemberError> addMember(pqxx::connection& connection, const NewMember& input, TimePoint now) {
+std::expected<Member, MemberError> addMember(store::MemberRoster& roster, const NewMember& input, TimePoint now) {
   NewMember member = input;
   member.groups = unique(std::move(member.groups));
   member.projects = unique(std::move(member.projects));
   if (auto problem = validateMember(member)) return std::unexpected(MemberError{MemberErrorKind::Invalid, *problem});
   auto subjects = storedSubjects(member.cert_subjects);
   if (!subjects) return std::unexpected(MemberError{MemberErrorKind::Invalid, subjects.error()});
-  pqxx::work transaction(connection);
-  const auto inserted = transaction.exec_params(
-      "INSERT INTO members (name, role, groups, projects, primary_project, created_at) "
-      "VALUES ($1, $2, ARRAY(SELECT json_array_elements_text($3::json)), "
-      "ARRAY(SELECT json_array_elements_text($4::json)), $5, " +
-          sql::timestampParam(6) + ") ON CONFLICT (name) DO NOTHING RETURNING name",
-      member.name, std::string(toString(member.role)), sql::jsonArray(member.groups), sql::jsonArray(member.projects),
-      member.primary_project, sql::micros(now));
-  if (inserted.empty()) {
-    return std::unexpected(MemberError{MemberErrorKind::AlreadyExists, "member '" + member.name + "' already exists"});
-  }
-  for (const std::string& subject : *subjects) {
-    if (auto holder = holderOf(transaction, subject)) {
-      return std::unexpected(MemberError{MemberErrorKind::SubjectTaken, "certificate subject '" + subject +
-                                                                            "' already stands for member " + *holder});
-    }
-    transaction.exec_params("INSERT INTO member_subjects (subject, user_name, created_at) VALUES ($1, $2, " +
-                                sql::timestampParam(3) + ")",
-                            subject, member.name, sql::micros(now));
-  }
-  const auto row = transaction.exec_params1(store::selectMembers() + "WHERE name = $1", member.name);
-  transaction.commit();
-  return memberOf(store::memberRowOf(row));
+  store::MemberRow row;
+  row.name = member.name;
+  row.role = std::string(toString(member.role));
+  row.groups = member.groups;
+  row.projects = member.projects;
+  row.primary_project = member.primary_project;
+  row.created_at = now;
+  row.cert_subjects = std::move(*subjects);
+  auto stored = roster.insertMember(row);
+  if (!stored) return std::unexpected(errorOf(stored.error(), member.name));
+  return memberOf(*stored);
 }
 
-std::vector<Member> listMembers(pqxx::connection& connection) {
-  pqxx::read_transaction transaction(connection);
+std::vector<Member> listMembers(store::MemberRoster& roster) {
   std::vector<Member> members;
-  for (const auto& row : transaction.exec(store::selectMembers() + "ORDER BY name")) {
-    members.push_back(memberOf(store::memberRowOf(row)));
-  }
+  for (const store::MemberRow& row : roster.listMembers()) members.push_back(memberOf(row));
   return members;
 }
 
-std::optional<Member> findMember(pqxx::connection& connection, std::string_view name) {
-  auto row = store::findMemberRow(connection, name);
+std::optional<Member> findMember(store::MemberRoster& roster, std::string_view name) {
+  auto row = roster.findMember(name);
   if (!row) return std::nullopt;
   return memberOf(*row);
 }
 
-std::expected<std::string, MemberError> addCertSubject(pqxx::connection& connection, std::string_view name,
+std::expected<std::string, MemberError> addCertSubject(store::MemberRoster& roster, std::string_view name,
                                                        std::string_view text, TimePoint now) {
   auto subject = parseCertSubject(text);
   if (!subject) return std::unexpected(MemberError{MemberErrorKind::Invalid, subject.error()});
-  pqxx::work transaction(connection);
-  if (transaction.exec_params("SELECT 1 FROM members WHERE name = $1", std::string(name)).empty()) {
-    return std::unexpected(MemberError{MemberErrorKind::NoSuchMember, "no member named '" + std::string(name) + "'"});
-  }
-  if (auto holder = holderOf(transaction, *subject)) {
-    if (*holder == name) return *subject;
-    return std::unexpected(MemberError{MemberErrorKind::SubjectTaken,
-                                       "certificate subject '" + *subject + "' already stands for member " + *holder});
-  }
-  transaction.exec_params("INSERT INTO member_subjects (subject, user_name, created_at) VALUES ($1, $2, " +
-                              sql::timestampParam(3) + ")",
-                          *subject, std::string(name), sql::micros(now));
-  transaction.commit();
+  const auto added = roster.insertSubject(name, *subject, now);
+  if (!added) return std::unexpected(errorOf(added.error(), name));
   return *subject;
 }
 
-bool removeCertSubject(pqxx::connection& connection, std::string_view name, std::string_view text) {
+bool removeCertSubject(store::MemberRoster& roster, std::string_view name, std::string_view text) {
   auto subject = parseCertSubject(text);
   if (!subject) return false;
-  pqxx::work transaction(connection);
-  const auto removed = transaction.exec_params(
-      "DELETE FROM member_subjects WHERE subject = $1 AND user_name = $2 RETURNING 1", *subject, std::string(name));
-  transaction.commit();
-  return !removed.empty();
+  return roster.deleteSubject(name, *subject);
 }
 
 std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>& rows) {
@@ -163,20 +135,13 @@ std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>&
   return matches;
 }
 
-std::vector<SubjectMatch> findMembersBySubjects(pqxx::connection& connection,
-                                                const std::vector<std::string>& subjects) {
-  return subjectMatchesOf(store::findSubjectRows(connection, subjects));
-}
-
-DisableResult disableMember(pqxx::connection& connection, std::string_view name, TimePoint now) {
-  pqxx::work transaction(connection);
-  const auto changed = transaction.exec_params(
-      "UPDATE members SET disabled_at = " + sql::timestampParam(2) + " WHERE name = $1 AND disabled_at IS NULL RETURNING 1",
-      std::string(name), sql::micros(now));
-  const bool exists = !changed.empty() || !transaction.exec_params("SELECT 1 FROM members WHERE name = $1", std::string(name)).empty();
-  transaction.commit();
-  if (!exists) return DisableResult::NoSuchMember;
-  return changed.empty() ? DisableResult::AlreadyDisabled : DisableResult::Disabled;
+DisableResult disableMember(store::MemberRoster& roster, std::string_view name, TimePoint now) {
+  switch (roster.setDisabled(name, now)) {
+    case store::DisableChange::Disabled: return DisableResult::Disabled;
+    case store::DisableChange::AlreadyDisabled: return DisableResult::AlreadyDisabled;
+    case store::DisableChange::NoSuchMember: break;
+  }
+  return DisableResult::NoSuchMember;
 }
 
 }  // namespace sluice::identity

@@ -1,11 +1,11 @@
 #pragma once
-// Members in PostgreSQL (table `members`, migrations/0003_identity.sql): add, list, find, disable;
-// and the certificate subjects that stand for them (table `member_subjects`, migration 0008;
-// certificate_subject.h). Used by sluicectl and, through the key lookup in key_store.h and the
-// subject lookup below, by the Authenticator.
+// Members: the rules for adding one (names, roles, projects, certificate subjects:
+// certificate_subject.h), and add, list, find, disable and the subjects that stand for them, kept
+// in a store::MemberRoster (PostgreSQL in sluicectl and the console; tests/fakes in tests). The
+// Authenticator finds members through store::KeyDirectory instead.
 //
-// Every function runs on the connection it is given (one statement or one transaction) and throws
-// pqxx errors when PostgreSQL fails. Not thread-safe beyond what the connection is.
+// Every function makes one roster call (one transaction) and throws what the roster throws when
+// the database fails. Thread-safe as the roster is.
 
 #include <chrono>
 #include <expected>
@@ -14,11 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include <pqxx/pqxx>
-
 #include "server/identity/caller.h"
 #include "server/identity/certificate_subject.h"
 #include "server/store/key_directory.h"
+#include "server/store/member_roster.h"
 
 namespace sluice::identity {
 
@@ -61,27 +60,24 @@ struct MemberError {
   std::string message;
 };
 
-std::expected<Member, MemberError> addMember(pqxx::connection& connection, const NewMember& member, TimePoint now);
+std::expected<Member, MemberError> addMember(store::MemberRoster& roster, const NewMember& member, TimePoint now);
 // By name.
-std::vector<Member> listMembers(pqxx::connection& connection);
-std::optional<Member> findMember(pqxx::connection& connection, std::string_view name);
+std::vector<Member> listMembers(store::MemberRoster& roster);
+std::optional<Member> findMember(store::MemberRoster& roster, std::string_view name);
 
 // Adds `subject` (as an operator writes it) to the subjects standing for member `name`; adding one
 // the member already has succeeds. Fails with Invalid (not a subject), NoSuchMember or SubjectTaken.
-std::expected<std::string, MemberError> addCertSubject(pqxx::connection& connection, std::string_view name,
+// Returns the subject's stored form.
+std::expected<std::string, MemberError> addCertSubject(store::MemberRoster& roster, std::string_view name,
                                                        std::string_view subject, TimePoint now);
-// Removes it; false when member `name` did not have it.
-bool removeCertSubject(pqxx::connection& connection, std::string_view name, std::string_view subject);
+// Removes it; false when member `name` did not have it (or `subject` is not a subject).
+bool removeCertSubject(store::MemberRoster& roster, std::string_view name, std::string_view subject);
 
 // A member a certificate subject stands for.
 struct SubjectMatch {
   std::string subject;  // the stored form that matched
   Member member;
 };
-// The members standing behind any of `subjects` (stored forms, subjectsOf()), one row per
-// matching subject, in the order of `subjects`.
-std::vector<SubjectMatch> findMembersBySubjects(pqxx::connection& connection,
-                                                const std::vector<std::string>& subjects);
 
 // The member a store row describes (an unknown role reads as Member).
 Member memberOf(const store::MemberRow& row);
@@ -89,6 +85,6 @@ std::vector<SubjectMatch> subjectMatchesOf(const std::vector<store::SubjectRow>&
 
 enum class DisableResult { Disabled, AlreadyDisabled, NoSuchMember };
 // Sets disabled_at = now; every key of the member stops working (within the cache TTL).
-DisableResult disableMember(pqxx::connection& connection, std::string_view name, TimePoint now);
+DisableResult disableMember(store::MemberRoster& roster, std::string_view name, TimePoint now);
 
 }  // namespace sluice::identity

@@ -11,8 +11,8 @@
 //   enforce: a request that would exceed any window is refused and counted nowhere;
 //   warn:    it is admitted and counted; the breach is returned so the caller records it.
 //
-// Thread-safe (the counters are). Throws what the counters throw (pqxx errors, store::PoolExhausted)
-// when PostgreSQL fails; the caller decides whether to fail open or closed.
+// Thread-safe (the counters are). Throws what the counters throw when PostgreSQL fails
+// (store/database_failure.h tells which failure); the caller decides whether to fail open or closed.
 
 #include <chrono>
 #include <cstdint>

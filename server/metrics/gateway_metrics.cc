@@ -250,6 +250,8 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
               [](const AuditFigures& f) { return static_cast<double>(f.spool_bytes); });
   audit_gauge("gateway_audit_database_available", "1 when the audit writer's last attempt reached PostgreSQL.",
               [](const AuditFigures& f) { return f.database_available ? 1.0 : 0.0; });
+  audit_gauge("gateway_audit_journal_off", "1 when the audit journal is asked for but off: its volume is full.",
+              [](const AuditFigures& f) { return f.journal_off ? 1.0 : 0.0; });
 }
 
 void GatewayMetrics::recordRequest(const RequestFigures& r) {

@@ -64,6 +64,7 @@ struct AuditFigures {
   uint64_t spool_rows = 0;        // rows in the spool file now, waiting for replay
   uint64_t spool_bytes = 0;       // size of the spool file now
   bool database_available = false;
+  bool journal_off = false;       // the journal was asked for but its volume is full (or unwritable)
 };
 
 // What the account step knows when one request ends (refusals included). Views must stay valid

@@ -127,6 +127,13 @@ HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, R
   if (parsed.status == HeadStatus::TooLarge && parsed.reason.starts_with("headers")) {
     parsed.reason = "request " + parsed.reason;
   }
+  if (parsed.status == HeadStatus::Complete) {
+    // RFC 9112 §3.2: a request with more than one Host line is answered 400; two front ends
+    // reading different ones would route the same request to different places.
+    const auto hosts =
+        std::ranges::count_if(out.fields, [](const auto& field) { return equalsNoCase(field.first, "host"); });
+    if (hosts > 1) return result(HeadStatus::Malformed, "more than one Host header field");
+  }
   return parsed;
 }
 

@@ -45,7 +45,7 @@ struct HeadResult {
 // (RFC 9112 §2.2 allows tolerating it, but a front proxy that does not splits the head elsewhere:
 // request smuggling). Blank lines before the request line are skipped (§2.2). Rejects what a request smuggler relies on:
 // obsolete line folding, a blank before the colon, control characters in a value, a request line
-// without exactly three parts.
+// without exactly three parts, more than one Host field (RFC 9112 §3.2).
 HeadResult parseRequestHead(std::string_view buffer, const HeadLimits& limits, RequestHead& out);
 
 // A response head, as the upstream client reads it from a provider.

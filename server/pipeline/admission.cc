@@ -7,6 +7,7 @@
 
 #include <Poco/String.h>
 
+#include "server/audit/client_address.h"
 #include "server/http/gateway.h"
 #include "server/http/request.h"
 #include "server/http/server_request.h"
@@ -190,6 +191,26 @@ Presented presentedBy(const Poco::Net::HTTPServerRequest& request, const catalog
     }
   }
   return presented;
+}
+
+std::string clientAddressOf(const Poco::Net::HTTPServerRequest& request, const catalog::Catalog& catalog) {
+  // A peer that is not an IP address (a UNIX socket in tests) is "": the row names none.
+  const Poco::Net::SocketAddress& socket_address = request.clientAddress();
+  const bool ip = socket_address.family() == Poco::Net::SocketAddress::IPv4 ||
+                  socket_address.family() == Poco::Net::SocketAddress::IPv6;
+  const std::string peer = ip ? socket_address.host().toString() : std::string();
+  bool trusted = false;
+  std::vector<std::string> forwarded_for;
+  if (const auto& proxies = catalog.identity.trusted_proxies) {
+    if (const auto address = catalog::parseIpAddress(peer)) {
+      trusted = proxies->trusts(*address);
+    }
+    for (auto it = request.find("X-Forwarded-For");
+         trusted && it != request.end() && Poco::icompare(it->first, "X-Forwarded-For") == 0; ++it) {
+      forwarded_for.push_back(it->second);
+    }
+  }
+  return audit::clientAddress(peer, trusted, forwarded_for);
 }
 
 std::expected<void, wire::ApiError> Admission::identify(const Presented& presented) {

@@ -59,6 +59,10 @@ struct Presented {
 // `catalog`'s trusted_proxies.
 Presented presentedBy(const Poco::Net::HTTPServerRequest& request, const catalog::Catalog& catalog);
 
+// The caller's address for its audit row (audit/client_address.h): the connection's peer, or
+// the address a trusted proxy (gateway.trusted_proxies) put last in X-Forwarded-For.
+std::string clientAddressOf(const Poco::Net::HTTPServerRequest& request, const catalog::Catalog& catalog);
+
 // A request's hold on its quota windows. Enforce mode: the request was counted when admitted;
 // settle() corrects the count to what the provider reported, release() un-counts a request that
 // never reached a provider, and the destructor releases when neither was called. Warn mode:

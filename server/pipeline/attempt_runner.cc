@@ -53,9 +53,9 @@ std::string readBounded(upstream::Response& answer) {
 }  // namespace
 
 AttemptRunner::AttemptRunner(upstream::Transport& transport, EndpointStates& states, RequestLedger& ledger,
-                             upstream::Cancel& cancel, PersonalKeys personal_keys)
+                             upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget)
     : transport_(transport), states_(states), ledger_(ledger), cancel_(cancel),
-      personal_keys_(std::move(personal_keys)) {}
+      personal_keys_(std::move(personal_keys)), budget_(budget) {}
 
 std::string AttemptRunner::errorDetail(catalog::Wire wire, const dispatch::AttemptOutcome& outcome,
                                        const std::string& error_body, const std::string& failure_text) const {
@@ -112,6 +112,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
                                                   call.content_type, call.accept);
     request.body_source = call.body_source;
+    if (budget_) budget_->take();  // the exchange checked one is left; a retry asked mayRetry()
     const auto sent_at = Clock::now();
     auto in_flight = states_.enter(endpoint.key);
     ++sent_;
@@ -140,7 +141,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
       const int status = response->status();
       outcome = dispatch::AttemptOutcome::http(
           status, wire::parseRetryAfter(response->header("Retry-After"), std::chrono::system_clock::now()));
-      if (status >= 400 && !field_retried) {
+      if (status >= 400 && !field_retried && (!budget_ || budget_->left())) {
         if (auto retry = dispatch::optionalFieldRetry(status, error_body, call.body)) {
           ledger_.addUpstreamMs(ledger_.millisSince(sent_at));
           ledger_.recordAttempt(attempt, status, retry->segment(), shortMessage(endpoint.wire, status, error_body),
@@ -157,6 +158,11 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     }
     dispatch::Classification verdict = dispatch::classifyAttempt(outcome, retries, attempt.provider->retry);
     if (call.single_try && response) verdict.verdict = dispatch::AttemptVerdict::Final;
+    if (verdict.verdict == dispatch::AttemptVerdict::RetrySame && budget_ && !budget_->mayRetry(verdict.delay)) {
+      // gateway.limits: this request has spent its calls or its retry time; the next deployment
+      // may still be asked if a call is left.
+      verdict.verdict = dispatch::AttemptVerdict::NextDeployment;
+    }
     if (auto event = dispatch::breakerEventFor(outcome)) states_.apply(endpoint, attempt.provider->breaker, *event, Clock::now());
     switch (verdict.verdict) {
       case dispatch::AttemptVerdict::Success:

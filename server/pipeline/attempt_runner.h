@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "server/dispatch/attempt.h"
+#include "server/dispatch/call_budget.h"
 #include "server/dispatch/failover.h"
 #include "server/http/endpoint_states.h"
 #include "server/upstream/client.h"
@@ -85,9 +86,10 @@ class AttemptRunner {
   using PersonalKeys = std::function<std::expected<std::string, std::string>(const catalog::Credential&)>;
 
   // Every reference must outlive the runner. `personal_keys` may be empty (no member: personal
-  // credentials are then unbound).
+  // credentials are then unbound). `budget` (gateway.limits), when given, counts every call and
+  // bounds retries: a retry it refuses fails over instead.
   AttemptRunner(upstream::Transport& transport, EndpointStates& states, RequestLedger& ledger,
-                upstream::Cancel& cancel, PersonalKeys personal_keys);
+                upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget = nullptr);
 
   // bind() then send(): the whole attempt.
   AttemptResult run(AttemptCall call);
@@ -115,6 +117,7 @@ class AttemptRunner {
   RequestLedger& ledger_;
   upstream::Cancel& cancel_;
   PersonalKeys personal_keys_;
+  dispatch::CallBudget* budget_;
   const dispatch::Attempt* bound_ = nullptr;
   std::optional<std::string> personal_key_;  // of bound_
   int sent_ = 0;

@@ -16,8 +16,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 6> kHeadKeys = {"model", "stream", "stream_options", "max_tokens",
-                                                       "max_completion_tokens", "max_output_tokens"};
+constexpr std::array<std::string_view, 7> kHeadKeys = {"model",      "stream",           "stream_options",
+                                                       "max_tokens", "max_completion_tokens", "max_output_tokens",
+                                                       "store"};
 
 }  // namespace
 
@@ -47,6 +48,8 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
   }
   const auto stream = member(kStream);
   stream_ = stream && stream->is_boolean() && stream->get<bool>();
+  const auto store = member(kStore);
+  store_false_ = store && store->is_boolean() && !store->get<bool>();
   if (client_wire_ == catalog::Wire::OpenAIChat) {
     const auto options = member(kStreamOptions);
     client_asked_usage_ = options && options->is_object() && options->contains("include_usage") &&

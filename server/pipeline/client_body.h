@@ -26,12 +26,15 @@ class ClientBody {
 
   // Reads the members the pipeline needs; the refusal (400) when the body is not a JSON object,
   // nests too deep, names the model with something other than a string, or names one of the
-  // members read here (model, stream, stream_options, the max-token members) more than once.
+  // members read here (model, stream, stream_options, the max-token members, store) more than once.
   std::expected<void, wire::ApiError> inspect();
 
   size_t size() const { return raw_.size(); }
+  const std::string& raw() const { return raw_; }
   const std::string& requestedModel() const { return requested_model_; }  // "" when absent
   bool stream() const { return stream_; }
+  // The top-level `store` is the literal false (a `store` nested in another member is not it).
+  bool storeFalse() const { return store_false_; }
   // OpenAI Chat: the client asked for usage in its stream (stream_options.include_usage).
   bool clientAskedUsage() const { return client_asked_usage_; }
   // The request's own output ceiling, by its wire's field name; nullopt when absent.
@@ -54,7 +57,7 @@ class ClientBody {
                                                                const dispatch::Plan& plan);
 
  private:
-  enum HeadKey : size_t { kModel, kStream, kStreamOptions, kMaxTokens, kMaxCompletionTokens, kMaxOutputTokens };
+  enum HeadKey : size_t { kModel, kStream, kStreamOptions, kMaxTokens, kMaxCompletionTokens, kMaxOutputTokens, kStore };
   std::optional<nlohmann::ordered_json> member(HeadKey key) const;
   nlohmann::ordered_json& parsed();
 
@@ -64,6 +67,7 @@ class ClientBody {
   std::optional<nlohmann::ordered_json> full_;  // parsed only when the scan cannot serve
   std::string requested_model_;
   bool stream_ = false;
+  bool store_false_ = false;
   bool client_asked_usage_ = false;
   HeadKey max_tokens_key_ = kMaxTokens;
   std::optional<wire::Request> ir_;

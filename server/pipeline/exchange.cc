@@ -23,6 +23,13 @@ namespace sluice::pipeline {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// The peer's host, what refusals are throttled by. Poco's host() throws for a peer that is not an
+// IP address (a Unix socket: the in-process tests' socket pairs), which turned a 401 into a 500.
+std::string peerHost(const Poco::Net::SocketAddress& peer) {
+  if (peer.family() == Poco::Net::SocketAddress::UNIX_LOCAL) return "local";
+  return peer.host().toString();
+}
 using http::BodyTooLarge;
 
 double uniformDraw() {
@@ -83,6 +90,7 @@ std::expected<std::string, wire::ApiError> Exchange::readWholeBody() {
 void Exchange::runPhases() {
   phase_ = Phase::Identify;
   const catalog::Wire client_wire = profile_.clientWire();
+  ledger_.row().client_address = pipeline::clientAddressOf(request_.head(), *gateway_.catalog());
   ledger_.noteClient(catalog::toString(wire::detectClientFamily(request_.header("x-sluice-client"),
                                                                 request_.header("User-Agent"), client_wire)),
                      "", false);
@@ -91,7 +99,7 @@ void Exchange::runPhases() {
   } else if (auto identified = admission_.identify(request_); !identified) {
     response_.setKeepAlive(false);  // the body is never read: the connection closes after the answer
     if (identified.error().status == 401) {
-      ledger_.throttleUnauthenticated(request_.head().clientAddress().host().toString());
+      ledger_.throttleUnauthenticated(peerHost(request_.head().clientAddress()));
     }
     return refuse(identified.error());
   }
@@ -205,8 +213,9 @@ int Exchange::execute(const dispatch::Plan& plan) {
   using pipeline::Failed;
   upstream::Cancel cancel;
   const http::HangUpGuard watching = request_.watchHangUp(cancel);
+  dispatch::CallBudget budget(catalog_->limits);
   pipeline::AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
-                             pipeline::personalKeys(gateway_, member()));
+                                 pipeline::personalKeys(gateway_, member()), &budget);
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;
@@ -216,6 +225,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   const auto routed = [&] {
     std::vector<std::string> extra = skip_segments;
     extra.insert(extra.end(), runner.fieldSegments().begin(), runner.fieldSegments().end());
+    if (!budget.segment().empty()) extra.push_back(budget.segment());
     ledger_.noteRouting(dispatch::servedRouteMatch(plan, served), &walk, extra);
   };
   const auto refuseRouted = [&](const wire::ApiError& error) {
@@ -263,6 +273,12 @@ int Exchange::execute(const dispatch::Plan& plan) {
         protection_skipped = true;
         continue;
       }
+    }
+    if (!budget.left()) {
+      // gateway.limits.max_attempts: however many targets the plan has, no more calls.
+      budget.take();
+      walk.skip(budget.spentReason());
+      break;
     }
     if (auto skipped = runner.bind(*attempt, !walk.lastResort())) {
       if (skipped->stage == Failed::Stage::CircuitOpen) {

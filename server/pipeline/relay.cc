@@ -6,6 +6,7 @@
 #include "server/log/json_log.h"
 #include "server/protection/restorer.h"
 #include "server/wire/openai_chat/unasked_usage_filter.h"
+#include "server/wire/openai_responses/response_id.h"
 
 namespace sluice::pipeline {
 
@@ -164,13 +165,17 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
   result.status = answer.status();
   if (!isEventStream(answer)) {
     const std::string content_type = answer.header("Content-Type");
-    const std::string body = answer.readAll();
+    std::string body = answer.readAll();
     if (cancelled(options)) {
       result.client_gone = true;
       return result;
     }
     if (result.status >= 400) return relayErrorBody(answer, body, response, wire, wire, context);
-    // The bytes go out unchanged: only the usage is read, from its own member when it can be.
+    if (options.response_id) {
+      if (auto shown = wire::openai_responses::withResponseId(body, *options.response_id)) body = std::move(*shown);
+    }
+    // The bytes go out unchanged (but for the id above): only the usage is read, from its own
+    // member when it can be.
     if (const auto reading = wire::scanResponseUsage(wire, body)) {
       result.usage = reading->usage;
       result.usage_reported = reading->reported;
@@ -187,8 +192,9 @@ RelayResult relayPassthrough(upstream::Response& answer, Poco::Net::HTTPServerRe
   if (!startStream(answer, response, options, result, chunk, more)) return result;
   ClientStream client(response, result);
   auto tap = wire::makeStreamDecoder(wire);
-  std::optional<wire::openai_chat::UnaskedUsageFilter> filter;
-  if (options.hide_unasked_usage) filter.emplace();
+  std::optional<wire::SseEventFilter> filter;
+  if (options.hide_unasked_usage) filter.emplace(wire::openai_chat::UnaskedUsageFilter());
+  if (options.response_id) filter.emplace(wire::openai_responses::ResponseIdFilter(*options.response_id));
   auto gone = [&] {
     answer.abort();  // closing the upstream socket is what stops generation and billing
     result.client_gone = true;

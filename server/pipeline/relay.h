@@ -35,6 +35,10 @@ struct RelayOptions {
   // (protection::StreamRestorer). Null: nothing is restored. Error answers pass as they are.
   // Must outlive the relay call.
   const protection::Mapping* restore = nullptr;
+  // Passthrough Responses answers to a turn the gateway's store serves: the client is shown this
+  // id (the gateway's) in place of the provider's, in the whole object and in the `response` of
+  // each lifecycle event (wire/openai_responses/response_id.h).
+  std::optional<std::string> response_id;
 };
 
 struct RelayResult {

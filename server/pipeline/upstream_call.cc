@@ -5,6 +5,7 @@
 
 #include <Poco/String.h>
 
+#include "server/dispatch/target_check.h"
 #include "server/http/request.h"
 #include "server/wire/endpoint.h"
 
@@ -49,7 +50,9 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Requ
     if (!hasHeader(call.headers, std::string(name))) call.headers.emplace_back(name, value);
   }
   if (!attempt.provider->user_agent.empty()) call.headers.emplace_back("User-Agent", attempt.provider->user_agent);
-  if (personal_key) {
+  if (!dispatch::sendsCredential(*attempt.endpoint, base_url)) {
+    // An own machine at the address its presence hub reported: no credential it did not declare.
+  } else if (personal_key) {
     call.headers.push_back(wire::credentialHeader(wire, *personal_key));
   } else if (attempt.credential->kind == catalog::CredentialKind::Platform && attempt.credential->secret) {
     call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));

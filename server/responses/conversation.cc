@@ -4,6 +4,7 @@
 
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
+#include "server/wire/openai_responses/mint_id.h"
 
 namespace sluice::responses {
 
@@ -16,6 +17,11 @@ using wire::ApiError;
 Json inlined(Json item) {
   if (item.is_object() && item.value("type", "") != "reasoning") item.erase("id");
   return item;
+}
+
+ApiError tooLarge(size_t limit) {
+  return ApiError::make(413, wire::error_keys::kRequestTooLarge,
+                        "the conversation with its stored items exceeds " + std::to_string(limit) + " bytes");
 }
 
 // The input as a list of items: a string input is one user message.
@@ -34,23 +40,15 @@ std::expected<std::vector<Json>, ApiError> inputItems(const Json& body) {
 
 }  // namespace
 
-bool mayUseStore(std::string_view body) {
-  // A body is kept unless it says "store": false; one that says so may still not point at state.
-  const bool refers = body.find("previous_response_id") != std::string_view::npos ||
-                      body.find("item_reference") != std::string_view::npos;
-  if (refers) return true;
-  const size_t at = body.find("\"store\"");
-  if (at == std::string_view::npos) return true;
-  size_t value = body.find(':', at);
-  if (value == std::string_view::npos) return true;
-  ++value;
-  while (value < body.size() && (body[value] == ' ' || body[value] == '\t' || body[value] == '\n' || body[value] == '\r')) {
-    ++value;
-  }
-  return body.substr(value, 5) != "false";
+bool mayUseStore(std::string_view body, bool store_false) {
+  // One that says "store": false may still point at state.
+  return !store_false || body.find("previous_response_id") != std::string_view::npos ||
+         body.find("item_reference") != std::string_view::npos;
 }
 
-std::expected<Expansion, ApiError> expand(std::string_view text, ItemLookup& lookup) {
+std::string responseIdFor(std::string_view request_id) { return wire::openai_responses::mintId("resp", request_id); }
+
+std::expected<Expansion, ApiError> expand(std::string_view text, ItemLookup& lookup, const ExpandBounds& bounds) {
   Json body = wire::parseBounded(text);
   if (body.is_discarded()) return std::unexpected(ApiError::invalidJson());
   if (!body.is_object()) return std::unexpected(ApiError::invalidRequest("the request body must be a JSON object"));
@@ -62,8 +60,10 @@ std::expected<Expansion, ApiError> expand(std::string_view text, ItemLookup& loo
   auto input = inputItems(body);
   if (!input) return std::unexpected(input.error());
 
-  // item_reference items: resolved in one lookup.
+  // item_reference items: each id once (a copy per reference is what made a small body inline
+  // gigabytes), all resolved in one lookup.
   std::vector<std::string> wanted;
+  std::map<std::string, size_t> first_at;  // id -> its input index
   for (size_t i = 0; i < input->size(); ++i) {
     const Json& item = (*input)[i];
     if (!item.is_object() || item.value("type", "") != "item_reference") continue;
@@ -75,48 +75,69 @@ std::expected<Expansion, ApiError> expand(std::string_view text, ItemLookup& loo
     if (id->get_ref<const std::string&>().size() > kMaxIdBytes) {
       return std::unexpected(ApiError::invalidRequest("item ids are at most 256 bytes", param + ".id"));
     }
+    if (wanted.size() == kMaxReferences) {
+      return std::unexpected(ApiError::invalidRequest("at most 1000 item_reference items per request", "input"));
+    }
+    if (!first_at.emplace(*id, i).second) {
+      return std::unexpected(ApiError::invalidRequest(
+          "Duplicate item_reference to '" + id->get<std::string>() + "': an item may be referenced once per request.",
+          param + ".id"));
+    }
     wanted.push_back(*id);
   }
-  if (wanted.size() > kMaxReferences) {
-    return std::unexpected(ApiError::invalidRequest("at most 1000 item_reference items per request", "input"));
-  }
-  std::map<std::string, Json> found;
-  if (!wanted.empty()) found = lookup.items(wanted);
-  for (size_t i = 0; i < input->size(); ++i) {
-    Json& item = (*input)[i];
-    if (!item.is_object() || item.value("type", "") != "item_reference") continue;
-    const std::string id = item["id"];
-    const auto it = found.find(id);
-    if (it == found.end()) {
-      return std::unexpected(ApiError::make(404, wire::error_keys::kNotFound,
-                                            "Item with id '" + id + "' not found among this member's stored responses.",
-                                            "input[" + std::to_string(i) + "]"));
-    }
-    item = inlined(it->second);
-  }
-  out.input = *input;
 
-  // previous_response_id: the stored conversation goes before this turn's input.
-  std::vector<Json> sent;
+  std::optional<std::string> previous_id;
   if (const auto previous = body.find("previous_response_id"); previous != body.end() && !previous->is_null()) {
     if (!previous->is_string() || previous->get_ref<const std::string&>().empty() ||
         previous->get_ref<const std::string&>().size() > kMaxIdBytes) {
       return std::unexpected(ApiError::invalidRequest("previous_response_id must be the id of a stored response",
                                                       "previous_response_id"));
     }
-    const std::string id = *previous;
-    auto history = lookup.history(id);
-    if (!history) {
+    previous_id = previous->get<std::string>();
+  }
+
+  // What the store would inline, summed there and refused before any of it is read.
+  Inlined found;
+  if (previous_id || !wanted.empty()) {
+    const size_t room = bounds.max_body_bytes > text.size() ? bounds.max_body_bytes - text.size() : 0;
+    found = lookup.inlined(previous_id, wanted, room, bounds.charge);
+  }
+  switch (found.outcome) {
+    case store::InlineOutcome::Read: break;
+    case store::InlineOutcome::PreviousMissing:
       return std::unexpected(ApiError::make(400, wire::error_keys::kPreviousResponseNotFound,
-                                            "Previous response with id '" + id + "' not found.",
+                                            "Previous response with id '" + *previous_id + "' not found.",
                                             "previous_response_id"));
+    case store::InlineOutcome::ItemMissing:
+      return std::unexpected(ApiError::make(
+          404, wire::error_keys::kNotFound,
+          "Item with id '" + found.missing_item + "' not found among this member's stored responses.",
+          "input[" + std::to_string(first_at[found.missing_item]) + "]"));
+    case store::InlineOutcome::TooLarge: return std::unexpected(tooLarge(bounds.max_body_bytes));
+    case store::InlineOutcome::NoRoom: {
+      auto error = ApiError::make(503, wire::error_keys::kOverloaded,
+                                  "the gateway has no room to inline this conversation's stored items right now; "
+                                  "retry shortly");
+      error.retry_after_seconds = 1;
+      return std::unexpected(error);
     }
-    sent.reserve(history->size() + input->size());
-    for (Json& item : *history) sent.push_back(inlined(std::move(item)));
-    out.previous_response_id = id;
+  }
+
+  for (Json& item : *input) {
+    if (!item.is_object() || item.value("type", "") != "item_reference") continue;
+    item = inlined(found.items.at(item["id"].get<std::string>()));
+  }
+  out.input = *input;
+
+  // previous_response_id: the stored conversation goes before this turn's input.
+  std::vector<Json> sent;
+  sent.reserve(found.history.size() + input->size());
+  for (Json& item : found.history) sent.push_back(inlined(std::move(item)));
+  if (previous_id) {
+    out.previous_response_id = previous_id;
     body.erase("previous_response_id");
   }
-  for (const Json& item : *input) sent.push_back(item);
+  for (Json& item : *input) sent.push_back(std::move(item));
   body["input"] = Json(std::move(sent));
 
   // The provider keeps nothing the conversation needs: the gateway does.
@@ -128,6 +149,7 @@ std::expected<Expansion, ApiError> expand(std::string_view text, ItemLookup& loo
   }
   body["include"] = std::move(include);
   out.body = wire::dumpJsonText(body);
+  if (out.body.size() > bounds.max_body_bytes) return std::unexpected(tooLarge(bounds.max_body_bytes));
   return out;
 }
 

@@ -12,12 +12,14 @@
 
 #include <cstddef>
 #include <expected>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "server/store/response_items.h"
 #include "server/util/body_tap.h"
 #include "server/wire/api_error.h"
 #include "server/wire/ir.h"
@@ -27,21 +29,42 @@ namespace sluice::responses {
 
 using Json = wire::Json;
 
+// What a turn inlines from the store (ItemLookup::inlined): the outcome, and when it is Read, the
+// items.
+struct Inlined {
+  store::InlineOutcome outcome = store::InlineOutcome::Read;
+  std::string missing_item;           // ItemMissing: the first id without an item
+  size_t bytes = 0;                   // what the items sum to, known before any was read
+  std::vector<Json> history;          // the chain behind previous_response_id
+  std::map<std::string, Json> items;  // by id
+};
+
 // What the store holds for one member.
 class ItemLookup {
  public:
   virtual ~ItemLookup() = default;
-  // The conversation up to and including response `id`: each turn's input items then its output
-  // items, oldest turn first. nullopt when the member has no such response (or it expired).
-  virtual std::optional<std::vector<Json>> history(const std::string& id) = 0;
-  // The items with these ids (input or output items of the member's stored responses); an id
-  // with no item is absent from the map.
-  virtual std::map<std::string, Json> items(const std::vector<std::string>& ids) = 0;
+  // The conversation up to and including response `previous_response_id` (when given): each
+  // turn's input items then its output items, oldest turn first; and the items with these ids
+  // (input or output items of the member's stored responses; distinct ids). The store sums their
+  // bytes first and reads them only when every one is there, the sum is within `max_bytes` and
+  // `charge(sum)` agrees (store::ResponseItems::inlineItems).
+  virtual Inlined inlined(const std::optional<std::string>& previous_response_id,
+                          const std::vector<std::string>& item_ids, size_t max_bytes,
+                          const std::function<bool(size_t)>& charge) = 0;
 };
 
 // Bounds on what a request may pull in.
 inline constexpr size_t kMaxReferences = 1000;     // item_reference items in one request
 inline constexpr size_t kMaxIdBytes = 256;         // a response or item id
+
+// What an expansion may take.
+struct ExpandBounds {
+  // The body served, the stored items with the client's own body: refused (413) above it, summed
+  // by the store before anything is read (--max-body-bytes).
+  size_t max_body_bytes = 32u << 20;
+  // Takes room for the stored bytes about to be read (the process body budget); false: 503.
+  std::function<bool(size_t)> charge = [](size_t) { return true; };
+};
 
 struct Expansion {
   std::string body;                  // the body to serve: stateless, the store's items inlined
@@ -51,15 +74,25 @@ struct Expansion {
 };
 
 // True when the body may point at stored state or ask to be stored: the cheap test before
-// expand() parses it. (A Responses body without "store":false is stored.)
-bool mayUseStore(std::string_view body);
+// expand() parses it. `store_false`: the body's top-level `store` is the literal false, as the
+// request's member scan read it (a `store` nested anywhere else says nothing). A Responses body
+// without a top-level "store":false is stored.
+bool mayUseStore(std::string_view body, bool store_false);
 
-// Resolves `previous_response_id` and `item_reference` items against `lookup`. The body served
+// The id the gateway shows a Responses client for the answer to request `request_id`, and keeps it
+// under: minted by the gateway (as the translating encoders mint it), never a provider's.
+std::string responseIdFor(std::string_view request_id);
+
+// Resolves `previous_response_id` and `item_reference` items against `lookup`, bounded before it
+// copies: an item referenced twice is refused (400, as OpenAI refuses a duplicate item), and the
+// stored items are summed by the store and refused above `bounds` (413), or when the body budget
+// has no room for them (503), before any is read. The body served
 // asks the provider not to keep state (`store: false`) and to return reasoning encrypted
 // (`include: ["reasoning.encrypted_content"]`), so every later turn can be resent anywhere. A
 // missing response or item is refused as OpenAI does (400 invalid_request naming it). Inlined items
 // lose their `id` except reasoning items (an id of one provider's store means nothing to another).
-std::expected<Expansion, wire::ApiError> expand(std::string_view body, ItemLookup& lookup);
+std::expected<Expansion, wire::ApiError> expand(std::string_view body, ItemLookup& lookup,
+                                                const ExpandBounds& bounds = {});
 
 // The response object a Responses client was sent, read from the bytes of its answer: the JSON
 // body, or the `response` of a streamed `response.completed` event. At most `max_bytes` are

@@ -20,16 +20,22 @@ class StoredLookup : public ItemLookup {
   StoredLookup(std::shared_ptr<store::ResponseItems> items, std::string owner, size_t max_items)
       : items_(std::move(items)), owner_(std::move(owner)), max_items_(max_items) {}
 
-  std::optional<std::vector<Json>> history(const std::string& id) override {
-    auto texts = items_->history(owner_, id, max_items_);
-    if (!texts) return std::nullopt;
-    return parsedAll(*texts);
-  }
-
-  std::map<std::string, Json> items(const std::vector<std::string>& ids) override {
-    std::map<std::string, Json> found;
-    for (const auto& [id, text] : items_->items(owner_, ids)) found.emplace(id, parsed(text));
-    return found;
+  Inlined inlined(const std::optional<std::string>& previous_response_id, const std::vector<std::string>& item_ids,
+                  size_t max_bytes, const std::function<bool(size_t)>& charge) override {
+    store::InlineQuery query;
+    query.owner = owner_;
+    query.previous_response_id = previous_response_id;
+    query.item_ids = item_ids;
+    query.max_items = max_items_;
+    query.max_bytes = max_bytes;
+    store::InlineRead read = items_->inlineItems(query, charge);
+    Inlined out;
+    out.outcome = read.outcome;
+    out.missing_item = std::move(read.missing_item);
+    out.bytes = read.bytes;
+    out.history = parsedAll(read.history);
+    for (const auto& [id, text] : read.items) out.items.emplace(id, parsed(text));
+    return out;
   }
 
  private:
@@ -47,11 +53,12 @@ std::unique_ptr<ItemLookup> Store::lookupFor(std::string owner) {
   return std::make_unique<StoredLookup>(items_, std::move(owner), options_.max_history_items);
 }
 
-Store::Saved Store::save(const std::string& owner, const Json& response,
+Store::Saved Store::save(const std::string& owner, const std::string& id, const Json& response,
                          const std::optional<std::string>& previous_response_id, const std::vector<Json>& input) {
+  // The client was shown the gateway's id; an answer carrying another (a provider's) is not kept.
+  if (id.empty() || id.size() > kMaxIdBytes || response.value("id", "") != id) return Saved::ForeignId;
   store::ResponseRecord record;
-  record.id = response.value("id", "");
-  if (record.id.empty() || record.id.size() > kMaxIdBytes) return Saved::TooLarge;
+  record.id = id;
   record.owner = owner;
   record.previous_response_id = previous_response_id;
   record.response = wire::dumpJsonText(response);
@@ -59,8 +66,7 @@ Store::Saved Store::save(const std::string& owner, const Json& response,
   record.output = wire::dumpJsonText(Json(outputItems(response)));
   record.size_bytes = record.response.size() + record.input.size();
   if (record.size_bytes > options_.max_bytes) return Saved::TooLarge;
-  items_->save(record, options_.retention);
-  return Saved::Kept;
+  return items_->save(record, options_.retention) ? Saved::Kept : Saved::Refused;
 }
 
 std::optional<Json> Store::get(const std::string& owner, const std::string& id) {

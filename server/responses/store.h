@@ -6,7 +6,9 @@
 //
 // Every response belongs to the member who created it (its owner); another member's id is not
 // found. Rows expire after `retention` (the reads ignore expired rows at once; purgeExpired()
-// deletes them). A response whose stored form would pass `max_bytes` is not kept.
+// deletes them). A response whose stored form would pass `max_bytes` is not kept. Ids are the
+// gateway's (responseIdFor), never a provider's; a kept id is never replaced, and the
+// previous_response_id links never loop.
 //
 // Thread-safe (the items are); each call is one short transaction. Throws what the items throw
 // (pqxx errors, store::PoolExhausted) when the database fails.
@@ -43,10 +45,16 @@ class Store {
   // The member's items, for expand().
   std::unique_ptr<ItemLookup> lookupFor(std::string owner);
 
-  enum class Saved { Kept, TooLarge };
-  // Keeps `response` (the object the client was sent) with this turn's input items.
-  Saved save(const std::string& owner, const Json& response, const std::optional<std::string>& previous_response_id,
-             const std::vector<Json>& input);
+  enum class Saved {
+    Kept,
+    TooLarge,   // its stored form passes max_bytes
+    ForeignId,  // the response does not carry `id` (a provider's id reached the client)
+    Refused,    // the store refused it: `id` is kept already, or keeping it would close a loop
+  };
+  // Keeps `response` (the object the client was sent) under `id`, the id the gateway minted for
+  // the turn (responseIdFor), with this turn's input items. Never replaces a kept response.
+  Saved save(const std::string& owner, const std::string& id, const Json& response,
+             const std::optional<std::string>& previous_response_id, const std::vector<Json>& input);
 
   std::optional<Json> get(const std::string& owner, const std::string& id);
   // True when there was such a response.

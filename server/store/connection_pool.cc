@@ -59,6 +59,13 @@ void ConnectionPool::discardIdle() {
   // `closing` closes its connections here, outside the lock.
 }
 
+void ConnectionPool::adopt(std::unique_ptr<pqxx::connection> connection) {
+  std::lock_guard lock(mutex_);
+  ++open_;
+  idle_.push_back(std::move(connection));
+  freed_.notify_one();
+}
+
 size_t ConnectionPool::openConnections() const {
   std::lock_guard lock(mutex_);
   return open_;

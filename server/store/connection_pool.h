@@ -71,6 +71,10 @@ class ConnectionPool {
 
   size_t openConnections() const;
 
+  // Adds `connection`, opened by the caller (sluicectl opens its one connection itself, to report
+  // a failure to connect its own way), to the idle ones; it counts against max_connections.
+  void adopt(std::unique_ptr<pqxx::connection> connection);
+
  private:
   // Returns its connection to the pool unless discarded (then closes it).
   class Lease {

@@ -1,8 +1,7 @@
 #pragma once
 // The SQL that reads members, keys and sealed credentials, on a caller's connection: shared by
-// PgKeyDirectory and by identity's administrative functions (server/identity/*_store.h) until
-// those move here too. Each function is one statement (or one read-only transaction) and throws
-// pqxx errors.
+// PgKeyDirectory, PgMemberRoster and PgKeyRegistry. Each function is one statement (or one
+// read-only transaction) and throws pqxx errors.
 
 #include <chrono>
 #include <optional>

@@ -106,4 +106,24 @@ size_t PgQuotaCounters::prune(TimePoint before) {
   });
 }
 
+std::vector<CounterRow> PgQuotaCounters::live(TimePoint now) {
+  return pool_->run([&](pqxx::connection& connection) {
+    pqxx::nontransaction query(connection);
+    const auto rows = query.exec_params(
+        "SELECT scope_kind, scope_value, window_id, " + sql::microsOf("window_start") + ", " +
+            sql::microsOf("window_end") +
+            ", requests, input_tokens, output_tokens, cost_microdollars FROM quota_counters WHERE window_end > " +
+            sql::timestampParam(1) + " ORDER BY scope_kind, scope_value, window_id, window_start",
+        sql::micros(now));
+    std::vector<CounterRow> counters;
+    for (const auto& row : rows) {
+      counters.push_back(CounterRow{
+          CounterKey{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(), sql::timeOf(row[3]),
+                     sql::timeOf(row[4])},
+          CounterTotals{row[5].as<int64_t>(), row[6].as<int64_t>(), row[7].as<int64_t>(), row[8].as<int64_t>()}});
+    }
+    return counters;
+  });
+}
+
 }  // namespace sluice::store

@@ -20,6 +20,7 @@ class PgQuotaCounters : public QuotaCounters {
                const std::function<bool(const std::vector<CounterTotals>&)>& admit) override;
   void add(const std::vector<CounterKey>& keys, const CounterTotals& delta) override;
   size_t prune(TimePoint before) override;
+  std::vector<CounterRow> live(TimePoint now) override;
 
  private:
   std::shared_ptr<ConnectionPool> pool_;

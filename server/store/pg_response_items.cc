@@ -1,70 +1,123 @@
 #include "server/store/pg_response_items.h"
 
+#include <string>
 #include <utility>
 
 #include "server/store/sql_values.h"
 
 namespace sluice::store {
 
+namespace {
+
+// The live chain ending at $2 among owner $1's responses, back through previous_response_id: 1000
+// turns at most, and a response met again (links that loop, kept before loops were refused) ends
+// the walk instead of repeating it. `turn_items`: its items, oldest turn first, at most $3.
+constexpr const char* kChainItems =
+    "WITH RECURSIVE chain(id, previous, depth) AS ("
+    "  SELECT id, previous_response_id, 0 FROM stored_responses"
+    "   WHERE owner = $1 AND id = $2 AND expires_at > now()"
+    "  UNION ALL"
+    "  SELECT r.id, r.previous_response_id, c.depth + 1 FROM stored_responses r"
+    "    JOIN chain c ON r.owner = $1 AND r.id = c.previous"
+    "   WHERE c.depth < 1000 AND r.expires_at > now()"
+    ") CYCLE id SET looped USING path,"
+    " turn_items AS ("
+    "  SELECT c.depth, i.kind, i.position, i.item FROM chain c"
+    "    JOIN stored_response_items i ON i.owner = $1 AND i.response_id = c.id"
+    "   WHERE NOT c.looped ORDER BY c.depth DESC, i.kind ASC, i.position ASC LIMIT $3)";
+
+// The newest live copy of each item id in the JSON array $2, among owner $1's responses.
+constexpr const char* kNewestItems =
+    "SELECT DISTINCT ON (i.item_id) i.item_id, i.item FROM stored_response_items i"
+    "  JOIN stored_responses r ON r.owner = i.owner AND r.id = i.response_id"
+    " WHERE i.owner = $1 AND i.item_id IN (SELECT jsonb_array_elements_text($2::jsonb))"
+    "   AND r.expires_at > now()"
+    " ORDER BY i.item_id, r.created_at DESC, i.response_id DESC, i.kind ASC, i.position ASC";
+
+// The sum and the read see the same rows.
+using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+}  // namespace
+
 PgResponseItems::PgResponseItems(std::shared_ptr<ConnectionPool> pool) : pool_(std::move(pool)) {}
 
-std::optional<std::vector<std::string>> PgResponseItems::history(const std::string& owner, const std::string& id,
-                                                                 size_t max_items) {
-  return pool_->run([&](pqxx::connection& connection) -> std::optional<std::vector<std::string>> {
-    pqxx::read_transaction query(connection);
-    if (query.exec_params("SELECT 1 FROM stored_responses WHERE owner = $1 AND id = $2 AND expires_at > now()",
-                          owner, id)
-            .empty()) {
-      return std::nullopt;
-    }
-    // The chain back through previous_response_id (1000 turns at most), oldest turn first, each
-    // turn's input before its output.
-    const auto rows = query.exec_params(
-        "WITH RECURSIVE chain(id, previous, depth) AS ("
-        "  SELECT id, previous_response_id, 0 FROM stored_responses"
-        "   WHERE owner = $1 AND id = $2 AND expires_at > now()"
-        "  UNION ALL"
-        "  SELECT r.id, r.previous_response_id, c.depth + 1 FROM stored_responses r"
-        "    JOIN chain c ON r.owner = $1 AND r.id = c.previous"
-        "   WHERE c.depth < 1000 AND r.expires_at > now())"
-        " SELECT i.item::text FROM chain c"
-        "  JOIN stored_response_items i ON i.owner = $1 AND i.response_id = c.id"
-        " ORDER BY c.depth DESC, i.kind ASC, i.position ASC LIMIT $3",
-        owner, id, static_cast<long long>(max_items));
-    std::vector<std::string> items;
-    items.reserve(rows.size());
-    for (const auto& row : rows) items.emplace_back(row[0].c_str());
-    return items;
-  });
-}
-
-std::map<std::string, std::string> PgResponseItems::items(const std::string& owner, const std::vector<std::string>& ids) {
+InlineRead PgResponseItems::inlineItems(const InlineQuery& query, const std::function<bool(size_t)>& charge) {
   return pool_->run([&](pqxx::connection& connection) {
-    pqxx::read_transaction query(connection);
-    // The newest stored copy of each id.
-    const auto rows = query.exec_params(
-        "SELECT DISTINCT ON (i.item_id) i.item_id, i.item::text FROM stored_response_items i"
-        "  JOIN stored_responses r ON r.owner = i.owner AND r.id = i.response_id"
-        " WHERE i.owner = $1 AND i.item_id IN (SELECT jsonb_array_elements_text($2::jsonb))"
-        "   AND r.expires_at > now()"
-        " ORDER BY i.item_id, r.created_at DESC",
-        owner, sql::jsonArray(ids));
-    std::map<std::string, std::string> found;
-    for (const auto& row : rows) found.emplace(row[0].c_str(), row[1].c_str());
-    return found;
+    Snapshot snapshot(connection);
+    InlineRead read;
+    const std::string chain_id = query.previous_response_id.value_or("");
+    const auto max_items = static_cast<long long>(query.max_items);
+    // First the sizes, as PostgreSQL prints the items (what a read would carry).
+    if (query.previous_response_id) {
+      const auto row = snapshot.exec_params1(
+          std::string(kChainItems) +
+              " SELECT (SELECT count(*) FROM chain),"
+              "        (SELECT coalesce(sum(octet_length(item::text)), 0) FROM turn_items)",
+          query.owner, chain_id, max_items);
+      if (row[0].as<long long>() == 0) {
+        read.outcome = InlineOutcome::PreviousMissing;
+        return read;
+      }
+      read.bytes += row[1].as<size_t>();
+    }
+    const std::string ids = sql::jsonArray(query.item_ids);
+    if (!query.item_ids.empty()) {
+      std::map<std::string, size_t> sizes;
+      for (const auto& row : snapshot.exec_params(
+               "SELECT n.item_id, octet_length(n.item::text) FROM (" + std::string(kNewestItems) + ") n",
+               query.owner, ids)) {
+        sizes.emplace(row[0].c_str(), row[1].as<size_t>());
+      }
+      for (const std::string& id : query.item_ids) {
+        const auto it = sizes.find(id);
+        if (it == sizes.end()) {
+          read.outcome = InlineOutcome::ItemMissing;
+          read.missing_item = id;
+          return read;
+        }
+        read.bytes += it->second;
+      }
+    }
+    if (read.bytes > query.max_bytes) {
+      read.outcome = InlineOutcome::TooLarge;
+      return read;
+    }
+    if (!charge(read.bytes)) {
+      read.outcome = InlineOutcome::NoRoom;
+      return read;
+    }
+    // Then the items themselves, in the same snapshot.
+    if (query.previous_response_id) {
+      const auto rows = snapshot.exec_params(
+          std::string(kChainItems) + " SELECT item::text FROM turn_items ORDER BY depth DESC, kind ASC, position ASC",
+          query.owner, chain_id, max_items);
+      read.history.reserve(rows.size());
+      for (const auto& row : rows) read.history.emplace_back(row[0].c_str());
+    }
+    if (!query.item_ids.empty()) {
+      for (const auto& row : snapshot.exec_params(
+               "SELECT n.item_id, n.item::text FROM (" + std::string(kNewestItems) + ") n", query.owner, ids)) {
+        read.items.emplace(row[0].c_str(), row[1].c_str());
+      }
+    }
+    return read;
   });
 }
 
-void PgResponseItems::save(const ResponseRecord& record, std::chrono::hours retention) {
-  pool_->run([&](pqxx::connection& connection) {
+bool PgResponseItems::save(const ResponseRecord& record, std::chrono::hours retention) {
+  return pool_->run([&](pqxx::connection& connection) {
     pqxx::work transaction(connection);
-    // A retried id (a client replaying a response id) replaces what was kept under it.
-    transaction.exec_params("DELETE FROM stored_responses WHERE owner = $1 AND id = $2", record.owner, record.id);
-    transaction.exec_params(
+    // Never over a kept id, never under an id a kept response names as its previous, never its
+    // own previous: a stored id keeps what it named, and the links cannot close a loop.
+    const auto kept = transaction.exec_params(
         "INSERT INTO stored_responses (id, owner, previous_response_id, response, size_bytes, expires_at)"
-        " VALUES ($1, $2, $3, $4::jsonb, $5, now() + make_interval(hours => $6))",
+        " SELECT $1, $2, $3, $4::jsonb, $5, now() + make_interval(hours => $6)"
+        "  WHERE $3::text IS DISTINCT FROM $1::text"
+        "    AND NOT EXISTS (SELECT 1 FROM stored_responses WHERE owner = $2 AND previous_response_id = $1)"
+        " ON CONFLICT (owner, id) DO NOTHING RETURNING 1",
         record.id, record.owner, record.previous_response_id, record.response,
         static_cast<long long>(record.size_bytes), static_cast<int>(retention.count()));
+    if (kept.empty()) return false;
     for (const auto& [kind, items] : {std::pair<const char*, const std::string*>{"input", &record.input},
                                       std::pair<const char*, const std::string*>{"output", &record.output}}) {
       transaction.exec_params(
@@ -74,6 +127,7 @@ void PgResponseItems::save(const ResponseRecord& record, std::chrono::hours rete
           record.owner, record.id, std::string(kind), *items);
     }
     transaction.commit();
+    return true;
   });
 }
 

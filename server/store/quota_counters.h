@@ -34,6 +34,12 @@ struct CounterTotals {
   int64_t cost_microdollars = 0;
 };
 
+// One counter and what it holds.
+struct CounterRow {
+  CounterKey key;
+  CounterTotals totals;
+};
+
 class QuotaCounters {
  public:
   virtual ~QuotaCounters() = default;
@@ -54,6 +60,10 @@ class QuotaCounters {
 
   // Deletes counters whose window ended before `before`; returns how many.
   virtual size_t prune(TimePoint before) = 0;
+
+  // The counters whose window ends after `now`, by scope kind, scope value, window id and window
+  // start (the console's Members page).
+  virtual std::vector<CounterRow> live(TimePoint now) = 0;
 };
 
 }  // namespace sluice::store

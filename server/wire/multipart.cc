@@ -79,23 +79,64 @@ std::optional<std::string> multipartBoundary(std::string_view content_type) {
   return boundary;
 }
 
-std::optional<std::string> dispositionName(std::string_view block) {
+namespace {
+
+// How many parameters named `name` (or `name*`) a Content-Disposition value might hold to any
+// reader: every `;` followed by blanks, `name`, blanks and `=` or `*`, counted even inside quotes.
+// A parser that splits quoted strings differently from ours still finds no more than this.
+size_t nameParameterShapes(std::string_view value) {
+  size_t count = 0;
+  for (size_t i = value.find(';'); i != std::string_view::npos; i = value.find(';', i + 1)) {
+    size_t j = i + 1;
+    while (j < value.size() && (value[j] == ' ' || value[j] == '\t')) ++j;
+    if (value.size() - j < 4 || !equalsNoCase(value.substr(j, 4), "name")) continue;
+    j += 4;
+    while (j < value.size() && (value[j] == ' ' || value[j] == '\t')) ++j;
+    if (j < value.size() && (value[j] == '=' || value[j] == '*')) ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+std::expected<std::optional<std::string>, std::string> dispositionName(std::string_view block) {
+  std::optional<std::string> name;
+  bool disposition = false;
   while (!block.empty()) {
     const size_t end = block.find("\r\n");
     const std::string_view line = block.substr(0, end);
     block = end == std::string_view::npos ? std::string_view() : block.substr(end + 2);
+    if (line.empty()) continue;
+    if (line.front() == ' ' || line.front() == '\t') {
+      return std::unexpected(std::string("a multipart part's header continues on a folded line"));
+    }
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos || !equalsNoCase(trim(line.substr(0, colon)), "content-disposition")) continue;
-    std::optional<std::string> name;
-    forEachParameter(line.substr(colon + 1), [&](std::string_view key, const std::string& value) {
+    if (disposition) return std::unexpected(std::string("a multipart part has more than one Content-Disposition"));
+    disposition = true;
+    const std::string_view value = line.substr(colon + 1);
+    size_t names = 0;
+    bool encoded = false;
+    forEachParameter(value, [&](std::string_view key, const std::string& text) {
+      if (key.size() > 4 && equalsNoCase(key.substr(0, 4), "name") && trim(key.substr(4)).starts_with('*')) {
+        encoded = true;  // name*=, or a continuation name*0= (RFC 2231)
+      }
       if (!equalsNoCase(key, "name")) return false;
-      name = value;
-      return true;
+      if (++names == 1) name = text;
+      return false;
     });
-    return name;
+    if (encoded) {
+      return std::unexpected(std::string("a multipart part's Content-Disposition has name*= (an encoded name); "
+                                         "send name=\"...\""));
+    }
+    if (names > 1 || nameParameterShapes(value) > 1) {
+      return std::unexpected(std::string("a multipart part's Content-Disposition has more than one name"));
+    }
   }
-  return std::nullopt;
+  return name;
 }
+
+bool isModelField(std::string_view name) { return equalsNoCase(trim(name), "model"); }
 
 MultipartModelRewriter::MultipartModelRewriter(std::string_view boundary, std::optional<std::string> replacement,
                                                MultipartLimits limits)
@@ -111,7 +152,8 @@ std::expected<void, std::string> MultipartModelRewriter::startPart() {
     return fail("the multipart body has more than " + std::to_string(limits_.max_parts) + " parts");
   }
   const auto name = dispositionName(header_);
-  holding_ = name && *name == "model";
+  if (!name) return fail(name.error());
+  holding_ = *name && isModelField(**name);
   if (holding_) {
     if (model_named_) return fail("the multipart body names 'model' more than once");
     model_named_ = true;

@@ -37,8 +37,8 @@ class MultipartModelRewriter {
   // Consumes `in` and appends what is ready to `out` (null: nothing kept): every byte as it came
   // except the model field's value, held until its part ends and then replaced. The error (a
   // message for the client) when the body is malformed, a part's headers or the model value are
-  // too long, there are too many parts, or a second field is named `model`; after an error every
-  // call returns it again.
+  // too long, there are too many parts, a part's Content-Disposition is ambiguous (dispositionName)
+  // or a second field is named `model` (isModelField); after an error every call returns it again.
   std::expected<void, std::string> feed(std::string_view in, std::string* out);
   // At the end of the body: the error when the closing delimiter never came (or feed() failed).
   std::expected<void, std::string> finish() const;
@@ -71,7 +71,15 @@ class MultipartModelRewriter {
 };
 
 // The `name` parameter of a part's Content-Disposition in its header block (CRLF-separated
-// lines, names compared without case); nullopt when there is none.
-std::optional<std::string> dispositionName(std::string_view header_block);
+// lines, names compared without case); nullopt when there is none. Readers disagree on anything
+// ambiguous, so a provider could read another name than the gateway did: the error (a message
+// for the client) when the block has more than one Content-Disposition line, a folded line, more
+// than one `name` parameter (also counted as any reader might, quotes or not) or an encoded
+// `name*=` (RFC 7578 §4.2 forbids it).
+std::expected<std::optional<std::string>, std::string> dispositionName(std::string_view header_block);
+
+// Whether a field named `name` is the model field: `model` in any case, blanks around it ignored
+// (a provider may fold case or trim; either way it must not read a second model).
+bool isModelField(std::string_view name);
 
 }  // namespace sluice::wire

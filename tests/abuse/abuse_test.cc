@@ -8,10 +8,6 @@
 #include <thread>
 #include <vector>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -19,6 +15,7 @@
 
 #include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
+#include "tests/support/raw_connection.h"
 #include "tests/support/test_env.h"
 #include "tests/support/wait_until.h"
 
@@ -29,59 +26,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-int portOf(const std::string& base_url) { return std::stoi(base_url.substr(base_url.rfind(':') + 1)); }
-
-// A raw connection to the gateway.
-class Raw {
- public:
-  // From `source` (another loopback address stands for another peer).
-  explicit Raw(int port, const char* source = nullptr) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (source) {
-      sockaddr_in local{};
-      local.sin_family = AF_INET;
-      BOOST_REQUIRE(::inet_pton(AF_INET, source, &local.sin_addr) == 1);
-      BOOST_REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0);
-    }
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    BOOST_REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-  }
-  ~Raw() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Raw(const Raw&) = delete;
-  Raw& operator=(const Raw&) = delete;
-  Raw(Raw&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-
-  bool send(const std::string& bytes) {
-    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
-  }
-  // What arrives within `deadline`, until the gateway closes the connection.
-  std::string readUntilClosed(std::chrono::milliseconds deadline, bool* closed = nullptr) {
-    std::string out;
-    const auto end = std::chrono::steady_clock::now() + deadline;
-    for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
-      if (left.count() <= 0) break;
-      pollfd waiting{fd_, POLLIN, 0};
-      if (::poll(&waiting, 1, static_cast<int>(left.count())) <= 0) break;
-      char buffer[4096];
-      const ssize_t n = ::recv(fd_, buffer, sizeof buffer, 0);
-      if (n <= 0) {
-        if (closed) *closed = true;
-        break;
-      }
-      out.append(buffer, static_cast<size_t>(n));
-    }
-    return out;
-  }
-
- private:
-  int fd_ = -1;
-};
+// A raw connection to the gateway (from another loopback address for another peer).
+using Raw = sluice::test::RawConnection;
+using sluice::test::portOf;
 
 long rssKiB(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");

@@ -2,6 +2,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <initializer_list>
+#include <vector>
+
 namespace sluice::catalog {
 namespace {
 
@@ -74,6 +77,34 @@ BOOST_AUTO_TEST_CASE(host_bits_past_the_prefix_are_refused) {
   BOOST_TEST(!parseCidr("10.0.0.1/8", &why).has_value());
   BOOST_TEST(why == "'10.0.0.1/8' has bits set past its /8 prefix: write the block's first address");
   BOOST_TEST(!parseCidr("fd00::1/8", &why).has_value());
+}
+
+std::vector<Cidr> blocks(std::initializer_list<const char*> texts) {
+  std::vector<Cidr> out;
+  for (const char* text : texts) out.push_back(*parseCidr(text));
+  return out;
+}
+
+// No one block is /0, yet together they trust everyone: the list is judged whole.
+BOOST_AUTO_TEST_CASE(halves_that_together_trust_everyone_are_found) {
+  BOOST_TEST(everyoneTrusted(blocks({"0.0.0.0/1", "128.0.0.0/1"})) == "every IPv4 address");
+  BOOST_TEST(everyoneTrusted(blocks({"192.0.0.0/2", "10.0.0.0/8", "0.0.0.0/1", "128.0.0.0/2"})) ==
+             "every IPv4 address");
+  BOOST_TEST(everyoneTrusted(blocks({"0.0.0.0/0"})) == "every IPv4 address");
+  BOOST_TEST(everyoneTrusted(blocks({"::ffff:0:0/96"})) == "every IPv4 address");
+  BOOST_TEST(everyoneTrusted(blocks({"::/1", "8000::/1"})) == "every IPv4 address");  // ::ffff:0:0/96 is in ::/1
+  BOOST_TEST(everyoneTrusted(blocks({"2000::/4", "3000::/4"})) == "every public IPv6 address");
+  BOOST_TEST(everyoneTrusted(blocks({"8000::/1", "2000::/3"})) == "every public IPv6 address");
+  // Wide, overlapping or adjacent, but someone is left out.
+  BOOST_TEST(everyoneTrusted(blocks({"0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3"})).empty());
+  BOOST_TEST(everyoneTrusted(blocks({"0.0.0.0/1", "0.0.0.0/2", "128.0.0.0/2", "192.0.0.0/2"})) ==
+             "every IPv4 address");
+  BOOST_TEST(everyoneTrusted(blocks({"128.0.0.0/1"})).empty());
+  BOOST_TEST(everyoneTrusted(blocks({"10.0.0.0/8", "127.0.0.1", "fd7a:115c:a1e0::/48"})).empty());
+  BOOST_TEST(everyoneTrusted(blocks({"2000::/4", "3000::/5"})).empty());
+  BOOST_TEST(everyoneTrusted(blocks({"255.255.255.255", "0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4",
+                                     "240.0.0.0/5", "248.0.0.0/6", "252.0.0.0/7", "254.0.0.0/8", "255.0.0.0/9",
+                                     "255.128.0.0/9"})) == "every IPv4 address");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

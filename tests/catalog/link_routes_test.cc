@@ -14,6 +14,7 @@ using testing::compileClean;
 using testing::dump;
 using testing::edit;
 using testing::expectError;
+using testing::expectDiagnostic;
 
 using Ids = std::vector<std::string>;
 
@@ -80,27 +81,72 @@ BOOST_AUTO_TEST_CASE(route_naming_a_retired_id_or_an_alias_gets_a_hint) {
 
 BOOST_AUTO_TEST_CASE(alias_must_name_a_declared_model) {
   CatalogSources sources = baselineSources();
-  edit(sources.gateway, "alias: deepseek-v4-pro", "alias: deepseek-v5");
+  edit(sources.gateway, "alias_of: deepseek-v4-pro", "alias_of: deepseek-v5");
   expectError(compileCatalog(sources), at(sources.gateway, "deepseek-v5"),
-              "alias of route 'go-deepseek-v4-pro' names undeclared model 'deepseek-v5'");
+              "alias_of of route 'go-deepseek-v4-pro' names undeclared model 'deepseek-v5'; "
+              "alias_of: names the declared model that the route id is a new name for: id: <new name>, alias_of: "
+              "<declared model>");
+}
+
+BOOST_AUTO_TEST_CASE(the_old_alias_key_is_still_read_with_a_warning_that_shows_alias_of) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "alias_of: deepseek-v4-pro", "alias: deepseek-v4-pro");
+  const CompileResult result = compileCatalog(sources);
+  BOOST_REQUIRE_MESSAGE(result.ok(), dump(result));
+  const Route* alias = result.catalog->route("go-deepseek-v4-pro");
+  BOOST_TEST((alias->kind == RouteKind::Alias));
+  BOOST_TEST(alias->models == Ids{"deepseek-v4-pro"}, boost::test_tools::per_element());
+  expectDiagnostic(result, Severity::Warning, at(sources.gateway, "alias: "),
+                            "alias: of route 'go-deepseek-v4-pro' is deprecated; write alias_of: deepseek-v4-pro "
+                            "(the route id is the new name, alias_of: the declared model it serves)");
+  BOOST_TEST(result.diagnostics.size() == 1u, dump(result));
+}
+
+BOOST_AUTO_TEST_CASE(alias_of_and_alias_together_are_refused) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "      alias_of: deepseek-v4-pro\n", "      alias_of: deepseek-v4-pro\n      alias: deepseek-v4-pro\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "alias: "),
+              "route 'go-deepseek-v4-pro' has both alias_of: and alias:, which mean the same; keep alias_of: only");
+}
+
+BOOST_AUTO_TEST_CASE(an_alias_written_backwards_gets_one_error_showing_the_right_form) {
+  for (const std::string key : {"alias_of", "alias"}) {
+    CatalogSources sources = baselineSources();
+    append(sources.gateway, "    - id: claude-haiku-5\n      " + key + ": cheap-chat\n");
+    const CompileResult result = compileCatalog(sources);
+    expectError(result, at(sources.gateway, "id: claude-haiku-5"),
+                "route 'claude-haiku-5' reads backwards: 'claude-haiku-5' is a declared model and 'cheap-chat' is not, "
+                "but the route id is the new name and " + key + ": the model it serves; write id: cheap-chat, "
+                "alias_of: claude-haiku-5");
+    size_t errors = 0;
+    for (const Diagnostic& d : result.diagnostics) errors += d.severity == Severity::Error;
+    BOOST_TEST(errors == 1u, dump(result));  // no collision, no undeclared model beside it
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_undeclared_model_in_a_route_names_the_nearest_declared_ids) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "models: [deepseek-flash]", "models: [deepseek-flsh]");
+  expectError(compileCatalog(sources), at(sources.gateway, "deepseek-flsh"),
+              "models of route 'fast-pool' names undeclared model 'deepseek-flsh' (did you mean 'deepseek-flash'?)");
 }
 
 BOOST_AUTO_TEST_CASE(alias_cannot_be_a_pattern) {
   CatalogSources sources = baselineSources();
-  edit(sources.gateway, "alias: deepseek-v4-pro", "alias: deepseek-*");
+  edit(sources.gateway, "alias_of: deepseek-v4-pro", "alias_of: deepseek-*");
   expectError(compileCatalog(sources), at(sources.gateway, "deepseek-*"),
-              "alias of route 'go-deepseek-v4-pro' must name one model, not the pattern 'deepseek-*'");
+              "alias_of of route 'go-deepseek-v4-pro' must name one model, not the pattern 'deepseek-*'");
 }
 
 BOOST_AUTO_TEST_CASE(route_needs_models_or_alias_but_not_both) {
   CatalogSources sources = baselineSources();
-  edit(sources.gateway, "      alias: deepseek-v4-pro\n", "      alias: deepseek-v4-pro\n      models: [deepseek-v4-pro]\n");
+  edit(sources.gateway, "      alias_of: deepseek-v4-pro\n", "      alias_of: deepseek-v4-pro\n      models: [deepseek-v4-pro]\n");
   edit(sources.gateway, "      models: [deepseek-flash]\n", "");
   auto result = compileCatalog(sources);
-  expectError(result, atIn(sources.gateway, "alias: ", "deepseek-v4-pro"),
-              "route 'go-deepseek-v4-pro' has both alias: and models:; an alias serves exactly one model");
+  expectError(result, atIn(sources.gateway, "alias_of: ", "deepseek-v4-pro"),
+              "route 'go-deepseek-v4-pro' has both alias_of: and models:; an alias serves exactly one model");
   expectError(result, at(sources.gateway, "id: fast-pool"),
-              "route 'fast-pool' needs models: (ids or patterns) or alias: (one model)");
+              "route 'fast-pool' needs models: (ids or patterns) or alias_of: (one model)");
 }
 
 BOOST_AUTO_TEST_CASE(empty_models_list_is_refused) {

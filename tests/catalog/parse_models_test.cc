@@ -53,6 +53,26 @@ BOOST_AUTO_TEST_CASE(unknown_key_names_the_model_and_the_expected_keys) {
               "upstream_model, kind, clients, capabilities, limits, pricing, governance, retired (did you mean 'pricing'?)");
 }
 
+BOOST_AUTO_TEST_CASE(a_model_without_clients_is_listed_to_a_generic_openai_client_only) {
+  CatalogSources sources = baselineSources();
+  edit(sources.models, "    clients: [claude, opencode]\n", "");
+  auto catalog = compileClean(sources);
+  const Model* m = catalog->model("claude-haiku-5");
+  BOOST_TEST(m->advertisedTo(ClientFamily::OpenAI));
+  for (ClientFamily dedicated : {ClientFamily::Claude, ClientFamily::OpenCode, ClientFamily::Codex}) {
+    BOOST_TEST(!m->advertisedTo(dedicated));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_written_clients_list_narrows_exactly_to_the_families_it_names) {
+  auto catalog = compileClean(baselineSources());
+  const Model* sonnet = catalog->model("claude-sonnet-5-5");  // clients: [claude]
+  BOOST_TEST(sonnet->advertisedTo(ClientFamily::Claude));
+  BOOST_TEST(!sonnet->advertisedTo(ClientFamily::OpenAI));
+  const Model* flash = catalog->model("deepseek-flash");  // clients: []
+  BOOST_TEST(!flash->advertisedTo(ClientFamily::OpenAI));
+}
+
 BOOST_AUTO_TEST_CASE(clients_must_be_known_families) {
   CatalogSources sources = baselineSources();
   edit(sources.models, "clients: [claude, opencode]", "clients: [claude, cursor]");

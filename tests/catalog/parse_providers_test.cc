@@ -12,9 +12,11 @@ using testing::atIn;
 using testing::baselineSources;
 using testing::compileClean;
 using testing::edit;
+using testing::dump;
+using testing::expectDiagnostic;
 using testing::expectError;
 
-constexpr std::string_view kHub = "\n  presence: { url: \"http://hub.internal:7070/\", poll_ms: 500, stale_ms: 2000 }\n";
+constexpr std::string_view kHub = "\n  presence: { url: \"https://hub.internal:7070/\", poll_ms: 500, stale_ms: 2000 }\n";
 constexpr std::string_view kOwnEndpoint = "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1 }";
 
 BOOST_AUTO_TEST_SUITE(parse_providers)
@@ -250,6 +252,54 @@ BOOST_AUTO_TEST_CASE(a_presence_node_is_a_name) {
   edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
   edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: \"studio 1\" }");
   expectError(compileCatalog(sources), at(sources.providers, "\"studio 1\""), "presence node");
+}
+
+BOOST_AUTO_TEST_CASE(presence_hosts_and_an_own_credential_are_read) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
+  edit(sources.providers, kOwnEndpoint,
+       "      api: { wire: openai-chat, presence: studio-1, presence_hosts: [10.1.0.0/16, \"fd00::7\"], "
+       "credential: anthropic }");
+  auto catalog = compileClean(sources);
+  const Endpoint* endpoint = catalog->endpoint("deepseek-eu/api");
+  BOOST_REQUIRE(endpoint->presence_hosts.size() == 2u);
+  BOOST_TEST(endpoint->presence_hosts[0].text == "10.1.0.0/16");
+  BOOST_TEST(endpoint->credential_id.value_or("") == "anthropic");
+  BOOST_TEST(catalog->credentialOf(*endpoint)->id == "anthropic");
+  // Without its own, an endpoint's credential is its provider's.
+  BOOST_TEST(catalog->credentialOf(*catalog->endpoint("anthropic/api"))->id == "anthropic");
+}
+BOOST_AUTO_TEST_CASE(presence_hosts_need_presence_without_url_and_address_blocks) {
+  CatalogSources with_url = baselineSources();
+  edit(with_url.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
+  edit(with_url.providers, kOwnEndpoint,
+       "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1, presence: s, presence_hosts: [10.0.0.0/8] }");
+  expectError(compileCatalog(with_url), atIn(with_url.providers, "presence: s", "presence_hosts"), "needs presence: and no url:");
+  CatalogSources bad = baselineSources();
+  edit(bad.gateway, "  default_model: claude-sonnet-5-5\n", std::string("  default_model: claude-sonnet-5-5") + std::string(kHub));
+  edit(bad.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: s, presence_hosts: [studio.lan] }");
+  expectError(compileCatalog(bad), at(bad.providers, "studio.lan"), "presence_hosts of endpoint 'deepseek-eu/api'");
+}
+BOOST_AUTO_TEST_CASE(an_endpoint_credential_must_be_declared) {
+  CatalogSources sources = baselineSources();
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, url: https://eu.deepseek.example/v1, credential: nope }");
+  const auto result = compileCatalog(sources);
+  BOOST_TEST(!result.ok());
+  BOOST_TEST(dump(result).find("endpoint 'deepseek-eu/api' references unknown credential 'nope'") != std::string::npos,
+             dump(result));
+}
+BOOST_AUTO_TEST_CASE(a_plain_http_hub_addressing_own_machines_is_warned_about) {
+  CatalogSources sources = baselineSources();
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n",
+       "  default_model: claude-sonnet-5-5\n  presence: { url: \"http://hub.internal:7070\" }\n");
+  edit(sources.providers, kOwnEndpoint, "      api: { wire: openai-chat, presence: studio-1 }");
+  const auto result = compileCatalog(sources);
+  BOOST_TEST(result.ok());
+  expectDiagnostic(result, Severity::Warning, at(sources.gateway, "presence:"), "polled over plain HTTP");
+  // On loopback, or over https, nothing to say.
+  CatalogSources local = sources;
+  edit(local.gateway, "http://hub.internal:7070", "http://127.0.0.1:7070");
+  compileClean(local);
 }
 
 BOOST_AUTO_TEST_CASE(trust_is_read_per_provider_and_overridden_per_endpoint) {

@@ -32,7 +32,7 @@ BOOST_AUTO_TEST_CASE(row3_a_secret_variable_outside_a_credential_is_an_error_tha
   sources.env["SLUICE_MASTER_KEY_OLD"] = "old-master-key-value";
   edit(sources.gateway, "default_model: claude-sonnet-5-5", "default_model: \"${ANTHROPIC_API_KEY}\"");
   edit(sources.gateway, "label: DeepSeek V4 Pro on your own Go key", "label: \"key ${SLUICE_MASTER_KEY}\"");
-  edit(sources.gateway, "alias: deepseek-v4-pro", "alias: \"${SLUICE_MASTER_KEY_OLD:-deepseek-v4-pro}\"");
+  edit(sources.gateway, "alias_of: deepseek-v4-pro", "alias_of: \"${SLUICE_MASTER_KEY_OLD:-deepseek-v4-pro}\"");
   const CompileResult result = compileCatalog(sources);
   BOOST_TEST(!result.ok());
   expectError(result, at(sources.gateway, "\"${ANTHROPIC_API_KEY}\""),
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(row3_allowed_variables_limit_what_the_edited_text_may_read)
   sources.allowed_variables = variablesReferenced(sources);
   sources.allowed_variables->insert("TEAM");
   edit(sources.gateway, "label: DeepSeek V4 Pro on your own Go key", "label: \"${DATABASE_URL:-none}\"");
-  edit(sources.gateway, "alias: deepseek-v4-pro", "alias: \"${NOT_ON_DISK}\"");
+  edit(sources.gateway, "alias_of: deepseek-v4-pro", "alias_of: \"${NOT_ON_DISK}\"");
   const CompileResult result = compileCatalog(sources);
   BOOST_TEST(!result.ok());
   expectError(result, at(sources.gateway, "\"${DATABASE_URL:-none}\""),

@@ -116,6 +116,33 @@ BOOST_AUTO_TEST_CASE(users_add_list_and_disable) {
   BOOST_TEST(run({"users", "disable", "nobody"}).code == 1);
 }
 
+// A subject may hold a comma ("cn:alice,OU=x" is one common name): listed bare and joined with
+// commas it read as two subjects. Each is quoted, quotes inside escaped.
+BOOST_AUTO_TEST_CASE(users_list_quotes_each_certificate_subject) {
+  const auto added = run({"users", "add", "erin", "--role", "member", "--cert-subject", "cn:erin,OU=x",
+                          "--cert-subject", "cn:erin \"the\" second"});
+  BOOST_TEST_REQUIRE(added.code == 0, added.err);
+  // Stored (and listed) in order.
+  BOOST_TEST(added.out.find(R"(certificate subjects "cn:erin \"the\" second", "cn:erin,OU=x")") != std::string::npos,
+             added.out);
+  const auto list = run({"users", "list"});
+  BOOST_TEST_REQUIRE(list.code == 0, list.err);
+  std::string erin;
+  for (size_t at = 0; at < list.out.size();) {
+    const size_t end = list.out.find('\n', at);
+    const std::string line = list.out.substr(at, end - at);
+    if (line.starts_with("erin ")) erin = line;
+    at = end == std::string::npos ? list.out.size() : end + 1;
+  }
+  BOOST_TEST(erin.find(R"("cn:erin \"the\" second", "cn:erin,OU=x")") != std::string::npos, list.out);
+  const auto json = nlohmann::json::parse(run({"users", "list", "--json"}).out);
+  for (const auto& member : json) {
+    if (member["name"] == "erin") {
+      BOOST_TEST(member["cert_subjects"] == nlohmann::json::array({"cn:erin \"the\" second", "cn:erin,OU=x"}));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(keys_create_prints_the_key_once_and_list_never_does) {
   addUsers();
   const auto created = run({"keys", "create", "alice", "--project", "odoo-delivery", "--expires", "90d", "--name", "laptop"});

@@ -70,6 +70,7 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
           {"project_source", "header"},
           {"client_family", "anthropic-sdk-python"},
           {"client_wire", "anthropic"},
+          {"client_address", "203.0.113.7"},
           {"requested_model", "sonnet"},
           {"model", model},
           {"route_id", model + "-route"},
@@ -147,7 +148,7 @@ BOOST_AUTO_TEST_CASE(audit_prints_one_request_by_id_or_unique_prefix) {
         "cost              $2.50 (2,500,000 microdollars)",
         "cache savings     $0.0009 (900 microdollars)", "time to first byte  400 ms",
         "gateway overhead  80 ms", "outcome           ok (HTTP 200)", "user              alice (key key_alice)",
-        "project           research (from header)"}) {
+        "project           research (from header)", "client address    203.0.113.7"}) {
     BOOST_TEST(text.find(squeeze(expected)) != std::string::npos, "missing: " << expected << "\n" << run.out);
   }
 }

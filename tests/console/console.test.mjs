@@ -3,18 +3,13 @@
 // to $SLUICE_CONSOLE_SCREENSHOTS (default: <tests/console>/screenshots).
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-
+import { launchBrowser, pageProblems, shots, until, walkConsole } from './lib/browser.mjs';
 import { startInsecureGateway, startStack } from './lib/stack.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const shots = process.env.SLUICE_CONSOLE_SCREENSHOTS || path.join(here, 'screenshots');
-const chromiumPath = process.env.SLUICE_CHROMIUM || '/usr/bin/chromium';
 
 let stack;
 let browser;
@@ -30,21 +25,10 @@ function S_usd(micros) {
   return '$' + (usd >= 100 ? usd.toFixed(2) : usd >= 1 ? usd.toFixed(3) : usd.toFixed(6));
 }
 
-async function until(check, what, timeoutMs = 10000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe('admin console', () => {
   before(async () => {
-    fs.mkdirSync(shots, { recursive: true });
     stack = await startStack();
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
     page.setDefaultTimeout(10000);
@@ -332,13 +316,60 @@ describe('admin console', () => {
     await member.click('form button');
     await member.waitForSelector('#connect-profile pre');
     const text = await member.textContent('#connect-profile');
-    assert.match(text, /ANTHROPIC_BASE_URL=http:\/\/127\.0\.0\.1/);
-    assert.match(text, /ANTHROPIC_MODEL=claude-sonnet-5-5\[1m\]/, 'the default model, marked as a 1M-context model');
-    assert.match(text, /ANTHROPIC_DEFAULT_HAIKU_MODEL=claude-haiku-5-5/);
+    assert.match(text, /export ANTHROPIC_BASE_URL='http:\/\/127\.0\.0\.1/);
+    assert.match(text, /export ANTHROPIC_MODEL='claude-sonnet-5-5\[1m\]'/, 'the default model, marked as a 1M-context model, quoted');
+    assert.match(text, /export ANTHROPIC_DEFAULT_HAIKU_MODEL='claude-haiku-5-5\[1m\]'/);
     assert.match(text, /wire_api = "responses"/);
     assert.match(text, /@ai-sdk\/openai-compatible/);
+    assert.match(await member.textContent('#models-filter'), /clients:[\s\S]*every model unless the catalog narrows/);
     await member.screenshot({ path: path.join(shots, 'connect.png'), fullPage: true });
     await member.close();
+  });
+
+  test('the connect page gives Claude Code a settings.json env block and shell lines a shell reads back unchanged', async () => {
+    const member = await browser.newPage();
+    await member.goto(`${stack.url}/admin/connect`);
+    await member.fill('#connect-key', stack.memberKey);
+    await member.click('form button');
+    const settings = JSON.parse(await member.textContent('pre[aria-label="Claude Code settings.json"]'));
+    assert.deepEqual(Object.keys(settings), ['env']);
+    assert.equal(settings.env.ANTHROPIC_BASE_URL, stack.url);
+    assert.equal(settings.env.ANTHROPIC_AUTH_TOKEN, stack.memberKey);
+    assert.equal(settings.env.ANTHROPIC_MODEL, 'claude-sonnet-5-5[1m]');
+    const lines = await member.textContent('pre[aria-label="Claude Code environment"]');
+    await member.close();
+    // In a directory where the unquoted word would glob to a file name (claude-sonnet-5-5[1m]
+    // matches claude-sonnet-5-51), a shell must still read back every value exactly.
+    const dir = fs.mkdtempSync(path.join(stack.work, 'shell-'));
+    fs.writeFileSync(path.join(dir, 'claude-sonnet-5-51'), '');
+    const names = Object.keys(settings.env);
+    const script = `${lines}\n${names.map((n) => `printf '%s\\n' "$${n}"`).join('\n')}\n`;
+    const printed = execFileSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8' }).split('\n').slice(0, names.length);
+    assert.deepEqual(printed, names.map((n) => settings.env[n]));
+  });
+
+  test('no page or detail view of the console shows [object, undefined, NaN or an empty field', async () => {
+    // A refused request (no such model) has no route, deployment or match: its page shows "—".
+    const refused = await stack.message(stack.memberKey, 'no-such-model');
+    assert.equal(refused.status, 404, JSON.stringify(refused.body));
+    await until(async () => (await page.evaluate(async (id) => (await fetch('/admin/api/requests/' + id)).status, refused.id)) === 200,
+      'the refused request in the audit trail');
+    await page.goto(`${stack.url}/admin/requests/${refused.id}`);
+    await page.waitForSelector('#route-match');
+    assert.equal(await page.textContent('#route-match'), '—');
+    assert.deepEqual(await pageProblems(page), []);
+
+    await page.goto(`${stack.url}/admin/gateway#providers`);
+    await page.waitForSelector('[data-provider="anthropic"]');
+    assert.match(await page.textContent('[data-provider="anthropic"]'), /Serves: claude-[\w.-]+ on anthropic\/api, claude-/);
+
+    const { stops, problems } = await walkConsole(page, stack.url);
+    assert.deepEqual(problems, []);
+    for (const must of ['/admin/gateway#providers', '/admin/gateway#routes', '/admin/gateway#settings', '/admin/requests',
+      '/admin/analytics', '/admin/members', '/admin/access-control', '/admin/connect', `/admin/requests/${refused.id}`]) {
+      assert.ok(stops.includes(must), `the walk opened ${must}: ${stops.join(', ')}`);
+    }
+    assert.ok(stops.filter((s) => s.startsWith('/admin/requests/')).length >= 3, 'request pages of several outcomes');
   });
 
   test('with --insecure-no-auth the console is disabled with a page that says why', async () => {
@@ -347,6 +378,10 @@ describe('admin console', () => {
       const pageReply = await fetch(`${insecure.url}/admin/gateway`);
       assert.equal(pageReply.status, 503);
       assert.match(await pageReply.text(), /console is disabled[\s\S]*--insecure-no-auth/);
+      const disabled = await browser.newPage();
+      await disabled.goto(`${insecure.url}/admin/gateway`);
+      assert.deepEqual(await pageProblems(disabled), []);
+      await disabled.close();
       const apiReply = await fetch(`${insecure.url}/admin/api/members`);
       assert.equal((await apiReply.json()).error.key, 'console_disabled');
       assert.equal((await fetch(`${insecure.url}/admin/api/catalog/status`)).status, 401, 'no admin can sign in: only --ops-token opens it');

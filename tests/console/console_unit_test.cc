@@ -1,5 +1,5 @@
-// The console's pure parts: sessions and their expiry, the history diff, query and duration parsing;
-// and its static files, compiled in from admin-ui/.
+// The console's pure parts: sessions and their expiry, the history diff and the unified diff, query
+// and duration parsing; and its static files, compiled in from admin-ui/.
 #define BOOST_TEST_MODULE console_unit_test
 #include <chrono>
 #include <filesystem>
@@ -134,6 +134,54 @@ BOOST_AUTO_TEST_CASE(marks_added_and_removed_lines_around_common_ones) {
 BOOST_AUTO_TEST_CASE(identical_texts_have_no_change_and_empty_to_text_is_all_added) {
   BOOST_TEST(render(lineDiff("a\nb", "a\nb")) == " a\n b\n");
   BOOST_TEST(render(lineDiff("", "a\nb\n")) == "+a\n+b\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// "Copy as diff": the text `git apply` reads, as GNU diff -u writes it.
+BOOST_AUTO_TEST_SUITE(unified_diff)
+
+std::string numbered(int from, int to, int changed = 0, const std::string& as = "") {
+  std::string out;
+  for (int i = from; i <= to; ++i) out += (i == changed ? as : "l" + std::to_string(i)) + "\n";
+  return out;
+}
+
+BOOST_AUTO_TEST_CASE(equal_texts_have_no_diff) {
+  BOOST_TEST(unifiedDiff("a\nb\n", "a\nb\n", "services/ai/gateway.yaml").empty());
+}
+
+BOOST_AUTO_TEST_CASE(one_changed_line_gets_three_lines_of_context_each_side) {
+  BOOST_TEST(unifiedDiff(numbered(1, 10), numbered(1, 10, 5, "X"), "services/ai/gateway.yaml") ==
+             "--- a/services/ai/gateway.yaml\n+++ b/services/ai/gateway.yaml\n"
+             "@@ -2,7 +2,7 @@\n l2\n l3\n l4\n-l5\n+X\n l6\n l7\n l8\n");
+}
+
+BOOST_AUTO_TEST_CASE(changes_far_apart_are_two_hunks_and_close_ones_one) {
+  std::string after = numbered(1, 20, 2, "X");
+  after.replace(after.find("l15\n"), 4, "Y\nZ\n");
+  BOOST_TEST(unifiedDiff(numbered(1, 20), after, "p") ==
+             "--- a/p\n+++ b/p\n"
+             "@@ -1,5 +1,5 @@\n l1\n-l2\n+X\n l3\n l4\n l5\n"
+             "@@ -12,7 +12,8 @@\n l12\n l13\n l14\n-l15\n+Y\n+Z\n l16\n l17\n l18\n");
+  std::string close = numbered(1, 10, 3, "X");
+  close.replace(close.find("l8\n"), 3, "Y\n");
+  const std::string one = unifiedDiff(numbered(1, 10), close, "p");
+  BOOST_TEST(one.find("@@ -1,10 +1,10 @@\n") != std::string::npos);
+  BOOST_TEST(one.find("@@ -", one.find("@@ -") + 1) == std::string::npos);  // one hunk
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_side_is_numbered_from_the_line_before) {
+  BOOST_TEST(unifiedDiff("", "a\nb\n", "p") == "--- a/p\n+++ b/p\n@@ -0,0 +1,2 @@\n+a\n+b\n");
+  BOOST_TEST(unifiedDiff("a\nb\nc\n", "a\nb\n", "p") == "--- a/p\n+++ b/p\n@@ -1,3 +1,2 @@\n a\n b\n-c\n");
+  BOOST_TEST(unifiedDiff("a\n", "a\nb\n", "p") == "--- a/p\n+++ b/p\n@@ -1 +1,2 @@\n a\n+b\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_final_newline_is_marked_and_adding_one_is_a_change) {
+  BOOST_TEST(unifiedDiff("a\nb", "a\nb\n", "p") ==
+             "--- a/p\n+++ b/p\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n");
+  BOOST_TEST(unifiedDiff("a\nb\n", "a\nc", "p") ==
+             "--- a/p\n+++ b/p\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

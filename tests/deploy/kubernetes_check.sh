@@ -38,7 +38,7 @@ for file in "${scratch}"/docs/*; do
 done
 kinds=$(printf '%s\n' "${!doc[@]}" | sort)
 for want in StatefulSet/sluice Service/sluice Service/sluice-pods PodDisruptionBudget/sluice \
-            HorizontalPodAutoscaler/sluice; do
+            HorizontalPodAutoscaler/sluice NetworkPolicy/sluice; do
   [[ -n ${doc[${want}]:-} ]] && pass "${want}" || fail "no ${want} in the rendered manifests (have: $(tr '\n' ' ' <<<"${kinds}"))"
 done
 generated() {  # the rendered name of the generated KIND/PREFIX-<hash>
@@ -96,6 +96,29 @@ hpa=${doc[HorizontalPodAutoscaler/sluice]:-/dev/null}
 block scaleTargetRef "${hpa}" | grep -q 'kind: StatefulSet' && block resource "${hpa}" | grep -q 'name: cpu' &&
   pass "the HPA scales the StatefulSet on CPU" || fail "the HPA does not scale StatefulSet/sluice on CPU"
 grep -q 'prometheus.io/scrape: "true"' "${sts}" || fail "no Prometheus scrape annotation"
+# The operations port is not open to the cluster: every ingress rule naming it has a `from`, and
+# the API port is the only one open to all.
+policy=${doc[NetworkPolicy/sluice]:-/dev/null}
+awk '/^  podSelector:/{ on = 1; next } on && /^  [a-z]/{ exit } on' "${policy}" |
+  grep -q 'app.kubernetes.io/name: sluice' && grep -q -- '- Ingress' "${policy}" &&
+  pass "NetworkPolicy/sluice selects the replicas' ingress" || fail "NetworkPolicy/sluice does not select the replicas"
+rules=$(awk '/^  ingress:/{ on = 1; next } on && /^  [a-z]/{ exit } on' "${policy}" |
+  awk '/^  - /{ n++ } { print > ("'"${scratch}"'/rule" n) }'; ls "${scratch}"/rule* 2>/dev/null)
+ops_rules=0
+ops_open=0
+for rule in ${rules}; do
+  if grep -q 'port: ops' "${rule}"; then
+    ops_rules=$((ops_rules + 1))
+    grep -q 'from:' "${rule}" || ops_open=1
+  fi
+done
+if ((ops_open)); then
+  fail "NetworkPolicy/sluice opens the ops port to every pod"
+elif ((ops_rules == 0)); then
+  fail "NetworkPolicy/sluice has no rule for the ops port (it would be closed to Prometheus)"
+else
+  pass "the ops port (9090) is reachable only from the policy's sources"
+fi
 
 if [[ ${failures} -gt 0 ]]; then
   echo "kubernetes_check: ${failures} failure(s)" >&2

@@ -74,9 +74,11 @@ std::optional<store::MemberRow> FakeKeyDirectory::findMember(std::string_view na
 std::vector<store::SealedRow> FakeKeyDirectory::sealedCredentials(std::string_view user) {
   std::lock_guard lock(mutex_);
   enter();
+  std::vector<store::SealedRow> rows;
   const auto found = sealed_.find(user);
-  if (found == sealed_.end()) return {};
-  return found->second;
+  if (found == sealed_.end()) return rows;
+  for (const StoredSealed& stored : found->second) rows.push_back(stored.row);
+  return rows;
 }
 
 void FakeKeyDirectory::putMember(store::MemberRow member) {
@@ -112,8 +114,10 @@ void FakeKeyDirectory::revokeKey(const std::string& id, store::TimePoint at) {
 void FakeKeyDirectory::putSealed(const std::string& user, store::SealedRow sealed) {
   std::lock_guard lock(mutex_);
   auto& rows = sealed_[user];
-  std::erase_if(rows, [&](const store::SealedRow& row) { return row.credential_id == sealed.credential_id; });
-  rows.push_back(std::move(sealed));
+  std::erase_if(rows, [&](const StoredSealed& stored) { return stored.row.credential_id == sealed.credential_id; });
+  rows.push_back(StoredSealed{std::move(sealed), {}});
+  std::sort(rows.begin(), rows.end(),
+            [](const StoredSealed& a, const StoredSealed& b) { return a.row.credential_id < b.row.credential_id; });
 }
 
 store::KeyRow FakeKeyDirectory::key(const std::string& id) const {

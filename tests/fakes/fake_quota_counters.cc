@@ -54,6 +54,18 @@ size_t FakeQuotaCounters::prune(store::TimePoint before) {
   return std::erase_if(counters_, [&](const auto& entry) { return entry.second.window_end < before; });
 }
 
+std::vector<store::CounterRow> FakeQuotaCounters::live(store::TimePoint now) {
+  std::lock_guard lock(mutex_);
+  enter();
+  std::vector<store::CounterRow> rows;  // the map's order is the key order
+  for (const auto& [key, counter] : counters_) {
+    if (counter.window_end <= now) continue;
+    const auto& [kind, value, window, start] = key;
+    rows.push_back(store::CounterRow{store::CounterKey{kind, value, window, start, counter.window_end}, counter.totals});
+  }
+  return rows;
+}
+
 std::optional<store::CounterTotals> FakeQuotaCounters::totals(const std::string& scope_kind,
                                                               const std::string& scope_value,
                                                               const std::string& window_id) const {

@@ -1,6 +1,7 @@
 #include "tests/fakes/fake_response_items.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -37,13 +38,14 @@ const FakeResponseItems::Kept* FakeResponseItems::live(const std::string& owner,
 }
 
 std::optional<std::vector<std::string>> FakeResponseItems::history(const std::string& owner, const std::string& id,
-                                                                   size_t max_items) {
-  std::lock_guard lock(mutex_);
-  enter();
+                                                                   size_t max_items) const {
   const Kept* turn = live(owner, id);
   if (!turn) return std::nullopt;
+  // Each response once, however its links loop.
   std::vector<const Kept*> chain{turn};
-  while (chain.size() <= kMaxTurnsBack && chain.back()->previous_response_id) {
+  std::set<std::string> seen{id};
+  while (chain.size() <= kMaxTurnsBack && chain.back()->previous_response_id &&
+         seen.insert(*chain.back()->previous_response_id).second) {
     const Kept* previous = live(owner, *chain.back()->previous_response_id);
     if (!previous) break;
     chain.push_back(previous);
@@ -60,10 +62,8 @@ std::optional<std::vector<std::string>> FakeResponseItems::history(const std::st
   return items;
 }
 
-std::map<std::string, std::string> FakeResponseItems::items(const std::string& owner,
-                                                            const std::vector<std::string>& ids) {
-  std::lock_guard lock(mutex_);
-  enter();
+std::map<std::string, std::string> FakeResponseItems::newest(const std::string& owner,
+                                                             const std::vector<std::string>& ids) const {
   std::map<std::string, std::pair<uint64_t, std::string>> newest;
   for (const auto& [key, turn] : kept_) {
     if (key.first != owner || !live(owner, key.second)) continue;
@@ -80,9 +80,53 @@ std::map<std::string, std::string> FakeResponseItems::items(const std::string& o
   return found;
 }
 
-void FakeResponseItems::save(const store::ResponseRecord& record, std::chrono::hours retention) {
+store::InlineRead FakeResponseItems::inlineItems(const store::InlineQuery& query,
+                                                 const std::function<bool(size_t)>& charge) {
   std::lock_guard lock(mutex_);
   enter();
+  ++inline_calls_;
+  store::InlineRead read;
+  std::vector<std::string> chain;
+  if (query.previous_response_id) {
+    auto found = history(query.owner, *query.previous_response_id, query.max_items);
+    if (!found) {
+      read.outcome = store::InlineOutcome::PreviousMissing;
+      return read;
+    }
+    chain = std::move(*found);
+    for (const std::string& text : chain) read.bytes += text.size();
+  }
+  auto items = newest(query.owner, query.item_ids);
+  for (const std::string& id : query.item_ids) {
+    const auto it = items.find(id);
+    if (it == items.end()) {
+      read.outcome = store::InlineOutcome::ItemMissing;
+      read.missing_item = id;
+      return read;
+    }
+    read.bytes += it->second.size();
+  }
+  if (read.bytes > query.max_bytes) {
+    read.outcome = store::InlineOutcome::TooLarge;
+    return read;
+  }
+  if (!charge(read.bytes)) {
+    read.outcome = store::InlineOutcome::NoRoom;
+    return read;
+  }
+  ++inline_reads_;
+  read.history = std::move(chain);
+  read.items = std::move(items);
+  return read;
+}
+
+bool FakeResponseItems::save(const store::ResponseRecord& record, std::chrono::hours retention) {
+  std::lock_guard lock(mutex_);
+  enter();
+  if (record.previous_response_id == record.id || kept_.contains(Key{record.owner, record.id})) return false;
+  for (const auto& [key, turn] : kept_) {
+    if (key.first == record.owner && turn.previous_response_id == record.id) return false;
+  }
   Kept turn;
   turn.previous_response_id = record.previous_response_id;
   turn.response = record.response;
@@ -94,6 +138,24 @@ void FakeResponseItems::save(const store::ResponseRecord& record, std::chrono::h
   turn.expires_at = now() + retention;
   turn.saved = ++saves_;
   kept_[Key{record.owner, record.id}] = std::move(turn);
+  return true;
+}
+
+void FakeResponseItems::keepLinked(const std::string& owner, const std::string& id, const std::string& previous,
+                                   const std::string& item_json) {
+  std::lock_guard lock(mutex_);
+  Kept turn;
+  turn.previous_response_id = previous;
+  turn.response = R"({"id":")" + id + R"("})";
+  turn.input.push_back(Item{std::nullopt, item_json});
+  turn.expires_at = now() + std::chrono::hours(24);
+  turn.saved = ++saves_;
+  kept_[Key{owner, id}] = std::move(turn);
+}
+
+std::pair<size_t, size_t> FakeResponseItems::inlineCalls() const {
+  std::lock_guard lock(mutex_);
+  return {inline_calls_, inline_reads_};
 }
 
 std::optional<std::string> FakeResponseItems::response(const std::string& owner, const std::string& id) {

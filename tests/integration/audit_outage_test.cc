@@ -1,6 +1,7 @@
 // The audit trail survives its database: PostgreSQL stopped under load (pg_ctlcluster stop) and
-// started again, then the gateway killed with SIGKILL while rows wait in its spool. Afterwards
-// every answered request has exactly one row. Runs alone (RUN_SERIAL): it stops the shared server.
+// started again, then the gateway killed with SIGKILL while rows wait in its spool; and its disk:
+// a spool volume (a 256 KiB tmpfs) filled to 4 KiB free. Afterwards every answered request has
+// exactly one row. Runs alone (RUN_SERIAL): it stops the shared server.
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +19,7 @@
 
 #include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
+#include "tests/support/small_volume.h"
 #include "tests/support/test_env.h"
 #include "tests/support/wait_until.h"
 
@@ -174,6 +176,58 @@ BOOST_AUTO_TEST_CASE(a_gateway_killed_with_rows_in_its_spool_replays_them_at_the
   const auto [rows, distinct] = rowsFor(ids, std::chrono::seconds(30));
   BOOST_TEST(rows == ids.size());
   BOOST_TEST(distinct == ids.size());
+}
+
+// The journal is a file mapped in memory: with its pages not reserved on disk, a full volume made
+// the next write into the mapping a SIGBUS (the process died mid-request, then again at every
+// restart while the disk stayed full, and answered requests lost their rows).
+BOOST_AUTO_TEST_CASE(a_full_spool_volume_neither_kills_the_gateway_nor_loses_a_row) {
+  sluice::test::SmallVolume volume(256u << 10);  // throws, failing the test, when it cannot mount
+  const std::string spool = volume.file("audit.spool");
+  std::vector<std::string> ids;
+  const auto serve = [&](Gateway& gateway) {
+    const auto answer = gateway.call("POST", "/v1/messages", {}, kBody);
+    BOOST_REQUIRE_MESSAGE(answer.status == 200, answer.status << " " << answer.body.substr(0, 300));
+    ids.push_back(answer.header("x-sluice-request-id"));
+  };
+  {
+    Gateway gateway(outageOptions(spool));
+    BOOST_TEST(metric(gateway, "gateway_audit_journal_off") == 0);
+    volume.fill(4096);
+    // Each request journals a begin and an end line (about 1 KiB): the journal must grow past the
+    // room it has, which the volume no longer has.
+    while (metric(gateway, "gateway_audit_journal_off") != 1 && ids.size() < 3000) {
+      for (int i = 0; i < 20; ++i) serve(gateway);
+    }
+    BOOST_TEST_MESSAGE(ids.size() << " requests answered until the journal turned off");
+    BOOST_REQUIRE(gateway.process().running());
+    BOOST_REQUIRE_EQUAL(metric(gateway, "gateway_audit_journal_off"), 1);
+    BOOST_TEST(gateway.process().waitForStderr("audit journal off", std::chrono::seconds(5)));
+    for (int i = 0; i < 100; ++i) serve(gateway);  // off: still served, still audited
+    BOOST_REQUIRE(gateway.process().running());
+    // Off, the rows still reach PostgreSQL (only a kill before they do would lose them: they are
+    // in memory alone then, which is what the alert is for).
+    const auto [rows_before, distinct_before] = rowsFor(ids, std::chrono::seconds(30));
+    BOOST_TEST(rows_before == ids.size());
+    BOOST_TEST(distinct_before == ids.size());
+    // Killed outright with the volume still full: the next start must read what the journal holds
+    // without touching a page it never reserved.
+    gateway.process().sendSignal(SIGKILL);
+    gateway.process().waitForExit(std::chrono::seconds(5));
+  }
+  Gateway restarted(outageOptions(spool));
+  for (int i = 0; i < 20; ++i) serve(restarted);
+  BOOST_TEST(restarted.process().running());
+  const auto [rows, distinct] = rowsFor(ids, std::chrono::seconds(30));
+  BOOST_TEST(rows == ids.size());
+  BOOST_TEST(distinct == ids.size());
+  // Every row names where the request came from.
+  const nlohmann::json row = sluice::test::auditRow(testDatabaseUrl(), ids.back());
+  BOOST_TEST(row.value("client_address", "") == "127.0.0.1", row.dump());
+  // Room again: the journal turns itself back on at its next compaction.
+  volume.release();
+  waitUntil([&] { return metric(restarted, "gateway_audit_journal_off") == 0; }, std::chrono::seconds(15),
+            "the journal to turn back on once the volume has room");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

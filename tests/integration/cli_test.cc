@@ -121,4 +121,64 @@ BOOST_AUTO_TEST_CASE(catalog_explain_shows_each_deployments_trust_tier_under_dat
   BOOST_TEST(missing.out.find("gateway.yaml:5:12: error: vault file") != std::string::npos, missing.out);
 }
 
+BOOST_AUTO_TEST_CASE(an_unknown_command_is_named_with_the_nearest_known_one) {
+  const auto user = run(ctl() + " user list 2>&1");
+  BOOST_TEST(user.code == 2);
+  BOOST_TEST(user.out.find("sluicectl: unknown command 'user'; did you mean 'users'?") != std::string::npos, user.out);
+  BOOST_TEST(user.out.find("A subcommand is required") == std::string::npos, user.out);
+  // Options before the command, and their values, are stepped over; a nested word is named whole.
+  const auto nested = run(ctl() + " --services /nowhere --json users lst 2>&1");
+  BOOST_TEST(nested.code == 2);
+  BOOST_TEST(nested.out.find("unknown command 'users lst'; did you mean 'users list'?") != std::string::npos, nested.out);
+  const auto missing = run(ctl() + " users 2>&1");
+  BOOST_TEST(missing.code == 2);
+  BOOST_TEST(missing.out.find("'users' needs a command: add, list, disable, cert-subject") != std::string::npos, missing.out);
+  const auto far = run(ctl() + " frobnicate 2>&1");
+  BOOST_TEST(far.code == 2);
+  BOOST_TEST(far.out.find("unknown command 'frobnicate'; the commands are: catalog, migrate") != std::string::npos, far.out);
+  // Help is still CLI11's own, and exits 0.
+  BOOST_TEST(run(ctl() + " --help >/dev/null 2>&1").code == 0);
+}
+
+BOOST_AUTO_TEST_CASE(catalog_explain_suggests_the_nearest_model_ids) {
+  const std::string services = " --services " + sluice::test::sourceDir() + "/services";
+  const auto typo = run(ctl() + " catalog explain claude-sonet-5-5" + services + " 2>&1");
+  BOOST_TEST(typo.code == 2);
+  BOOST_TEST(typo.out.find("refused (404 model_not_found): model 'claude-sonet-5-5' is not served by this gateway; "
+                           "did you mean 'claude-sonnet-5-5'?") != std::string::npos,
+             typo.out);
+  const auto fragment = run(ctl() + " catalog explain --json haiku" + services + " 2>/dev/null");
+  BOOST_TEST(fragment.out.find("\"did_you_mean\": [\n    \"claude-haiku-5-5\"") != std::string::npos, fragment.out);
+}
+
+BOOST_AUTO_TEST_CASE(catalog_check_without_a_catalog_says_so_once_and_how_to_point_at_one) {
+  namespace fs = std::filesystem;
+  const fs::path empty = fs::temp_directory_path() / ("sluicectl-empty-" + std::to_string(::getpid()));
+  fs::create_directories(empty);
+  const auto result = run("cd " + empty.string() + " && env -u SLUICE_SERVICES " + ctl() + " catalog check 2>&1");
+  BOOST_TEST(result.code == 2);
+  BOOST_TEST(result.out == "sluicectl: no catalog at ./services; pass --services <dir> (the folder that holds ai/ and "
+                           "access-control/) or set SLUICE_SERVICES\n");
+  const auto explain = run("cd " + empty.string() + " && env -u SLUICE_SERVICES " + ctl() + " catalog explain x 2>&1");
+  BOOST_TEST(explain.code == 2);
+  BOOST_TEST(explain.out.find("no catalog at ./services") != std::string::npos, explain.out);
+  const auto json = run("cd " + empty.string() + " && " + ctl() + " --json catalog check elsewhere");
+  BOOST_TEST(json.code == 2);
+  BOOST_TEST(json.out.find("\"message\": \"no catalog at ./elsewhere;") != std::string::npos, json.out);
+  fs::remove_all(empty);
+}
+
+BOOST_AUTO_TEST_CASE(catalog_check_counts_agree_with_the_console) {
+  const std::string dir = sluice::test::sourceDir() + "/services";
+  const auto text = run("ANTHROPIC_API_KEY=k " + ctl() + " catalog check " + dir + " 2>/dev/null");
+  BOOST_TEST(text.code == 0);
+  // The console's Settings page counts every route, the implicit one of each model included.
+  BOOST_TEST(text.out.find(": 5 credentials, 5 providers, 12 models, 13 routes (1 declared in gateway.yaml, 12 implicit: "
+                           "one per model), 1 access rule\n") != std::string::npos,
+             text.out);
+  const auto json = run("ANTHROPIC_API_KEY=k " + ctl() + " --json catalog check " + dir + " 2>/dev/null");
+  BOOST_TEST(json.out.find("\"routes\": 13") != std::string::npos, json.out);
+  BOOST_TEST(json.out.find("\"explicit_routes\": 1") != std::string::npos, json.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,7 @@
 // The console's sign-in and sessions against the real gateway and PostgreSQL: a session ends with
 // the key it was opened with, failed sign-ins are throttled per peer address, and status lines
-// carry their own reason phrase.
+// carry their own reason phrase. And the pages that read members, keys and quota counters through
+// server/store's interfaces.
 
 #include <atomic>
 #include <chrono>
@@ -148,6 +149,53 @@ BOOST_AUTO_TEST_CASE(row11_sign_in_is_throttled_per_peer) {
   BOOST_TEST(metrics.find("\ngateway_console_sign_ins_refused_total 1\n") != std::string::npos);
   // API calls with a key are not the console's sign-in: untouched.
   BOOST_TEST(gateway.call("GET", "/v1/models", {{"x-api-key", key}}).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(the_members_and_access_pages_read_members_keys_and_live_quota_counters) {
+  Gateway gateway(consoleOptions());
+  const std::string admin = newAdmin();
+  const std::string key = newKey(admin);
+  const std::string cookie = sessionCookie(signIn(gateway, key));
+  // One request counted in the shipped catalog's member-hourly window (warn mode: after the answer).
+  const auto served = gateway.call("POST", "/v1/messages", {{"x-api-key", key}},
+                                   R"({"model":"claude-haiku-5-5","max_tokens":20,"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_REQUIRE_MESSAGE(served.status == 200, served.body);
+
+  nlohmann::json mine;
+  const auto at = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - at < std::chrono::seconds(5)) {
+    const auto members = gateway.call("GET", "/admin/api/members", {{"Cookie", cookie}});
+    BOOST_REQUIRE_MESSAGE(members.status == 200, members.body);
+    const nlohmann::json page = members.json();
+    for (const auto& member : page["members"]) {
+      if (member["name"] == admin) mine = member;
+    }
+    if (!mine.is_null() && !mine["quota"].empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  BOOST_REQUIRE(!mine.is_null());
+  BOOST_TEST(mine["role"] == "admin");
+  BOOST_REQUIRE_EQUAL(mine["keys"].size(), 1u);
+  BOOST_TEST(mine["keys"][0]["prefix"] == key.substr(0, 18));
+  BOOST_TEST(mine["keys"][0]["status"] == "active");
+  BOOST_TEST(mine["keys"][0]["name"] == "console");
+  BOOST_REQUIRE_EQUAL(mine["quota"].size(), 1u);
+  const auto& counter = mine["quota"][0];
+  BOOST_TEST(counter["window_id"] == "member-hourly");
+  BOOST_TEST(counter["requests"] == 1);
+  BOOST_TEST(counter["ceilings"]["requests"] == 600);
+  BOOST_TEST(counter["window_end"].get<std::string>().ends_with(":00:00.000Z"), counter.dump());
+  BOOST_TEST(gateway.call("GET", "/admin/api/members", {{"Cookie", cookie}}).body.find(key.substr(18)) ==
+             std::string::npos);  // prefixes only, never a key
+
+  const auto check = gateway.call("GET", "/admin/api/access/check?user=" + admin, {{"Cookie", cookie}});
+  BOOST_TEST(check.status == 200, check.body);
+  BOOST_TEST(check.json()["role"] == "admin");
+  BOOST_TEST(gateway.call("GET", "/admin/api/access/check?user=nobody-" + admin, {{"Cookie", cookie}}).status == 404);
+  bool listed = false;
+  const nlohmann::json access = gateway.call("GET", "/admin/api/access", {{"Cookie", cookie}}).json();
+  for (const auto& member : access["members"]) listed = listed || member["name"] == admin;
+  BOOST_TEST(listed);
 }
 
 BOOST_AUTO_TEST_CASE(row11_status_lines_carry_their_own_reason) {

@@ -56,6 +56,12 @@ bool eventually(Predicate predicate, std::chrono::milliseconds limit = std::chro
 
 void append(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
 
+std::string readText(const std::string& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(observability)
@@ -172,6 +178,8 @@ BOOST_AUTO_TEST_CASE(a_catalog_change_is_live_without_a_restart_and_a_bad_one_is
                  .status == 200);
 
   // A broken catalog: refused with its diagnostics; the last good one keeps serving.
+  BOOST_TEST(after["reload_refused_now"] == false);
+  const std::string good_deployments = readText(deployments);
   append(deployments, "\n  no-such-model: [anthropic/api]\n");
   BOOST_TEST(eventually([&] {
     return gateway.call("GET", "/admin/api/catalog/status").json()["reloads_refused"] == 1;
@@ -184,6 +192,16 @@ BOOST_AUTO_TEST_CASE(a_catalog_change_is_live_without_a_restart_and_a_bad_one_is
   const std::string text = gateway.call("GET", "/metrics").body;
   BOOST_TEST(text.find(R"(gateway_catalog_reloads_total{result="refused"} 1)") != std::string::npos);
   BOOST_TEST(text.find(R"(gateway_catalog_reloads_total{result="ok"} 1)") != std::string::npos);
+  BOOST_TEST(refused["reload_refused_now"] == true);
+
+  // The broken file put back as it was: the reload compiles to the catalog already serving, so
+  // nothing is swapped or counted, and the refusal no longer stands (the console's banner goes).
+  std::ofstream(deployments, std::ios::trunc) << good_deployments;
+  BOOST_TEST(eventually([&] { return gateway.call("GET", "/admin/api/catalog/status").json()["reload_refused_now"] == false; }));
+  const json mended = gateway.call("GET", "/admin/api/catalog/status").json();
+  BOOST_TEST(mended["version"] == after["version"]);
+  BOOST_TEST(mended["reloads_accepted"] == after["reloads_accepted"]);
+  BOOST_TEST(mended["last_refused"]["at"] == refused["last_refused"]["at"]);
 }
 
 BOOST_AUTO_TEST_CASE(sighup_reloads_when_the_watch_is_off) {

@@ -2,15 +2,21 @@
 // and PostgreSQL: /admin/api/catalog/status needs a signed-in admin or the --ops-token (which
 // /metrics then needs too), and the console's route editor never reads or shows a secret.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
 #include "tests/integration/audit_rows.h"
 #include "tests/integration/gateway_fixture.h"
+#include "tests/support/raw_connection.h"
 #include "tests/support/test_env.h"
 #include "tests/support/wait_until.h"
 
@@ -88,9 +94,85 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
+// The --admin-listen address, as the gateway printed it ("http://HOST:PORT").
+std::string operationsUrl(Gateway& gateway) {
+  const std::string marker = "operations listening on ";
+  std::string text;
+  sluice::test::pollUntil([&] {  // printed just after "listening on", which the fixture waited for
+    text = gateway.process().stdoutText();
+    return text.find('\n', text.find(marker)) != std::string::npos && text.find(marker) != std::string::npos;
+  }, std::chrono::seconds(10));
+  const size_t at = text.find(marker);
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, text);
+  return "http://" + text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+}
+
+// How long one GET takes on a fresh connection, and its status.
+std::pair<double, int> timedGet(const std::string& url) {
+  const auto started = std::chrono::steady_clock::now();
+  const int status = sluice::test::request("GET", url).status;
+  return {std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(), status};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(ops_access)
+
+// Connections holding part of a head on the operations address used to hold its few threads until
+// their head deadline (10 s), and the kubelet's probes (3 s timeout) failed behind them. They now
+// park fibers on the address's own loop: probes are answered at once while 40 of them wait, one
+// address holds at most 32 (more are refused at once), and each is cut at the 2 s head deadline.
+BOOST_AUTO_TEST_CASE(slowloris_connections_on_the_operations_address_never_delay_a_probe) {
+  GatewayOptions options;
+  options.extra_args = {"--admin-listen", "127.0.0.1:0"};
+  Gateway gateway(options);
+  const std::string ops = operationsUrl(gateway);
+  const int port = sluice::test::portOf(ops);
+  std::vector<sluice::test::RawConnection> loris;
+  loris.reserve(40);
+  for (int i = 0; i < 40; ++i) {
+    // From two other addresses than the probe's: 20 each, under the per-address cap.
+    loris.emplace_back(port, i % 2 == 0 ? "127.0.0.2" : "127.0.0.3");
+    BOOST_REQUIRE(loris.back().send("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::vector<double> took;
+  for (int i = 0; i < 10; ++i) {
+    const auto [ms, status] = timedGet(ops + "/readyz");
+    BOOST_TEST(status == 200);
+    took.push_back(ms);
+  }
+  std::sort(took.begin(), took.end());
+  BOOST_TEST_MESSAGE("/readyz with 40 slowloris connections open: median " << took[5] << " ms, slowest "
+                                                                           << took[9] << " ms");
+  BOOST_TEST(took[5] < 100.0);
+  BOOST_TEST(took[9] < 1000.0);
+  for (auto& connection : loris) BOOST_TEST(!connection.drain());  // all still held, none answered yet
+
+  // One address holds at most 32: the 33rd is refused at once.
+  std::vector<sluice::test::RawConnection> more;
+  for (int i = 0; i < 13; ++i) more.emplace_back(port, "127.0.0.2");
+  bool closed = false;
+  BOOST_TEST(more.back().readUntilClosed(std::chrono::seconds(1), &closed).starts_with("HTTP/1.1 503"));
+  BOOST_TEST(closed);
+
+  // The 2 s head deadline cuts each of them with 408.
+  bool cut = false;
+  const std::string answer = loris.front().readUntilClosed(std::chrono::seconds(5), &cut);
+  BOOST_TEST(answer.starts_with("HTTP/1.1 408"), answer);
+  BOOST_TEST(answer.find("within 2000 ms") != std::string::npos, answer);
+  BOOST_TEST(cut);
+}
+
+// RFC 9110 §11.1: `bearer` in any case presents the token.
+BOOST_AUTO_TEST_CASE(the_ops_token_is_taken_with_the_scheme_in_any_case) {
+  Gateway gateway;
+  for (const std::string scheme : {"Bearer", "bearer", "BEARER"}) {
+    BOOST_TEST(gateway.call("GET", "/metrics", {{"Authorization", scheme + " " + kOpsToken}}).status == 200, scheme);
+  }
+  BOOST_TEST(gateway.call("GET", "/metrics", {{"Authorization", std::string("bearer x") + kOpsToken}}).status == 401);
+  BOOST_TEST(gateway.call("GET", "/metrics", {{"Authorization", "bearer"}}).status == 401);
+}
 
 BOOST_AUTO_TEST_CASE(row10_catalog_status_needs_an_admin_or_the_ops_token) {
   Gateway gateway(authOptions());
@@ -135,15 +217,7 @@ BOOST_AUTO_TEST_CASE(row10_operations_endpoints_on_their_own_address) {
   options.extra_args.push_back("--admin-listen");
   options.extra_args.push_back("127.0.0.1:0");
   Gateway gateway(options);
-  const std::string marker = "operations listening on ";
-  std::string text;
-  sluice::test::pollUntil([&] {  // printed just after "listening on", which the fixture waited for
-    text = gateway.process().stdoutText();
-    return text.find('\n', text.find(marker)) != std::string::npos && text.find(marker) != std::string::npos;
-  }, std::chrono::seconds(10));
-  const size_t at = text.find(marker);
-  BOOST_REQUIRE_MESSAGE(at != std::string::npos, text);
-  const std::string ops = "http://" + text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+  const std::string ops = operationsUrl(gateway);
   const sluice::test::Headers token{{"Authorization", std::string("Bearer ") + kOpsToken}};
 
   // The main address: no metrics, no readiness, no token-read status; health and the API stay.

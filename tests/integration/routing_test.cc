@@ -265,6 +265,22 @@ BOOST_AUTO_TEST_CASE(an_own_machine_is_skipped_while_the_hub_says_unavailable_an
   BOOST_TEST(used_row["route_match"].get<std::string>().find("presence:") == std::string::npos);
   // It was reached at the hub's address: the mock received it on its root path.
   BOOST_TEST(gateway.mockJson("/_mock/stats")["paths"].contains("/v1/chat/completions"));
+  // The endpoint declares its credential, so the machine at the hub's address gets it.
+  BOOST_TEST(gateway.mockJson("/_mock/last")["headers"].contains("authorization"));
+
+  // A hub reporting a host outside the endpoint's presence_hosts (default: loopback) is not obeyed.
+  std::string elsewhere = studioDocument(true, mockPort(gateway), "idle");
+  elsewhere.replace(elsewhere.find("127.0.0.1"), 9, "192.0.2.1");
+  hub.set(elsewhere);
+  const int polled = hub.polls();
+  for (int i = 0; i < 100 && hub.polls() < polled + 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto refused = gateway.call("POST", "/v1/chat/completions", {}, chatBody("local"));
+  BOOST_REQUIRE_EQUAL(refused.status, 200);
+  const json refused_row = rowOf(refused);
+  BOOST_REQUIRE(refused_row.is_object());
+  BOOST_TEST(refused_row["served_endpoint"] == "backup/chat");
+  BOOST_TEST(refused_row["route_match"].get<std::string>().find("presence:host_not_allowed") != std::string::npos,
+             refused_row["route_match"]);
 
   // The hub gone quiet: after stale_ms the node is stale and skipped again, with no breaker penalty.
   hub.set("not a document");

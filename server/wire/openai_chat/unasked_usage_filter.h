@@ -8,21 +8,18 @@
 #include <string>
 #include <string_view>
 
+#include "server/wire/sse_event_filter.h"
+
 namespace sluice::wire::openai_chat {
-
-class UnaskedUsageFilter {
- public:
-  // Returns the bytes of every event completed by `bytes` (an event ends at a blank line); an
-  // incomplete event is held until its end arrives.
-  std::string feed(std::string_view bytes);
-  // The end of the stream: whatever is held, filtered as one event.
-  std::string finish();
-
- private:
-  std::string pending_;
-};
 
 // One SSE event (its lines and the blank line that ends it), filtered.
 std::string filterUnaskedUsage(std::string_view event);
+
+// The filter over a whole stream: every complete event filtered, an incomplete one held until its
+// end arrives (and an oversized one passed as it is: SseEventFilter).
+class UnaskedUsageFilter : public SseEventFilter {
+ public:
+  UnaskedUsageFilter() : SseEventFilter(filterUnaskedUsage) {}
+};
 
 }  // namespace sluice::wire::openai_chat

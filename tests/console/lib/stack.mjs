@@ -8,7 +8,8 @@
 // opencode-go. DeepSeek's endpoint points at a closed port and deepseek-flash gets a second
 // deployment (openai/responses), so deepseek-flash fails over. Data protection is declared with
 // every provider `trusted_raw` but openai/responses, which is `public`: requests to it (gpt-5-5)
-// are masked, and their audit rows carry the counts the request page shows.
+// are masked, and their audit rows carry the counts the request page shows. startGateway() adds a
+// replica on the same database and catalog copy, optionally with that copy mounted read-only.
 
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -35,10 +36,13 @@ process.on('exit', () => {
   }
 });
 
-function startChild(name, args, env) {
+// `wrap`: run the binary through `wrap.command` with `wrap.prefix(binary)` before its arguments.
+function startChild(name, args, env, wrap = null) {
   const binary = path.join(binDir, name);
   if (!fs.existsSync(binary)) return Promise.reject(new Error(`${binary} does not exist (build it, or set SLUICE_BIN_DIR)`));
-  const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = wrap
+    ? spawn(wrap.command, [...wrap.prefix(binary), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -144,24 +148,8 @@ export async function startStack() {
     stack.sluicectl(['--services', catalog, 'credentials', 'set', 'opencode-go', '--user', 'alice'], 'go-key-of-alice\n');
 
     stack.mock = await startChild('sluice-mock-provider', ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir], { ...process.env });
-    const dead = await closedPort();
-    const env = { ...process.env };
-    delete env.SLUICE_DATABASE_URL;
-    Object.assign(env, {
-      SLUICE_MASTER_KEY: MASTER_KEY,
-      ANTHROPIC_BASE_URL: stack.mock.url,
-      DEEPSEEK_BASE_URL: `http://127.0.0.1:${dead}/deepseek/v1`,
-      OPENCODE_GO_CHAT_BASE_URL: `${stack.mock.url}/go/v1`,
-      OPENCODE_GO_MESSAGES_BASE_URL: `${stack.mock.url}/go`,
-      OPENAI_BASE_URL: `${stack.mock.url}/openai/v1`,
-      GEMINI_BASE_URL: `${stack.mock.url}/gemini`,
-      ANTHROPIC_API_KEY: 'mock-anthropic-key',
-      DEEPSEEK_API_KEY: 'mock-deepseek-key',
-      OPENAI_API_KEY: 'mock-openai-key',
-      GEMINI_API_KEY: 'mock-gemini-key',
-    });
-    stack.gateway = await startChild('sluice', ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64',
-      '--drain-seconds', '1', '--database-url', dbUrl, '--audit-spool', path.join(work, 'audit.spool')], env);
+    stack.deadPort = await closedPort();
+    stack.gateway = await stack.startGateway();
     stack.url = stack.gateway.url;
   } catch (err) {
     await stack.stop();
@@ -185,6 +173,40 @@ export class Stack {
     this.catalog = catalog;
     this.dbUrl = dbUrl;
     this.dbName = dbName;
+    this.gateways = [];
+  }
+
+  // A gateway on this stack's database, catalog copy and mock provider. `readOnlyCatalog`: in a
+  // mount namespace of its own where the catalog directory is a read-only bind mount, as a
+  // Kubernetes ConfigMap is (writes fail with EROFS, even for root); other gateways are unaffected.
+  async startGateway({ readOnlyCatalog = false } = {}) {
+    const env = { ...process.env };
+    delete env.SLUICE_DATABASE_URL;
+    Object.assign(env, {
+      SLUICE_MASTER_KEY: MASTER_KEY,
+      ANTHROPIC_BASE_URL: this.mock.url,
+      DEEPSEEK_BASE_URL: `http://127.0.0.1:${this.deadPort}/deepseek/v1`,
+      OPENCODE_GO_CHAT_BASE_URL: `${this.mock.url}/go/v1`,
+      OPENCODE_GO_MESSAGES_BASE_URL: `${this.mock.url}/go`,
+      OPENAI_BASE_URL: `${this.mock.url}/openai/v1`,
+      GEMINI_BASE_URL: `${this.mock.url}/gemini`,
+      ANTHROPIC_API_KEY: 'mock-anthropic-key',
+      DEEPSEEK_API_KEY: 'mock-deepseek-key',
+      OPENAI_API_KEY: 'mock-openai-key',
+      GEMINI_API_KEY: 'mock-gemini-key',
+    });
+    const spool = path.join(this.work, `audit-${this.gateways.length}.spool`);
+    const args = ['--services', this.catalog, '--listen', '127.0.0.1:0', '--threads', '64',
+      '--drain-seconds', '1', '--database-url', this.dbUrl, '--audit-spool', spool];
+    const gateway = readOnlyCatalog
+      ? await startChild('sluice', args, env, {
+        command: 'unshare',
+        prefix: (binary) => [...(process.getuid() === 0 ? [] : ['--map-root-user']), '--mount', '--propagation', 'private',
+          'sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$@"', this.catalog, binary],
+      })
+      : await startChild('sluice', args, env);
+    this.gateways.push(gateway);
+    return gateway;
   }
 
   sluicectl(args, input) {
@@ -204,7 +226,7 @@ export class Stack {
   }
 
   async stop() {
-    await Promise.all([stopChild(this.gateway), stopChild(this.mock)]);
+    await Promise.all([...this.gateways.map(stopChild), stopChild(this.mock)]);
     try { psql(databaseUrl, `DROP DATABASE IF EXISTS ${this.dbName} WITH (FORCE)`); } catch { /* harmless leftover */ }
     fs.rmSync(this.work, { recursive: true, force: true });
   }

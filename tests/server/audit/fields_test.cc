@@ -70,6 +70,7 @@ audit::Record everyFieldSet() {
   record.masked = {{"email", 2}};
   record.unit = "images";
   record.units = 3;
+  record.client_address = "198.51.100.23";
   return record;
 }
 
@@ -114,7 +115,7 @@ BOOST_AUTO_TEST_CASE(a_copy_line_keeps_the_order_and_spelling_earlier_versions_w
       "openai-chat", "rm", "m", "r", "ordered", "pv", "ep", "spv", "sep", "route:r",
       R"([{"endpoint":"ep","provider":"pv","status":503,"result":"status_503","duration_ms":7,"error":"busy"}])",
       "t", "200", "ok", "\\N", "\\N", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\\N", "f", "t", "{}", "\\N", "r1",
-      R"({"email":2})", "images", "3"};
+      R"({"email":2})", "images", "3", "198.51.100.23"};
   std::string line;
   for (const auto& field : expected) line += (line.empty() ? "" : "\t") + field;
   line += '\n';

@@ -14,6 +14,7 @@
 
 #include "server/audit/record_json.h"
 #include "tests/server/audit/audit_test_support.h"
+#include "tests/support/small_volume.h"
 
 using namespace sluice;
 
@@ -171,6 +172,73 @@ BOOST_AUTO_TEST_CASE(lines_appended_by_a_process_killed_with_sigkill_are_in_the_
   const auto loaded = journal.load();
   BOOST_TEST(loaded.ended.size() == 500u);
   BOOST_TEST(loaded.interrupted.size() == 1u);
+}
+
+// A full volume: the mapping is reserved before it is written, so the journal turns itself off
+// (the process would otherwise die of SIGBUS writing into a page with no block behind it), keeps
+// every line it had, and comes back once there is room.
+BOOST_AUTO_TEST_CASE(a_full_volume_turns_the_journal_off_instead_of_killing_the_process) {
+  test::SmallVolume volume(256u << 10);
+  const std::string path = volume.file("audit.spool.journal");
+  audit::Journal journal(path);
+  BOOST_TEST_REQUIRE(journal.active());  // a whole kGrowth does not fit: the smaller step does
+  journal.appendEnd(row("before-full"));
+  volume.fill(4096);
+  const std::string padding(900, 'p');
+  int appended = 0;
+  while (journal.active() && appended < 1000) {
+    journal.appendEnd(R"({"id":"r)" + std::to_string(appended++) + R"(","pad":")" + padding + R"("})");
+  }
+  BOOST_TEST(!journal.active());
+  BOOST_TEST(journal.timesTurnedOff() == 1u);
+  BOOST_TEST(journal.offReason().find("No space left on device") != std::string::npos, journal.offReason());
+  journal.appendEnd(row("while-off"));  // nothing happens, nothing faults
+  // Every line written before it turned off is still there (the one that did not fit is not).
+  auto loaded = journal.load();
+  BOOST_TEST(loaded.ended.size() == static_cast<size_t>(appended));
+  BOOST_TEST(loaded.ended.front() == row("before-full"));
+  // Still full: a compaction cannot turn it on, and the file keeps its lines.
+  BOOST_CHECK_THROW(journal.rewrite({audit::Journal::endLine(row("open"))}), std::system_error);
+  BOOST_TEST(!journal.active());
+  BOOST_TEST(journal.load().ended.size() == static_cast<size_t>(appended));
+  volume.release();
+  journal.rewrite({audit::Journal::endLine(row("open"))});
+  BOOST_TEST(journal.active());
+  journal.appendEnd(row("after"));
+  loaded = audit::Journal(path).load();
+  BOOST_TEST_REQUIRE(loaded.ended.size() == 2u);
+  BOOST_TEST(loaded.ended[1] == row("after"));
+}
+
+// What an older build (or a disk that filled) left: lines up to a page boundary, then a hole in a
+// file longer than its lines. Read with pread, the hole is zeros; through a mapping it would be a
+// page to allocate on a full volume: SIGBUS before the gateway even listens.
+BOOST_AUTO_TEST_CASE(a_journal_with_holes_on_a_full_volume_is_recovered_without_touching_them) {
+  test::SmallVolume volume(256u << 10);
+  const std::string path = volume.file("audit.spool.journal");
+  std::string lines;
+  int count = 0;
+  while (true) {
+    std::string line = audit::Journal::endLine(row("left-" + std::to_string(count)));
+    if (lines.size() + line.size() > 4096) break;
+    lines += line;
+    ++count;
+  }
+  // Pad the last line so the lines end exactly at the page boundary.
+  lines.insert(lines.size() - 2, std::string(4096 - lines.size(), ' '));
+  BOOST_TEST_REQUIRE(lines.size() == 4096u);
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << lines;
+  }
+  std::filesystem::resize_file(path, audit::Journal::kGrowth);  // sparse: one page of data
+  volume.fill(0);
+  audit::Journal journal(path);
+  BOOST_TEST(!journal.active());  // no room to reserve its mapping
+  const auto loaded = journal.load();
+  BOOST_TEST(loaded.ended.size() == static_cast<size_t>(count));
+  journal.appendBegin(row("new", "interrupted"));  // off: ignored, no fault
+  BOOST_TEST(journal.load().interrupted.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

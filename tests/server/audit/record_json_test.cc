@@ -49,8 +49,8 @@ BOOST_AUTO_TEST_CASE(masked_counts_are_a_json_object_of_kinds) {
   const auto row = nlohmann::json::parse(audit::toRowJson(record));
   BOOST_TEST(row["masked"] == nlohmann::json::parse(R"({"api_key":1,"email":2})"));
   const std::string line = audit::toCopyLine(record);
-  // masked, then the unit columns (no unit: NULL, 0 units).
-  BOOST_TEST(line.ends_with("\t{\"api_key\":1,\"email\":2}\t\\N\t0\n"), line);
+  // masked, then the unit columns (no unit: NULL, 0 units), then the client address (none: NULL).
+  BOOST_TEST(line.ends_with("\t{\"api_key\":1,\"email\":2}\t\\N\t0\t\\N\n"), line);
 }
 
 BOOST_AUTO_TEST_CASE(text_postgres_cannot_store_is_cleaned) {
@@ -241,6 +241,19 @@ BOOST_AUTO_TEST_CASE(an_interrupted_line_is_what_the_request_had_with_the_interr
   BOOST_TEST(row["model"] == "claude-sonnet-4");
   // The record itself is untouched.
   BOOST_TEST(so_far.outcome.empty());
+}
+
+// A journal left by the release before client_address: read after an upgrade, not dropped as torn.
+BOOST_AUTO_TEST_CASE(a_copy_line_of_the_previous_release_still_turns_into_its_row) {
+  audit::Record record = test::sampleRecord("older");
+  record.client_address = "203.0.113.9";
+  const std::string line = audit::toCopyLine(record);
+  const std::string older = line.substr(0, line.rfind('\t')) + "\n";  // without client_address
+  const auto row = nlohmann::json::parse(audit::copyLineToRowJson(older));
+  BOOST_TEST(row["id"] == "older");
+  BOOST_TEST(row["user_name"] == "alice");
+  BOOST_TEST(!row.contains("client_address"));
+  BOOST_TEST(nlohmann::json::parse(audit::copyLineToRowJson(line))["client_address"] == "203.0.113.9");
 }
 
 BOOST_AUTO_TEST_CASE(what_is_not_a_whole_copy_line_is_refused) {

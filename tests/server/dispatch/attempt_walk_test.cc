@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "server/dispatch/planner.h"
+#include "tests/server/dispatch/catalog_fixture.h"
 #include "tests/server/dispatch/printers.h"
 #include "tests/server/dispatch/resilience_fixture.h"
 
@@ -110,7 +111,7 @@ BOOST_AUTO_TEST_CASE(deferred_attempts_are_tried_last_in_order_without_asking_th
              "deepseek>deepseek-eu:circuit_open deepseek-eu>fireworks:status_503 fireworks>deepseek:status_502");
 }
 
-BOOST_AUTO_TEST_CASE(when_every_breaker_refuses_all_are_tried_in_order_anyway) {
+BOOST_AUTO_TEST_CASE(when_every_breaker_refuses_one_deferred_attempt_is_still_sent_and_no_more) {
   const Plan p = plan("chain-model");
   AttemptWalk walk(p.attempts);
   for (int i = 0; i < 3; ++i) {
@@ -120,12 +121,41 @@ BOOST_AUTO_TEST_CASE(when_every_breaker_refuses_all_are_tried_in_order_anyway) {
   BOOST_TEST(key(walk.next()) == "deepseek/api");
   BOOST_TEST(walk.lastResort());
   walk.sent(AttemptOutcome::http(500));
+  // Open breakers stop the rest: the request was not left unsent, and that is all it gets.
+  BOOST_TEST(walk.next() == nullptr);
+  BOOST_TEST(kinds(walk) == "DDDSKK");
+  BOOST_TEST(walk.steps().back().reason == "circuit_open: one last resort was already tried");
+}
+
+BOOST_AUTO_TEST_CASE(a_last_resort_that_could_not_be_bound_lets_the_next_deferred_one_go) {
+  const Plan p = plan("chain-model");
+  AttemptWalk walk(p.attempts);
+  for (int i = 0; i < 3; ++i) {
+    BOOST_REQUIRE(walk.next() != nullptr);
+    walk.defer("open");
+  }
+  BOOST_TEST(key(walk.next()) == "deepseek/api");
+  walk.skip("credential 'deepseek' is not configured");
   BOOST_TEST(key(walk.next()) == "deepseek-eu/api");
   BOOST_TEST(walk.lastResort());
   walk.sent(AttemptOutcome::http(200));
-  BOOST_TEST(walk.segment() == "failover:deepseek->deepseek-eu");
-  BOOST_TEST(failovers(walk) == "deepseek>deepseek-eu:status_500");
-  BOOST_TEST(kinds(walk) == "DDDSS");
+  BOOST_TEST(kinds(walk) == "DDDKS");
+}
+
+BOOST_AUTO_TEST_CASE(open_breakers_stop_a_chain_on_one_endpoint_after_it_failed) {
+  // Two models on one endpoint: its breaker opened while the first was tried; the second is
+  // deferred and must not be the last resort (the endpoint has just failed this request).
+  const auto catalog = sluice::testing::dispatchCatalog();
+  const auto planned = sluice::dispatch::planDispatch(*catalog, {"claude-sonnet-5-5|claude-haiku-5-5", std::nullopt});
+  BOOST_REQUIRE(planned.has_value());
+  AttemptWalk walk(planned->attempts);
+  BOOST_TEST(key(walk.next()) == "anthropic/api");
+  walk.sent(AttemptOutcome::http(503));
+  BOOST_TEST(key(walk.next()) == "anthropic/api");
+  walk.defer("open: cooling down");
+  BOOST_TEST(walk.next() == nullptr);
+  BOOST_TEST(kinds(walk) == "SDK");
+  BOOST_TEST(walk.steps().back().reason == "circuit_open: 'anthropic/api' already failed this request");
 }
 
 BOOST_AUTO_TEST_CASE(failover_never_moves_from_a_sent_platform_attempt_to_a_personal_one) {

@@ -64,7 +64,7 @@ gateway:
   routes:
     - id: go-deepseek-v4-pro
       label: DeepSeek V4 Pro on your own Go key
-      alias: deepseek-v4-pro
+      alias_of: deepseek-v4-pro
       deployments: [opencode-go/chat]
     - id: project-odoo-delivery
       when: { scope: { project: odoo-delivery } }

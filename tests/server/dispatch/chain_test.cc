@@ -27,6 +27,41 @@ std::shared_ptr<const sluice::catalog::Catalog> withoutChains() {
   return copy;
 }
 
+// Two providers serving one model; route `guarded` pins it to safe/anth only.
+std::shared_ptr<const sluice::catalog::Catalog> guardedCatalog() {
+  sluice::catalog::CatalogSources sources;
+  sources.credentials = sluice::catalog::SourceText{"ai/credentials.yaml", "credentials:\n  c: { kind: platform, secret: env:K }\n"};
+  sources.providers = sluice::catalog::SourceText{"ai/providers.yaml", R"(
+providers:
+  safe:
+    credential: c
+    endpoints:
+      anth: { wire: anthropic, url: "https://safe.example" }
+  pub:
+    credential: c
+    endpoints:
+      anth: { wire: anthropic, url: "https://pub.example" }
+)"};
+  sources.models = sluice::catalog::SourceText{"ai/models.yaml", "models:\n  secret-model: {}\n  open-model: {}\n"};
+  sources.deployments = sluice::catalog::SourceText{"ai/deployments.yaml", R"(
+deployments:
+  secret-model: [safe/anth, pub/anth]
+  open-model: [pub/anth]
+)"};
+  sources.gateway = sluice::catalog::SourceText{"ai/gateway.yaml", R"(
+gateway:
+  default_model: open-model
+  routes:
+    - id: guarded
+      models: [secret-model]
+      deployments: [safe/anth]
+)"};
+  sources.env = {{"K", "k"}};
+  auto compiled = sluice::catalog::compileCatalog(sources);
+  if (!compiled.ok()) throw std::runtime_error(compiled.diagnostics.front().format());
+  return compiled.catalog;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(chain)
@@ -231,6 +266,62 @@ BOOST_AUTO_TEST_CASE(a_plain_plan_is_unchanged_and_lists_one_access_target) {
   BOOST_REQUIRE_EQUAL(plan->access.size(), 1u);
   BOOST_TEST(plan->access[0].route->id == "deepseek-v4-pro");
   BOOST_TEST(joinRouteMatch(servedRouteMatch(*plan, &plan->attempts[0])) == "route:deepseek-v4-pro");
+}
+
+BOOST_AUTO_TEST_CASE(pinned_pieces_obey_the_route_deployments_narrowing) {
+  const auto catalog = guardedCatalog();
+  // Named alone, the model goes only where its route pins it.
+  const auto alone = planDispatch(*catalog, {"secret-model", std::nullopt});
+  BOOST_REQUIRE(alone.has_value());
+  BOOST_TEST((endpointsOf(*alone) == std::vector<std::string>{"secret-model@safe/anth"}));
+  // Asked through the other provider's endpoint, it is not reached at all: only open-model is.
+  for (const char* piece : {"pub/anth", "pub/*", "sluice/pub/anth"}) {
+    const auto pinned = planDispatch(*catalog, {piece, std::nullopt});
+    BOOST_REQUIRE_MESSAGE(pinned.has_value(), piece);
+    BOOST_TEST((endpointsOf(*pinned) == std::vector<std::string>{"open-model@pub/anth"}), piece);
+  }
+  // Through its own endpoint it is reached, under its route.
+  const auto safe = planDispatch(*catalog, {"safe/anth", std::nullopt});
+  BOOST_REQUIRE(safe.has_value());
+  BOOST_TEST((endpointsOf(*safe) == std::vector<std::string>{"secret-model@safe/anth"}));
+  BOOST_TEST(safe->attempts[0].route->id == "guarded");
+  // A chain whose only way to the model is the excluded endpoint reaches nothing for it.
+  const auto chained = planDispatch(*catalog, {"secret-model|pub/anth", std::nullopt});
+  BOOST_REQUIRE(chained.has_value());
+  BOOST_TEST((endpointsOf(*chained) == std::vector<std::string>{"secret-model@safe/anth", "open-model@pub/anth"}));
+}
+
+BOOST_AUTO_TEST_CASE(pieces_holding_a_semicolon_or_a_control_character_are_refused) {
+  // A piece such as "x;route:admin;identity:certificate" would read as real route_match segments.
+  for (const std::string& text : {std::string("claude-haiku-5-5|x;route:admin;identity:certificate"),
+                                 std::string("claude-haiku-5-5|a\tb"), std::string("claude-haiku-5-5|a\nb"),
+                                 std::string("claude-haiku-5-5|a\x7f"), std::string("a;b|claude-haiku-5-5")}) {
+    const auto pieces = splitChain(text);
+    BOOST_TEST(!pieces.has_value());
+    const auto plan = planDispatch(*sluice::testing::dispatchCatalog(), {text, std::nullopt});
+    BOOST_REQUIRE(!plan.has_value());
+    BOOST_TEST(plan.error().status == 400);
+    BOOST_TEST(plan.error().key == "invalid_chain");
+    BOOST_TEST(plan.error().message.find("';' or a control character") != std::string::npos, plan.error().message);
+    // The refusal's route_match does not carry the text either.
+    BOOST_TEST(joinRouteMatch(plan.error().route_match).find(';') == std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(route_match_is_capped_whatever_the_chain) {
+  // Forty long pieces, every one passed over: chain:<all of them> plus a skip: segment each.
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += (text.empty() ? "" : "|") + std::string(90, 'a' + (i % 26)) + "/x";
+  const auto plan = planDispatch(*sluice::testing::dispatchCatalog(), {text, std::nullopt});
+  BOOST_REQUIRE(!plan.has_value());
+  std::vector<std::string> segments = {"endpoint:messages", "chain:" + text};
+  for (int i = 0; i < 40; ++i) segments.push_back("skip:" + std::string(90, 'a') + "=no_deployment");
+  const std::string joined = joinRouteMatch(segments);
+  BOOST_TEST(joined.size() <= sluice::dispatch::kMaxRouteMatch);
+  BOOST_TEST(joined.starts_with("endpoint:messages;chain:"));
+  BOOST_TEST(joined.ends_with("…"));
+  // Short ones are untouched.
+  BOOST_TEST(joinRouteMatch({"route:a", "failover:x->y"}) == "route:a;failover:x->y");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -22,6 +22,8 @@ struct OwnMachine {
     endpoint.presence_node = "studio";
     endpoint.skip_busy = skip_busy;
     endpoint.max_input_bytes = max_bytes;
+    // The studio is on the office LAN, as the hub reports it (10.0.0.7).
+    endpoint.presence_hosts = {*sluice::catalog::parseCidr("10.0.0.0/8")};
     attempt.endpoint = &endpoint;
   }
 };
@@ -124,6 +126,42 @@ BOOST_AUTO_TEST_CASE(base_urls_follow_the_wire_and_bracket_ipv6) {
   BOOST_TEST(sluice::dispatch::presenceBaseUrl(Wire::Anthropic, "h", 1) == "http://h:1");
   BOOST_TEST(sluice::dispatch::presenceBaseUrl(Wire::OpenAIResponses, "h", 1) == "http://h:1/v1");
   BOOST_TEST(sluice::dispatch::presenceBaseUrl(Wire::OpenAIChat, "::1", 8081) == "http://[::1]:8081/v1");
+}
+
+BOOST_AUTO_TEST_CASE(the_hub_cannot_send_own_machine_traffic_outside_presence_hosts) {
+  // Declaring none allows loopback only: a hub reporting a LAN or public address is not obeyed.
+  OwnMachine own("", false, std::nullopt);
+  own.endpoint.presence_hosts.clear();
+  PresenceSnapshot snapshot = hubSaying(true, false, kT0);
+  const auto refused = checkTarget(own.attempt, snapshot, 1, kT0);
+  BOOST_REQUIRE(refused.skip.has_value());
+  BOOST_TEST(refused.skip->segment == "presence:host_not_allowed");
+  BOOST_TEST(refused.skip->result == "skipped:presence");
+  BOOST_TEST(refused.skip->detail.find("'10.0.0.7'") != std::string::npos, refused.skip->detail);
+  BOOST_TEST(refused.base_url.empty());
+  for (const char* host : {"127.0.0.1", "127.8.0.1", "::1", "localhost"}) {
+    snapshot.nodes["studio"].host = host;
+    BOOST_TEST(!checkTarget(own.attempt, snapshot, 1, kT0).skip.has_value(), host);
+  }
+  // A DNS name is never checked against address blocks: refused, whatever it resolves to.
+  for (const char* host : {"evil.example", "studio.lan", "8.8.8.8", "::ffff:8.8.8.8", "169.254.169.254"}) {
+    snapshot.nodes["studio"].host = host;
+    BOOST_TEST(checkTarget(own.attempt, snapshot, 1, kT0).skip->segment == "presence:host_not_allowed", host);
+  }
+  // Declared blocks replace the default.
+  own.endpoint.presence_hosts = {*sluice::catalog::parseCidr("192.168.5.0/24")};
+  snapshot.nodes["studio"].host = "192.168.5.20";
+  BOOST_TEST(checkTarget(own.attempt, snapshot, 1, kT0).base_url == "http://192.168.5.20:8081/v1");
+  snapshot.nodes["studio"].host = "127.0.0.1";
+  BOOST_TEST(checkTarget(own.attempt, snapshot, 1, kT0).skip->segment == "presence:host_not_allowed");
+}
+
+BOOST_AUTO_TEST_CASE(an_address_from_the_hub_gets_no_credential_the_endpoint_did_not_declare) {
+  OwnMachine own("", false, std::nullopt);
+  BOOST_TEST(sluice::dispatch::sendsCredential(own.endpoint, ""));  // its own url: the provider's credential
+  BOOST_TEST(!sluice::dispatch::sendsCredential(own.endpoint, "http://127.0.0.1:8081/v1"));
+  own.endpoint.credential_id = "studio-token";
+  BOOST_TEST(sluice::dispatch::sendsCredential(own.endpoint, "http://127.0.0.1:8081/v1"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -44,10 +44,7 @@ gateway:
     block: [private_key]
 )"};
   sources.env = {{"KEY", "sk-provider"}};
-  auto result = catalog::compileCatalog(sources);
-  config::attachDataProtection(result);
-  BOOST_TEST_REQUIRE(result.ok());
-  return result.catalog;
+  return compileProtected(sources);
 }
 
 const std::string kEmbeddingAnswer =

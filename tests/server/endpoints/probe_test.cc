@@ -38,10 +38,7 @@ gateway:
     block: [private_key]
 )"};
   sources.env = {{"KEY", "sk-provider"}};
-  auto result = catalog::compileCatalog(sources);
-  config::attachDataProtection(result);
-  BOOST_TEST_REQUIRE(result.ok());
-  return result.catalog;
+  return compileProtected(sources);
 }
 
 // Runs the probe of `endpoint` with `prompt` as the console does, answering its result as JSON.

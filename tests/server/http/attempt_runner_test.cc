@@ -13,13 +13,6 @@ namespace {
 
 using fakes::FakeTransport;
 
-std::string header(const upstream::Request& request, const std::string& name) {
-  for (const auto& [key, value] : request.headers) {
-    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
-  }
-  return "";
-}
-
 struct Runner {
   RequestPath path;
   std::shared_ptr<const catalog::Catalog> catalog = path.gateway().catalog();
@@ -54,7 +47,7 @@ BOOST_AUTO_TEST_CASE(a_personal_credential_sends_the_members_own_key_and_never_t
   BOOST_REQUIRE(std::holds_alternative<pipeline::Answer>(result));
   const auto sent = runner.path.transport.sent();
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
-  BOOST_TEST(header(sent[0], "x-api-key") == "sk-member-own");
+  BOOST_TEST(sentHeader(sent[0], "x-api-key") == "sk-member-own");
   for (const auto& [name, value] : sent[0].headers) {
     BOOST_TEST(value.find("sk-primary") == std::string::npos);
     BOOST_TEST(value.find("sk-second") == std::string::npos);
@@ -65,7 +58,7 @@ BOOST_AUTO_TEST_CASE(a_personal_credential_sends_the_members_own_key_and_never_t
   const auto second = runner.attemptOf("member-model", "second/api");
   auto platform = attempts.run({&second, "{}", false, "", catalog::Wire::Anthropic, nullptr});
   BOOST_REQUIRE(std::holds_alternative<pipeline::Answer>(platform));
-  BOOST_TEST(header(runner.path.transport.sent().back(), "x-api-key") == "sk-second");
+  BOOST_TEST(sentHeader(runner.path.transport.sent().back(), "x-api-key") == "sk-second");
 }
 
 BOOST_AUTO_TEST_CASE(a_personal_credential_without_a_key_is_unbound_with_the_stores_reason) {

@@ -22,6 +22,7 @@
 #include <Poco/Net/HTTPServerParams.h>
 
 #include "catalog/compiler.h"
+#include "server/config/catalog_loader.h"
 #include "server/audit/sink.h"
 #include "server/http/gateway.h"
 #include "server/http/handlers.h"
@@ -118,6 +119,23 @@ struct Reply {
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
+// A header of a request the gateway sent upstream; "" when absent. Names compare without case.
+inline std::string sentHeader(const upstream::Request& request, const std::string& name) {
+  for (const auto& [key, value] : request.headers) {
+    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
+  }
+  return "";
+}
+
+// `sources` compiled with the gateway's data-protection detector attached, as boot does; fails
+// the test when the catalog is invalid.
+inline std::shared_ptr<const catalog::Catalog> compileProtected(const catalog::CatalogSources& sources) {
+  auto result = catalog::compileCatalog(sources);
+  config::attachDataProtection(result);
+  BOOST_TEST_REQUIRE(result.ok());
+  return result.catalog;
+}
+
 inline std::string anthropicAnswer(const std::string& text = "hello") {
   return nlohmann::json{{"id", "msg_1"},
                         {"type", "message"},
@@ -137,8 +155,9 @@ inline std::string messagesBody(const std::string& model, bool stream = false) {
       .dump();
 }
 
-inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink) {
-  http::Wiring wiring;
+// `wiring` (identity, the Responses store: tests/server/pipeline/keyed_request_path.h) with the
+// fake transport and the in-memory audit sink.
+inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink, http::Wiring wiring = {}) {
   wiring.transport = &transport;
   wiring.audit_sink = &sink;
   return wiring;
@@ -146,8 +165,9 @@ inline http::Wiring fakeWiring(upstream::Transport& transport, audit::Sink& sink
 
 class RequestPath {
  public:
-  explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog())
-      : gateway_(http::ServerOptions{}, std::move(catalog), fakeWiring(transport, sink)), router_(gateway_) {}
+  explicit RequestPath(std::shared_ptr<const catalog::Catalog> catalog = requestPathCatalog(), http::Wiring wiring = {})
+      : gateway_(http::ServerOptions{}, std::move(catalog), fakeWiring(transport, sink, std::move(wiring))),
+        router_(gateway_) {}
 
   fakes::FakeTransport transport;
   RecordingSink sink;

@@ -167,6 +167,26 @@ BOOST_AUTO_TEST_CASE(ambiguous_framing_is_refused) {
   }
 }
 
+// Whoever reads Content-Length after the framing (the request's declared size, an upload's)
+// reads the one parsed value, never the list a client wrote: a list used to throw there (500).
+BOOST_AUTO_TEST_CASE(a_content_length_list_reads_as_its_one_value) {
+  for (const char* head : {"POST / HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\n{}",
+                           "POST / HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 2,2\r\n\r\n{}"}) {
+    Pair pair;
+    pair.send(head);
+    Exchange exchange(pair.server);
+    BOOST_TEST_REQUIRE(exchange.request->framingError().empty(), head);
+    BOOST_TEST(exchange.request->hasContentLength(), head);
+    BOOST_TEST(exchange.request->getContentLength64() == 2, head);
+    BOOST_TEST(exchange.request->get("Content-Length") == "2", head);
+    BOOST_TEST(exchange.body() == "{}", head);
+  }
+  Pair zero;
+  zero.send("POST / HTTP/1.1\r\nContent-Length: 0, 0\r\n\r\n");
+  Exchange empty(zero.server);
+  BOOST_TEST(empty.request->getContentLength64() == 0);
+}
+
 BOOST_AUTO_TEST_CASE(a_whole_answer_is_head_and_body_in_one) {
   Pair pair;
   pair.send("GET /healthz HTTP/1.1\r\n\r\n");

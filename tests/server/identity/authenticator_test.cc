@@ -21,12 +21,11 @@ namespace {
 
 std::string newKey(const std::string& user, std::optional<std::string> project = std::nullopt,
                    std::optional<system_clock::time_point> expires_at = std::nullopt) {
-  auto connection = identityDatabase().connect();
   NewApiKey request;
   request.user = user;
   request.project = std::move(project);
   request.expires_at = expires_at;
-  return createApiKey(*connection, request, kTestNow).value().key;
+  return createApiKey(test::members(), test::keys(), request, kTestNow).value().key;
 }
 
 std::unique_ptr<Authenticator> newAuthenticator() {
@@ -45,9 +44,8 @@ BOOST_AUTO_TEST_SUITE(authenticator)
 
 BOOST_AUTO_TEST_CASE(a_certificate_maps_to_the_member_its_names_stand_for) {
   test::addTestMember("au-cert", {"research"}, {"ml"});
-  auto connection = identityDatabase().connect();
-  BOOST_REQUIRE(addCertSubject(*connection, "au-cert", "uri:spiffe://corp/au-cert", kTestNow).has_value());
-  BOOST_REQUIRE(addCertSubject(*connection, "au-cert", "email:au-cert@corp.example", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(test::members(), "au-cert", "uri:spiffe://corp/au-cert", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(test::members(), "au-cert", "email:au-cert@corp.example", kTestNow).has_value());
   auto auth = newAuthenticator();
   CertificateNames names;
   names.common_name = "unmapped-cn";
@@ -76,9 +74,8 @@ BOOST_AUTO_TEST_CASE(a_certificate_maps_to_the_member_its_names_stand_for) {
 BOOST_AUTO_TEST_CASE(a_certificate_naming_two_members_or_a_disabled_one_is_refused) {
   test::addTestMember("au-cert-a");
   test::addTestMember("au-cert-b");
-  auto connection = identityDatabase().connect();
-  BOOST_REQUIRE(addCertSubject(*connection, "au-cert-a", "cn:au-cert-a", kTestNow).has_value());
-  BOOST_REQUIRE(addCertSubject(*connection, "au-cert-b", "email:b@corp.example", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(test::members(), "au-cert-a", "cn:au-cert-a", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(test::members(), "au-cert-b", "email:b@corp.example", kTestNow).has_value());
   auto auth = newAuthenticator();
   CertificateNames both;
   both.common_name = "au-cert-a";
@@ -87,7 +84,7 @@ BOOST_AUTO_TEST_CASE(a_certificate_naming_two_members_or_a_disabled_one_is_refus
   BOOST_REQUIRE(!ambiguous.has_value());
   BOOST_TEST((ambiguous.error().reason == AuthFailureReason::AmbiguousCertificate));
 
-  disableMember(*connection, "au-cert-a", kTestNow);
+  disableMember(test::members(), "au-cert-a", kTestNow);
   CertificateNames only_a;
   only_a.common_name = "au-cert-a";
   const auto disabled = auth->authenticateCertificate(subjectsOf(only_a), kTestNow);
@@ -97,8 +94,7 @@ BOOST_AUTO_TEST_CASE(a_certificate_naming_two_members_or_a_disabled_one_is_refus
 
 BOOST_AUTO_TEST_CASE(a_trusted_proxy_names_a_member_by_name_or_email) {
   test::addTestMember("au-proxied", {"research"});
-  auto connection = identityDatabase().connect();
-  BOOST_REQUIRE(addCertSubject(*connection, "au-proxied", "email:proxied@corp.example", kTestNow).has_value());
+  BOOST_REQUIRE(addCertSubject(test::members(), "au-proxied", "email:proxied@corp.example", kTestNow).has_value());
   auto auth = newAuthenticator();
   const auto by_name = auth->authenticateProxy("au-proxied", false, kTestNow);
   BOOST_REQUIRE_MESSAGE(by_name.has_value(), by_name.error().message);
@@ -153,8 +149,7 @@ BOOST_AUTO_TEST_CASE(row4_a_key_found_by_id_admits_its_member_until_revoked_expi
   const std::string key = newKey("au-row4", std::nullopt, kTestNow + hours(1));
   const std::string id(parseApiKey(key)->id);
   const auto state = [&](system_clock::time_point now) {
-    auto connection = identityDatabase().connect();
-    return keyAdmits(findKeyById(*connection, id), now);
+    return keyAdmits(findKeyById(*test::keyDirectory(), id), now);
   };
   const auto admitted = state(kTestNow);
   BOOST_REQUIRE(admitted.has_value());
@@ -164,13 +159,9 @@ BOOST_AUTO_TEST_CASE(row4_a_key_found_by_id_admits_its_member_until_revoked_expi
   BOOST_TEST((state(kTestNow + hours(1)).error() == KeyRefusal::Expired));
   exec("UPDATE members SET disabled_at = now() WHERE name = 'au-row4'");
   BOOST_TEST((state(kTestNow).error() == KeyRefusal::MemberDisabled));
-  {
-    auto connection = identityDatabase().connect();
-    BOOST_REQUIRE((revokeApiKey(*connection, id, kTestNow) == RevokeResult::Revoked));
-  }
+  BOOST_REQUIRE((revokeApiKey(test::keys(), id, kTestNow) == RevokeResult::Revoked));
   BOOST_TEST((state(kTestNow).error() == KeyRefusal::Revoked));
-  auto connection = identityDatabase().connect();
-  BOOST_TEST(!findKeyById(*connection, "00000000").has_value());
+  BOOST_TEST(!findKeyById(*test::keyDirectory(), "00000000").has_value());
   BOOST_TEST((keyAdmits(std::nullopt, kTestNow).error() == KeyRefusal::Unknown));
 }
 
@@ -179,10 +170,7 @@ BOOST_AUTO_TEST_CASE(revocation_takes_effect_after_the_cache_ttl) {
   const std::string key = newKey("au-bob");
   auto auth = newAuthenticator();
   BOOST_REQUIRE(auth->authenticate(key, kTestNow).has_value());
-  {
-    auto connection = identityDatabase().connect();
-    revokeApiKey(*connection, parseApiKey(key)->id, kTestNow);
-  }
+  revokeApiKey(test::keys(), parseApiKey(key)->id, kTestNow);
   // Within the TTL the cached answer stands...
   BOOST_TEST(auth->authenticate(key, kTestNow + milliseconds(1999)).has_value());
   // ...after it, the key is refused; 2 s < the 5 s promised on every replica.
@@ -209,10 +197,7 @@ BOOST_AUTO_TEST_CASE(a_disabled_member_is_refused_after_the_ttl) {
   const std::string key = newKey("au-dave");
   auto auth = newAuthenticator();
   BOOST_REQUIRE(auth->authenticate(key, kTestNow).has_value());
-  {
-    auto connection = identityDatabase().connect();
-    disableMember(*connection, "au-dave", kTestNow);
-  }
+  disableMember(test::members(), "au-dave", kTestNow);
   const auto refused = auth->authenticate(key, kTestNow + seconds(3));
   BOOST_TEST((refused.error().reason == AuthFailureReason::MemberDisabled));
 }

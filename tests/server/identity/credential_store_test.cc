@@ -3,12 +3,16 @@
 #include <boost/test/unit_test.hpp>
 
 #include "server/identity/authenticator.h"
+#include "server/identity/member_store.h"
 #include "tests/server/identity/identity_database.h"
+#include "tests/server/store/identity_tables.h"
+
+// Personal credentials sealed, stored, opened and re-sealed, over the PostgreSQL tables and over
+// the in-memory fake alike (each case runs on both: tests/server/store/identity_tables.h).
 
 using namespace sluice;
 using namespace sluice::identity;
 using namespace std::chrono;
-using test::identityDatabase;
 using test::kTestNow;
 
 namespace {
@@ -21,30 +25,49 @@ MasterKey masterKey(char fill) {
 
 const std::string kSecret = "sk-go-THIS-IS-ALICES-PERSONAL-KEY-0123456789";
 
-std::string stored(const std::string& user, const std::string& credential, const std::string& column) {
-  return identityDatabase().scalar("SELECT " + column + " FROM personal_credentials WHERE user_name = '" + user +
-                                   "' AND credential_id = '" + credential + "'");
+template <class Tables>
+void addMembers(Tables& tables, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    NewMember member;
+    member.name = name;
+    addMember(tables.members(), member, kTestNow).value();
+  }
+}
+
+// What is stored for `user`'s `credential`, as the request path reads it.
+template <class Tables>
+store::SealedRow sealedOf(Tables& tables, const std::string& user, const std::string& credential) {
+  for (const store::SealedRow& row : tables.directory()->sealedCredentials(user)) {
+    if (row.credential_id == credential) return row;
+  }
+  BOOST_FAIL("no sealed " + user + "/" + credential);
+  return {};
 }
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(credential_store)
 
-BOOST_AUTO_TEST_CASE(the_table_holds_ciphertext_and_the_authenticator_decrypts_in_memory) {
-  test::addTestMember("cs-alice");
+BOOST_AUTO_TEST_CASE_TEMPLATE(the_store_holds_ciphertext_and_the_authenticator_decrypts_in_memory, Tables,
+                              test::IdentityBackends) {
+  Tables tables;
+  addMembers(tables, {"cs-alice"});
   auto vault = std::make_shared<const Vault>(masterKey('a'));
-  auto connection = identityDatabase().connect();
-  BOOST_TEST((setPersonalCredential(*connection, *vault, "cs-alice", "opencode-go", kSecret, kTestNow) ==
+  BOOST_TEST((setPersonalCredential(tables.credentials(), *vault, "cs-alice", "opencode-go", kSecret, kTestNow) ==
               SetCredentialResult::Created));
-  // The bytes in the table are not the plaintext, in any encoding PostgreSQL would show.
-  const std::string ciphertext_hex = stored("cs-alice", "opencode-go", "encode(ciphertext, 'hex')");
-  BOOST_TEST(ciphertext_hex.size() == (kSecret.size() + 16) * 2);
-  BOOST_TEST(ciphertext_hex.find(toHex(kSecret.substr(0, 8))) == std::string::npos);
-  BOOST_TEST(stored("cs-alice", "opencode-go", "position(convert_to('ALICES', 'UTF8') in ciphertext)") == "0");
-  BOOST_TEST(stored("cs-alice", "opencode-go", "octet_length(nonce)") == "12");
-  BOOST_TEST(stored("cs-alice", "opencode-go", "master_key_id") == vault->keyId());
+  // The stored bytes are not the plaintext, in any encoding.
+  const store::SealedRow sealed = sealedOf(tables, "cs-alice", "opencode-go");
+  BOOST_TEST(sealed.ciphertext.size() == kSecret.size() + 16);
+  BOOST_TEST(sealed.ciphertext.find("ALICES") == std::string::npos);
+  BOOST_TEST(toHex(sealed.ciphertext).find(toHex(kSecret.substr(0, 8))) == std::string::npos);
+  BOOST_TEST(sealed.nonce.size() == 12u);
+  BOOST_TEST(sealed.key_id == vault->keyId());
+  if (const auto* database = tables.database()) {
+    BOOST_TEST(database->scalar("SELECT position(convert_to('ALICES', 'UTF8') in ciphertext) FROM "
+                                "personal_credentials WHERE user_name = 'cs-alice'") == "0");
+  }
 
-  Authenticator auth(test::keyDirectory(), vault);
+  Authenticator auth(tables.directory(), vault);
   BOOST_TEST(auth.credentialsFor("cs-alice", kTestNow) == (std::vector<std::string>{"opencode-go"}));
   BOOST_TEST(auth.personalKey("cs-alice", "opencode-go", kTestNow).value() == kSecret);
   const auto missing = auth.personalKey("cs-alice", "other", kTestNow);
@@ -52,83 +75,84 @@ BOOST_AUTO_TEST_CASE(the_table_holds_ciphertext_and_the_authenticator_decrypts_i
   BOOST_TEST(missing.error().message.find("sluicectl credentials set other --user cs-alice") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(replacing_a_value_reseals_with_a_new_nonce) {
-  test::addTestMember("cs-bob");
+BOOST_AUTO_TEST_CASE_TEMPLATE(replacing_a_value_reseals_with_a_new_nonce, Tables, test::IdentityBackends) {
+  Tables tables;
+  addMembers(tables, {"cs-bob"});
   const Vault vault(masterKey('a'));
-  auto connection = identityDatabase().connect();
-  setPersonalCredential(*connection, vault, "cs-bob", "opencode-go", "first", kTestNow);
-  const std::string nonce = stored("cs-bob", "opencode-go", "encode(nonce, 'hex')");
-  BOOST_TEST((setPersonalCredential(*connection, vault, "cs-bob", "opencode-go", "second", kTestNow) ==
+  setPersonalCredential(tables.credentials(), vault, "cs-bob", "opencode-go", "first", kTestNow);
+  const std::string nonce = sealedOf(tables, "cs-bob", "opencode-go").nonce;
+  BOOST_TEST((setPersonalCredential(tables.credentials(), vault, "cs-bob", "opencode-go", "second", kTestNow + hours(1)) ==
               SetCredentialResult::Replaced));
-  BOOST_TEST(stored("cs-bob", "opencode-go", "encode(nonce, 'hex')") != nonce);
-  Authenticator auth(test::keyDirectory(), std::make_shared<const Vault>(vault));
+  BOOST_TEST(sealedOf(tables, "cs-bob", "opencode-go").nonce != nonce);
+  Authenticator auth(tables.directory(), std::make_shared<const Vault>(vault));
   BOOST_TEST(auth.personalKey("cs-bob", "opencode-go", kTestNow).value() == "second");
-  BOOST_TEST((setPersonalCredential(*connection, vault, "cs-nobody", "opencode-go", "x", kTestNow) ==
+  BOOST_TEST((setPersonalCredential(tables.credentials(), vault, "cs-nobody", "opencode-go", "x", kTestNow) ==
               SetCredentialResult::NoSuchMember));
-  const auto listed = listPersonalCredentials(*connection, std::string("cs-bob"));
+  const auto listed = listPersonalCredentials(tables.credentials(), std::string("cs-bob"));
   BOOST_REQUIRE(listed.size() == 1u);
   BOOST_TEST(listed[0].credential_id == "opencode-go");
+  BOOST_TEST(listed[0].master_key_id == vault.keyId());
+  BOOST_TEST((listed[0].updated_at == kTestNow + hours(1)));
 }
 
-BOOST_AUTO_TEST_CASE(a_value_copied_into_another_row_or_opened_with_another_key_fails) {
-  test::addTestMember("cs-carol");
-  test::addTestMember("cs-dan");
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_value_copied_into_another_row_or_opened_with_another_key_fails, Tables,
+                              test::IdentityBackends) {
+  Tables tables;
+  addMembers(tables, {"cs-carol", "cs-dan"});
   const Vault vault(masterKey('a'));
-  auto connection = identityDatabase().connect();
-  setPersonalCredential(*connection, vault, "cs-carol", "opencode-go", kSecret, kTestNow);
-  setPersonalCredential(*connection, vault, "cs-dan", "opencode-go", "dans own key", kTestNow);
-  {
-    pqxx::work copy(*connection);
-    copy.exec("UPDATE personal_credentials d SET ciphertext = c.ciphertext, nonce = c.nonce FROM personal_credentials c "
-              "WHERE d.user_name = 'cs-dan' AND c.user_name = 'cs-carol'");
-    copy.commit();
-  }
-  Authenticator auth(test::keyDirectory(), std::make_shared<const Vault>(vault));
+  setPersonalCredential(tables.credentials(), vault, "cs-carol", "opencode-go", kSecret, kTestNow);
+  setPersonalCredential(tables.credentials(), vault, "cs-dan", "opencode-go", "dans own key", kTestNow);
+  // Carol's sealed bytes written into Dan's row, as someone with write access to the table could.
+  tables.credentials().upsertSealed("cs-dan", sealedOf(tables, "cs-carol", "opencode-go"), kTestNow);
+  Authenticator auth(tables.directory(), std::make_shared<const Vault>(vault));
   const auto copied = auth.personalKey("cs-dan", "opencode-go", kTestNow);
   BOOST_REQUIRE(!copied.has_value());
   BOOST_TEST((copied.error().reason == CredentialFailureReason::Undecryptable));
   BOOST_TEST(copied.error().message.find(kSecret) == std::string::npos);
-  Authenticator wrong_key(test::keyDirectory(), std::make_shared<const Vault>(masterKey('b')));
+  Authenticator wrong_key(tables.directory(), std::make_shared<const Vault>(masterKey('b')));
   BOOST_TEST((wrong_key.personalKey("cs-carol", "opencode-go", kTestNow).error().reason ==
               CredentialFailureReason::Undecryptable));
-  Authenticator no_key(test::keyDirectory(), nullptr);
+  Authenticator no_key(tables.directory(), nullptr);
   BOOST_TEST((no_key.personalKey("cs-carol", "opencode-go", kTestNow).error().reason ==
               CredentialFailureReason::NoMasterKey));
 }
 
-BOOST_AUTO_TEST_CASE(rotate_master_reseals_every_row_in_one_transaction) {
-  // Its own database: rotation touches every row of the table.
-  test::ScratchDatabase database;
-  auto connection = database.connect();
-  for (const char* name : {"rot-a", "rot-b"}) {
-    NewMember member;
-    member.name = name;
-    addMember(*connection, member, kTestNow).value();
-  }
+BOOST_AUTO_TEST_CASE_TEMPLATE(rotate_master_reseals_every_row_all_or_nothing, Tables, test::IdentityBackends) {
+  Tables tables;
+  addMembers(tables, {"rot-a", "rot-b"});
   const Vault old_vault(masterKey('o'));
-  setPersonalCredential(*connection, old_vault, "rot-a", "opencode-go", "key of a", kTestNow);
-  setPersonalCredential(*connection, old_vault, "rot-b", "opencode-go", "key of b", kTestNow);
-  setPersonalCredential(*connection, old_vault, "rot-b", "other", "other key of b", kTestNow);
-  const std::string before = database.scalar("SELECT string_agg(encode(ciphertext, 'hex'), ',') FROM personal_credentials");
+  setPersonalCredential(tables.credentials(), old_vault, "rot-a", "opencode-go", "key of a", kTestNow);
+  setPersonalCredential(tables.credentials(), old_vault, "rot-b", "opencode-go", "key of b", kTestNow);
+  setPersonalCredential(tables.credentials(), old_vault, "rot-b", "other", "other key of b", kTestNow);
+  const auto ciphertexts = [&] {
+    std::vector<std::string> out;
+    for (const char* user : {"rot-a", "rot-b"}) {
+      for (const auto& row : tables.directory()->sealedCredentials(user)) out.push_back(row.ciphertext);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto before = ciphertexts();
 
   // Without the old key nothing can be re-sealed, and nothing changes.
-  const auto refused = rotateMasterKey(*connection, Vault(masterKey('n')), kTestNow);
+  const auto refused = rotateMasterKey(tables.credentials(), Vault(masterKey('n')), kTestNow);
   BOOST_REQUIRE(!refused.has_value());
   BOOST_TEST(refused.error().find("nothing was changed") != std::string::npos);
-  BOOST_TEST(database.scalar("SELECT string_agg(encode(ciphertext, 'hex'), ',') FROM personal_credentials") == before);
+  BOOST_TEST(ciphertexts() == before);
 
   const Vault rotation(masterKey('n'), {masterKey('o')});
-  const auto report = rotateMasterKey(*connection, rotation, kTestNow);
+  const auto report = rotateMasterKey(tables.credentials(), rotation, kTestNow);
   BOOST_REQUIRE_MESSAGE(report.has_value(), report.error());
   BOOST_TEST(report->rotated == 3u);
   BOOST_TEST(report->already_current == 0u);
-  BOOST_TEST(database.scalar("SELECT count(*) FROM personal_credentials WHERE master_key_id = '" + rotation.keyId() +
-                             "'") == "3");
+  for (const auto& listed : listPersonalCredentials(tables.credentials(), std::nullopt)) {
+    BOOST_TEST(listed.master_key_id == rotation.keyId());
+  }
   // The new key alone opens every value.
-  Authenticator auth(test::keyDirectory(database.url()), std::make_shared<const Vault>(masterKey('n')));
+  Authenticator auth(tables.directory(), std::make_shared<const Vault>(masterKey('n')));
   BOOST_TEST(auth.personalKey("rot-a", "opencode-go", kTestNow).value() == "key of a");
   BOOST_TEST(auth.personalKey("rot-b", "other", kTestNow).value() == "other key of b");
-  const auto again = rotateMasterKey(*connection, rotation, kTestNow);
+  const auto again = rotateMasterKey(tables.credentials(), rotation, kTestNow);
   BOOST_TEST(again->rotated == 0u);
   BOOST_TEST(again->already_current == 3u);
 }

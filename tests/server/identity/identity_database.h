@@ -8,6 +8,8 @@
 
 #include "server/identity/member_store.h"
 #include "server/store/pg_key_directory.h"
+#include "server/store/pg_key_registry.h"
+#include "server/store/pg_member_roster.h"
 #include "server/store/pg_quota_counters.h"
 #include "tests/server/store/scratch_database.h"
 
@@ -21,6 +23,20 @@ inline ScratchDatabase& identityDatabase() {
 // 2026-11-29T21:43:20Z: tests pass their own `now`.
 inline const std::chrono::system_clock::time_point kTestNow{std::chrono::seconds(1'795'988'600)};
 
+// The shared scratch database's members and keys, as sluicectl writes them.
+inline std::shared_ptr<store::ConnectionPool> identityPool() {
+  static const auto pool = std::make_shared<store::ConnectionPool>(identityDatabase().url());
+  return pool;
+}
+inline store::MemberRoster& members() {
+  static store::PgMemberRoster roster(identityPool());
+  return roster;
+}
+inline store::KeyRegistry& keys() {
+  static store::PgKeyRegistry registry(identityPool());
+  return registry;
+}
+
 inline identity::Member addTestMember(const std::string& name, std::vector<std::string> projects = {},
                                       std::vector<std::string> groups = {}, identity::Role role = identity::Role::Member) {
   identity::NewMember member;
@@ -29,8 +45,7 @@ inline identity::Member addTestMember(const std::string& name, std::vector<std::
   member.projects = std::move(projects);
   member.groups = std::move(groups);
   if (!member.projects.empty()) member.primary_project = member.projects.front();
-  auto connection = identityDatabase().connect();
-  return identity::addMember(*connection, member, kTestNow).value();
+  return identity::addMember(members(), member, kTestNow).value();
 }
 
 // The PostgreSQL implementations under test, each on a pool of its own (`url`: the scratch

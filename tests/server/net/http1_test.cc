@@ -120,6 +120,20 @@ BOOST_AUTO_TEST_CASE(smuggling_shapes_and_garbage_are_malformed) {
   }
 }
 
+// Two front ends reading different Host lines would route one request two ways (RFC 9112 §3.2).
+BOOST_AUTO_TEST_CASE(a_second_host_line_is_malformed_in_any_case) {
+  for (const char* text : {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+                           "GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\nhOST: a\r\n\r\n"}) {
+    RequestHead head;
+    const HeadResult result = parse(text, head);
+    BOOST_TEST(static_cast<int>(result.status) == static_cast<int>(HeadStatus::Malformed), text);
+    BOOST_TEST(result.reason == "more than one Host header field");
+  }
+  RequestHead one;
+  BOOST_TEST(static_cast<int>(parse("GET / HTTP/1.1\r\nHost: a\r\nX-Host: b\r\n\r\n", one).status) ==
+             static_cast<int>(HeadStatus::Complete));
+}
+
 BOOST_AUTO_TEST_CASE(obs_text_and_tabs_in_values_are_kept) {
   RequestHead head;
   const HeadResult result = parse("GET / HTTP/1.1\r\nX-Name: caf\xc3\xa9\tbar\r\n\r\n", head);

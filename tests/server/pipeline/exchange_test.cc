@@ -16,13 +16,6 @@ using namespace std::chrono_literals;
 using fakes::FakeTransport;
 using upstream::TransportFailure;
 
-std::string header(const upstream::Request& request, const std::string& name) {
-  for (const auto& [key, value] : request.headers) {
-    if (strcasecmp(key.c_str(), name.c_str()) == 0) return value;
-  }
-  return "";
-}
-
 std::vector<std::string> results(const audit::Record& row) {
   std::vector<std::string> out;
   for (const auto& attempt : row.attempts) out.push_back(attempt.endpoint + " " + attempt.result);
@@ -55,7 +48,7 @@ BOOST_AUTO_TEST_CASE(a_passthrough_answer_is_relayed_and_leaves_exactly_one_row)
   BOOST_TEST(reply.json()["content"][0]["text"] == "hello");
   const auto sent = path.transport.sent();
   BOOST_REQUIRE_EQUAL(sent.size(), 1u);
-  BOOST_TEST(header(sent[0], "x-api-key") == "sk-primary");  // the catalog's credential, never the caller's
+  BOOST_TEST(sentHeader(sent[0], "x-api-key") == "sk-primary");  // the catalog's credential, never the caller's
   const auto row = path.onlyRow();
   BOOST_TEST(row.outcome == "ok");
   BOOST_TEST(row.status == 200);
@@ -102,7 +95,7 @@ BOOST_AUTO_TEST_CASE(failover_follows_the_plans_order_before_the_first_byte) {
   BOOST_REQUIRE_EQUAL(sent.size(), 2u);
   BOOST_TEST(sent[0].url.starts_with("https://primary.example"));
   BOOST_TEST(sent[1].url.starts_with("https://second.example"));
-  BOOST_TEST(header(sent[1], "x-api-key") == "sk-second");
+  BOOST_TEST(sentHeader(sent[1], "x-api-key") == "sk-second");
   const auto row = path.onlyRow();
   BOOST_TEST(row.outcome == "ok");
   BOOST_TEST(row.route_match.find("failover:primary->second") != std::string::npos, row.route_match);
@@ -125,6 +118,38 @@ BOOST_AUTO_TEST_CASE(the_retry_budget_retries_the_same_endpoint_then_moves_on) {
   const auto row = path.onlyRow();
   BOOST_TEST(row.attempts.size() == 4u);
   BOOST_TEST(row.attempts.back().result == "ok");
+}
+
+BOOST_AUTO_TEST_CASE(max_attempts_caps_the_upstream_calls_of_one_request) {
+  auto limited = std::make_shared<catalog::Catalog>(*requestPathCatalog());
+  limited->limits.max_attempts = 2;
+  RequestPath path(limited);
+  path.transport.script("primary.example",
+                        FakeTransport::json(503, R"({"type":"error","error":{"type":"overloaded_error","message":"busy"}})")
+                            .repeating());
+  path.transport.script("second.example", FakeTransport::json(200, anthropicAnswer()));
+  const Reply reply = path.send("POST", "/v1/messages", messagesBody("chain-model"));
+  // Two calls (the first try and one retry), then nothing more: the last failure is the answer.
+  BOOST_TEST(reply.status == 529);  // the provider's overloaded_error, as Anthropic answers it
+  BOOST_TEST(path.transport.sentCount() == 2u);
+  const auto row = path.onlyRow();
+  BOOST_TEST(row.route_match.find("limit:max_attempts") != std::string::npos, row.route_match);
+}
+
+BOOST_AUTO_TEST_CASE(max_retry_ms_spent_fails_over_instead_of_waiting) {
+  auto limited = std::make_shared<catalog::Catalog>(*requestPathCatalog());
+  limited->limits.max_retry_ms = 0;
+  RequestPath path(limited);
+  path.transport.script("primary.example",
+                        FakeTransport::json(503, R"({"type":"error","error":{"type":"overloaded_error","message":"busy"}})")
+                            .repeating());
+  path.transport.script("second.example", FakeTransport::json(200, anthropicAnswer()));
+  const Reply reply = path.send("POST", "/v1/messages", messagesBody("chain-model"));
+  BOOST_TEST(reply.status == 200);
+  const auto sent = path.transport.sent();
+  BOOST_REQUIRE_EQUAL(sent.size(), 2u);  // no retry of primary: its backoff does not fit
+  BOOST_TEST(sent[1].url.starts_with("https://second.example"));
+  BOOST_TEST(path.onlyRow().route_match.find("limit:max_retry_ms") != std::string::npos, path.onlyRow().route_match);
 }
 
 BOOST_AUTO_TEST_CASE(the_breaker_opens_after_its_threshold_and_the_endpoint_is_passed_over) {

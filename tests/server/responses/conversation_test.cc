@@ -9,25 +9,53 @@ using responses::Json;
 
 namespace {
 
-// A member's store in memory.
+// A member's store in memory: items measured by their text's bytes, summed before they are read.
 class FakeLookup : public responses::ItemLookup {
  public:
   std::map<std::string, std::vector<Json>> chains;
   std::map<std::string, Json> by_id;
   int item_lookups = 0;
+  int reads = 0;                   // lookups that read the items
+  std::vector<size_t> asked_room;  // max_bytes of every lookup
 
-  std::optional<std::vector<Json>> history(const std::string& id) override {
-    const auto it = chains.find(id);
-    if (it == chains.end()) return std::nullopt;
-    return it->second;
-  }
-  std::map<std::string, Json> items(const std::vector<std::string>& ids) override {
+  responses::Inlined inlined(const std::optional<std::string>& previous, const std::vector<std::string>& ids,
+                             size_t max_bytes, const std::function<bool(size_t)>& charge) override {
     ++item_lookups;
+    asked_room.push_back(max_bytes);
+    responses::Inlined out;
+    std::vector<Json> history;
+    if (previous) {
+      const auto it = chains.find(*previous);
+      if (it == chains.end()) {
+        out.outcome = store::InlineOutcome::PreviousMissing;
+        return out;
+      }
+      history = it->second;
+    }
     std::map<std::string, Json> found;
     for (const auto& id : ids) {
-      if (const auto it = by_id.find(id); it != by_id.end()) found.emplace(id, it->second);
+      const auto it = by_id.find(id);
+      if (it == by_id.end()) {
+        out.outcome = store::InlineOutcome::ItemMissing;
+        out.missing_item = id;
+        return out;
+      }
+      found.emplace(id, it->second);
     }
-    return found;
+    for (const Json& item : history) out.bytes += item.dump().size();
+    for (const auto& [id, item] : found) out.bytes += item.dump().size();
+    if (out.bytes > max_bytes) {
+      out.outcome = store::InlineOutcome::TooLarge;
+      return out;
+    }
+    if (!charge(out.bytes)) {
+      out.outcome = store::InlineOutcome::NoRoom;
+      return out;
+    }
+    ++reads;
+    out.history = std::move(history);
+    out.items = std::move(found);
+    return out;
   }
 };
 
@@ -100,10 +128,80 @@ BOOST_AUTO_TEST_CASE(store_false_is_read_and_the_cheap_test_agrees) {
   const auto expanded = responses::expand(R"({"store":false,"input":"x"})", lookup);
   BOOST_REQUIRE(expanded.has_value());
   BOOST_TEST(!expanded->store);
-  BOOST_TEST(!responses::mayUseStore(R"({"store": false,"input":"x"})"));
-  BOOST_TEST(responses::mayUseStore(R"({"store":true,"input":"x"})"));
-  BOOST_TEST(responses::mayUseStore(R"({"input":"x"})"));
-  BOOST_TEST(responses::mayUseStore(R"({"store":false,"previous_response_id":"r"})"));
+  BOOST_TEST(!responses::mayUseStore(R"({"store": false,"input":"x"})", true));
+  BOOST_TEST(responses::mayUseStore(R"({"store":true,"input":"x"})", false));
+  BOOST_TEST(responses::mayUseStore(R"({"input":"x"})", false));
+  BOOST_TEST(responses::mayUseStore(R"({"store":false,"previous_response_id":"r"})", true));
+}
+
+BOOST_AUTO_TEST_CASE(a_nested_store_false_does_not_turn_the_store_off) {
+  // Only the top-level member counts: the member scan says whether it is false, not a substring.
+  const std::string body = R"({"metadata":{"store":false},"model":"m","input":"keep me"})";
+  BOOST_TEST(responses::mayUseStore(body, false));
+  FakeLookup lookup;
+  const auto expanded = responses::expand(body, lookup);
+  BOOST_REQUIRE(expanded.has_value());
+  BOOST_TEST(expanded->store);
+  const Json served = Json::parse(expanded->body);
+  BOOST_TEST(served["store"] == false);  // the provider keeps nothing
+  BOOST_TEST(served["metadata"]["store"] == false);
+}
+
+BOOST_AUTO_TEST_CASE(an_item_referenced_twice_is_refused_before_the_store_is_asked) {
+  FakeLookup lookup;
+  lookup.by_id["msg_1"] = kAnswer;
+  std::string input;
+  for (int i = 0; i < 1000; ++i) input += std::string(i ? "," : "") + R"({"type":"item_reference","id":"msg_1"})";
+  const auto refused = responses::expand(R"({"input":[)" + input + "]}", lookup);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().status == 400);
+  BOOST_TEST(refused.error().param.value_or("") == "input[1].id");
+  BOOST_TEST(refused.error().message.find("msg_1") != std::string::npos);
+  BOOST_TEST(lookup.item_lookups == 0);
+}
+
+BOOST_AUTO_TEST_CASE(stored_items_past_the_body_limit_are_refused_before_they_are_read) {
+  FakeLookup lookup;
+  const Json big = {{"type", "message"}, {"role", "user"}, {"content", std::string(4000, 'o')}};
+  lookup.chains["resp_1"] = {big, big};
+  lookup.by_id["msg_big"] = big;
+  const std::string body = R"({"previous_response_id":"resp_1","input":[{"type":"item_reference","id":"msg_big"}]})";
+  responses::ExpandBounds bounds;
+  bounds.max_body_bytes = 10000;
+  const auto refused = responses::expand(body, lookup, bounds);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().status == 413);
+  BOOST_TEST(refused.error().key == "request_too_large");
+  BOOST_TEST(lookup.reads == 0);
+  // The room the store is given is the limit less the client's own body.
+  BOOST_TEST(lookup.asked_room.back() == bounds.max_body_bytes - body.size());
+  bounds.max_body_bytes = 20000;
+  BOOST_TEST(responses::expand(body, lookup, bounds).has_value());
+  BOOST_TEST(lookup.reads == 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_stored_bytes_are_charged_to_the_body_budget_before_they_are_read) {
+  FakeLookup lookup;
+  lookup.chains["resp_1"] = {kAnswer};
+  std::vector<size_t> charges;
+  responses::ExpandBounds bounds;
+  bounds.charge = [&](size_t bytes) {
+    charges.push_back(bytes);
+    return false;  // a budget without room
+  };
+  const auto refused = responses::expand(R"({"previous_response_id":"resp_1","input":"x"})", lookup, bounds);
+  BOOST_REQUIRE(!refused.has_value());
+  BOOST_TEST(refused.error().status == 503);
+  BOOST_TEST(refused.error().key == "overloaded");
+  BOOST_TEST(refused.error().retry_after_seconds.value_or(0) == 1);
+  BOOST_TEST(lookup.reads == 0);
+  BOOST_REQUIRE(charges.size() == 1u);
+  BOOST_TEST(charges[0] == kAnswer.dump().size());
+}
+
+BOOST_AUTO_TEST_CASE(the_gateway_mints_the_id_a_client_continues_from) {
+  BOOST_TEST(responses::responseIdFor("0190a1b2-c3d4-7e5f") == "resp_0190a1b2-c3d4-7e5f");
+  BOOST_TEST(responses::responseIdFor("a") != responses::responseIdFor("b"));
 }
 
 BOOST_AUTO_TEST_CASE(the_capture_keeps_the_completed_response_of_a_stream_split_anywhere) {

@@ -73,11 +73,66 @@ BOOST_AUTO_TEST_CASE(the_boundary_is_read_from_the_content_type) {
 }
 
 BOOST_AUTO_TEST_CASE(the_disposition_name_is_found_and_filename_is_not_taken_for_it) {
-  BOOST_TEST(dispositionName("Content-Disposition: form-data; name=\"model\"").value_or("") == "model");
-  BOOST_TEST(dispositionName("content-type: text/plain\r\ncontent-disposition: form-data; filename=\"model\"; name=file")
-                 .value_or("") == "file");
-  BOOST_TEST(dispositionName("Content-Disposition: form-data; name=\"a;b\\\"c\"").value_or("") == "a;b\"c");
-  BOOST_TEST(!dispositionName("Content-Type: text/plain").has_value());
+  const auto name = [](std::string_view block) { return dispositionName(block).value_or("!").value_or(""); };
+  BOOST_TEST(name("Content-Disposition: form-data; name=\"model\"") == "model");
+  BOOST_TEST(name("content-type: text/plain\r\ncontent-disposition: form-data; filename=\"model\"; name=file") ==
+             "file");
+  BOOST_TEST(name("Content-Disposition: form-data; name=\"a;b\\\"c\"") == "a;b\"c");
+  BOOST_TEST(name("Content-Disposition: form-data; filename=\"a; b.wav\"; name=file") == "file");
+  BOOST_TEST_REQUIRE(dispositionName("Content-Type: text/plain").has_value());
+  BOOST_TEST(!dispositionName("Content-Type: text/plain")->has_value());
+}
+
+// A provider reading the last Content-Disposition, the last `name`, an encoded name or a folded
+// line would read another field than the gateway authorised: each is refused before it is sent.
+BOOST_AUTO_TEST_CASE(a_part_whose_name_readers_could_disagree_on_is_refused) {
+  const std::string more = "a multipart part's Content-Disposition has more than one name";
+  const std::pair<const char*, std::string> cases[] = {
+      {"Content-Disposition: form-data; name=\"note\"\r\nContent-Disposition: form-data; name=\"model\"",
+       "a multipart part has more than one Content-Disposition"},
+      {"content-disposition: form-data; name=\"note\"\r\nCONTENT-DISPOSITION : form-data",
+       "a multipart part has more than one Content-Disposition"},
+      {"Content-Disposition: form-data; name=\"note\"; name=\"model\"", more},
+      {"Content-Disposition: form-data; NAME=note; Name = model", more},
+      // Our reader sees one name with an escaped quote; one without escapes sees two.
+      {"Content-Disposition: form-data; name=\"note\\\"; name=model\"", more},
+      {"Content-Disposition: form-data; name*=UTF-8''model",
+       "a multipart part's Content-Disposition has name*= (an encoded name); send name=\"...\""},
+      {"Content-Disposition: form-data; name*0=mo; name*1=del",
+       "a multipart part's Content-Disposition has name*= (an encoded name); send name=\"...\""},
+      {"Content-Disposition: form-data;\r\n name=\"model\"", "a multipart part's header continues on a folded line"},
+  };
+  for (const auto& [block, why] : cases) {
+    const auto name = dispositionName(block);
+    BOOST_TEST_REQUIRE(!name.has_value(), block);
+    BOOST_TEST(name.error() == why, block);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_model_hidden_in_a_second_disposition_line_never_reaches_the_provider) {
+  const std::string smuggled = "--" + std::string(kBoundary) +
+                               "\r\nContent-Disposition: form-data; name=\"note\"\r\n"
+                               "Content-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-pricey\r\n";
+  const std::string body = part("model", "whisper-cheap") + smuggled + filePart("RIFF") + closing();
+  for (size_t cut = 0; cut <= body.size(); cut += 5) {
+    const Rewritten result = rewrite(body, "whisper-1", {cut});
+    BOOST_TEST_REQUIRE(result.error.value_or("") == "a multipart part has more than one Content-Disposition",
+                       "cut at " << cut);
+    BOOST_TEST_REQUIRE(result.out.find("whisper-pricey") == std::string::npos, "cut at " << cut);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(model_is_matched_without_case_or_blanks) {
+  BOOST_TEST(isModelField("model"));
+  BOOST_TEST(isModelField("MODEL"));
+  BOOST_TEST(isModelField(" Model "));
+  BOOST_TEST(!isModelField("models"));
+  BOOST_TEST(!isModelField("mode1"));
+  const std::string body = part("Model", "whisper-cheap") + part("model", "whisper-pricey") + closing();
+  BOOST_TEST(rewrite(body, "x", {}).error.value_or("") == "the multipart body names 'model' more than once");
+  const Rewritten upper = rewrite(part("MODEL", "whisper-cheap") + closing(), "whisper-1", {});
+  BOOST_TEST(upper.model.value_or("") == "whisper-cheap");
+  BOOST_TEST(upper.out == part("MODEL", "whisper-1") + closing());
 }
 
 BOOST_AUTO_TEST_CASE(only_the_model_value_changes_whatever_the_pieces) {
