@@ -130,20 +130,32 @@ bool ExactMatcher::matchesIn(std::string_view t, size_t from, size_t to,
   // Read right to left from far enough past `to` that the automaton's state is exact at `to`: a
   // state depends on no more symbols than the deepest node has, and every byte is a symbol.
   const size_t end = std::min(t.size(), to + longest_symbols_);
+  // From the root, reading backwards: an entry ends with a word byte only where a word ends (its
+  // reversed symbols start with the word-end mark), with any other byte on that byte alone; no
+  // entry read backwards starts with a word-start mark. Any other byte leaves the automaton at the
+  // root, so most text costs a table lookup per byte.
+  const uint32_t word_end = root_[kWordEnd];
+  const auto may_end_an_entry = [&](size_t at) {
+    const auto c = static_cast<unsigned char>(t[at]);
+    if (!isWordByte(t[at])) return root_[c] != 0;
+    if (at + 1 < t.size() && isWordByte(t[at + 1])) return false;
+    return word_end != 0 && child(word_end, c) != 0;
+  };
   uint32_t node = 0;
   size_t unreported = 0;
   for (size_t i = end; i > from; --i) {
     const size_t at = i - 1;
     const char c = t[at];
-    const bool word = isWordByte(c);
-    if (word && (at + 1 == t.size() || !isWordByte(t[at + 1]))) node = step(node, kWordEnd);
-    node = step(node, static_cast<unsigned char>(c));
-    if (word && (at == 0 || !isWordByte(t[at - 1]))) node = step(node, kWordStart);
-    if (at < to && best_[node] != 0) starts.emplace_back(at, best_[node] - 1);
     if (budget != nullptr && ++unreported == ScanBudget::kBytesPerReading) {
       unreported = 0;
       if (!budget->progress(ScanBudget::kBytesPerReading)) return false;
     }
+    const bool word = isWordByte(c);
+    if (node == 0 && !may_end_an_entry(at)) continue;
+    if (word && (at + 1 == t.size() || !isWordByte(t[at + 1]))) node = step(node, kWordEnd);
+    node = step(node, static_cast<unsigned char>(c));
+    if (word && (at == 0 || !isWordByte(t[at - 1]))) node = step(node, kWordStart);
+    if (at < to && best_[node] != 0) starts.emplace_back(at, best_[node] - 1);
   }
   return true;
 }
