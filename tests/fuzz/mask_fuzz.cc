@@ -2,8 +2,8 @@
 // it masked. Byte 0 picks the shape (% 4): the rest as one message text; as several texts split at
 // byte 0x1F; as a request body of wire (byte 0 / 4) % 4, masked and encoded for that wire; as a JSON
 // document masked as an operation's body. Invariants (aborts otherwise): the detector's spans are
-// in bounds, ordered and apart; a masked text contains none of the values found and restores to
-// the original byte for byte. The replay also holds it to a CPU cost per byte on large inputs.
+// in bounds, ordered and apart; a masked text restores to the original byte for byte. The replay
+// also holds it to a CPU cost per byte on large inputs.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
