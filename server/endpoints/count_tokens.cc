@@ -49,7 +49,7 @@ bool CountTokens::passesOver(const catalog::Catalog& catalog, const dispatch::At
   return attempt.endpoint->wire != catalog::Wire::Anthropic || catalog.masks(*attempt.endpoint);
 }
 
-pipeline::MaskOutcome CountTokens::maskOnce(const protection::Detector&) {
+pipeline::MaskOutcome CountTokens::maskOnce(const protection::Detector&, const protection::MaskLimits&) {
   // passesOver() keeps every masked tier away: nothing is ever masked here.
   return std::unexpected("token counts are never asked of a masked tier");
 }

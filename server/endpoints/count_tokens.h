@@ -22,7 +22,7 @@ class CountTokens : public pipeline::Profile {
   std::string path() const override { return "/v1/messages/count_tokens"; }
   pipeline::QuotaUse quotaUse() const override { return pipeline::QuotaUse::CheckOnly; }
   bool passesOver(const catalog::Catalog& catalog, const dispatch::Attempt& attempt) const override;
-  pipeline::MaskOutcome maskOnce(const protection::Detector& detector) override;
+  pipeline::MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) override;
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
                                                      bool masked) override;
   void shape(pipeline::AttemptCall& call) override;

@@ -77,14 +77,14 @@ std::optional<std::string> Inference::conversationKey(pipeline::Exchange& exchan
   return dispatch::conversationKey(hints, ir ? *ir : nullptr);
 }
 
-pipeline::MaskOutcome Inference::maskOnce(const protection::Detector& detector) {
+pipeline::MaskOutcome Inference::maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) {
   auto decoded = body_->ir();
   if (!decoded) {
     // NOTE: the decoder's message may quote the body; only that it failed is said.
     return std::unexpected("the request body does not decode into the gateway's model, so it cannot be masked");
   }
   wire::Request copy = **decoded;  // raw attempts keep the client's own request
-  auto result = protection::maskRequest(copy, detector);
+  auto result = protection::maskRequest(copy, detector, limits);
   if (!result) return std::unexpected("masking failed: " + result.error().reason);
   masked_ = std::move(copy);
   return std::move(*result);

@@ -39,7 +39,7 @@ class Inference : public pipeline::Profile {
   std::optional<int64_t> estimateInputTokens() override;
   bool pinsConversations() const override { return true; }
   std::optional<std::string> conversationKey(pipeline::Exchange& exchange) override;
-  pipeline::MaskOutcome maskOnce(const protection::Detector& detector) override;
+  pipeline::MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) override;
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
                                                      bool masked) override;
   void shape(pipeline::AttemptCall& call) override;

@@ -118,14 +118,14 @@ std::expected<std::string, wire::ApiError> Operations::readUpload(pipeline::Exch
   return upload_->model();
 }
 
-pipeline::MaskOutcome Operations::maskOnce(const protection::Detector& detector) {
+pipeline::MaskOutcome Operations::maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) {
   if (upload_) {
     return std::unexpected(
         "a multipart upload streams to the provider as it arrives, so its fields cannot be scanned and masked first");
   }
   wire::Json document = wire::parseJsonText(raw_);
   if (!document.is_object()) return std::unexpected("the request body is not a JSON object, so it cannot be masked");
-  auto result = protection::maskJsonTexts(document, detector, kOptionKeys);
+  auto result = protection::maskJsonTexts(document, detector, kOptionKeys, limits);
   if (!result) return std::unexpected("masking failed: " + result.error().reason);
   masked_ = wire::dumpJsonText(document);
   masked_scan_ = wire::scanTopLevelMembers(*masked_, kJsonKeys);

@@ -40,7 +40,7 @@ class Operations : public pipeline::Profile {
   catalog::ModelKind kind() const override { return wire::kindFor(operation_); }
   std::string path() const override { return "/v1/" + std::string(wire::toString(operation_)); }
   bool mayTryAnother() const override { return !(upload_ && upload_->started()); }
-  pipeline::MaskOutcome maskOnce(const protection::Detector& detector) override;
+  pipeline::MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) override;
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
                                                      bool masked) override;
   std::string_view lane(const dispatch::Attempt& attempt, bool masked) const override;

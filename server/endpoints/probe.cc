@@ -91,9 +91,9 @@ std::optional<dispatch::Plan> Probe::ownPlan(const catalog::Catalog& catalog) co
   return plan;
 }
 
-pipeline::MaskOutcome Probe::maskOnce(const protection::Detector& detector) {
+pipeline::MaskOutcome Probe::maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) {
   wire::Json document = wire::parseJsonText(body_);
-  auto masked = protection::maskJsonTexts(document, detector, kSettingKeys);
+  auto masked = protection::maskJsonTexts(document, detector, kSettingKeys, limits);
   if (!masked) return std::unexpected("masking failed: " + masked.error().reason);
   masked_ = wire::dumpJsonText(document);
   return std::move(*masked);

@@ -39,7 +39,7 @@ class Probe final : public pipeline::Profile {
   std::string path() const override { return "/admin/api/probe"; }
   std::optional<dispatch::Plan> ownPlan(const catalog::Catalog& catalog) const override;
   bool admits() const override { return false; }
-  pipeline::MaskOutcome maskOnce(const protection::Detector& detector) override;
+  pipeline::MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) override;
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
                                                      bool masked) override;
   void shape(pipeline::AttemptCall& call) override;

@@ -107,17 +107,18 @@ void sleepFor(std::chrono::duration<Rep, Period> duration) {
 
 // Runs `job` on a helper thread while the calling fiber waits. Precondition: active().
 void offload(const std::function<void()>& job);
+// Runs `job` on a compute thread while the calling fiber waits. Precondition: active().
+void offloadCompute(const std::function<void()>& job);
 
-// Runs `body` and returns what it returns (or throws what it throws). On a fiber it runs on a
-// helper thread while the fiber waits, so a long blocking call does not stop the worker's other
-// fibers; elsewhere it runs right here.
+namespace detail {
+// Runs `body` through `run` (offload or offloadCompute), returning what it returns or throwing
+// what it throws.
 template <class Body>
-auto blocking(Body&& body) -> decltype(body()) {
+auto runWaiting(void (*run)(const std::function<void()>&), Body& body) -> decltype(body()) {
   using Result = decltype(body());
-  if (!active()) return body();
   std::exception_ptr error;
   if constexpr (std::is_void_v<Result>) {
-    offload([&] {
+    run([&] {
       try {
         body();
       } catch (...) {
@@ -127,7 +128,7 @@ auto blocking(Body&& body) -> decltype(body()) {
     if (error) std::rethrow_exception(error);
   } else {
     std::optional<Result> result;
-    offload([&] {
+    run([&] {
       try {
         result.emplace(body());
       } catch (...) {
@@ -137,6 +138,27 @@ auto blocking(Body&& body) -> decltype(body()) {
     if (error) std::rethrow_exception(error);
     return std::move(*result);
   }
+}
+}  // namespace detail
+
+// Runs `body` and returns what it returns (or throws what it throws). On a fiber it runs on a
+// helper thread while the fiber waits, so a long blocking call does not stop the worker's other
+// fibers; elsewhere it runs right here.
+template <class Body>
+auto blocking(Body&& body) -> decltype(body()) {
+  if (!active()) return body();
+  return detail::runWaiting(offload, body);
+}
+
+// The same for work that keeps a CPU busy (masking a large request body): on a fiber it runs on a
+// compute thread while the fiber waits, so the worker's other fibers (and /healthz) go on. The
+// compute threads are a pool of their own, one per CPU at a lower scheduling priority than the
+// workers, apart from blocking()'s helpers: queued CPU work never delays a PostgreSQL call, and
+// never takes a core from an event loop that has something to do. Elsewhere it runs right here.
+template <class Body>
+auto compute(Body&& body) -> decltype(body()) {
+  if (!active()) return body();
+  return detail::runWaiting(offloadCompute, body);
 }
 
 // Runs `hook` on each worker thread whenever its fibers have all run and it is about to wait for

@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "server/net/fiber.h"
+#include "server/pipeline/request_protection.h"
 #include "server/wire/codec.h"
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
@@ -99,7 +101,10 @@ std::optional<std::string> ClientBody::stringMember(std::string_view name) {
 std::expected<const wire::Request*, wire::ApiError> ClientBody::ir() {
   if (ir_) return &*ir_;
   if (decode_error_) return std::unexpected(*decode_error_);
-  auto decoded = wire::decodeRequest(client_wire_, raw_);
+  // A large body is decoded on a compute thread while the request's fiber waits, as it is masked
+  // (RequestProtection): megabytes of JSON would otherwise hold the event loop, /healthz included.
+  const auto decode = [&] { return wire::decodeRequest(client_wire_, raw_); };
+  auto decoded = raw_.size() > RequestProtection::kInlineMaskBytes ? net::fiber::compute(decode) : decode();
   if (!decoded) {
     decode_error_ = decoded.error();
     return std::unexpected(*decode_error_);

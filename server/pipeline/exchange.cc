@@ -239,7 +239,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   // Data protection: decided per attempt, before its breaker is asked (a skipped attempt takes no
   // half-open probe). Without gateway.data_protection every attempt is Raw and nothing is masked.
   std::optional<RequestProtection> protection;
-  if (catalog_->data_protection) protection.emplace(*catalog_, profile_);
+  if (catalog_->data_protection) protection.emplace(*catalog_, profile_, body_bytes_);
   bool protection_skipped = false;
 
   while (const dispatch::Attempt* attempt = walk.next()) {

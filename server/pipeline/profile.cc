@@ -10,7 +10,7 @@ namespace sluice::pipeline {
 // The execute hooks of a profile that never plans: reaching one is a bug, answered as such by the
 // Exchange's error boundary (500), never a request sent with an empty body.
 
-MaskOutcome Profile::maskOnce(const protection::Detector&) {
+MaskOutcome Profile::maskOnce(const protection::Detector&, const protection::MaskLimits&) {
   return std::unexpected("this endpoint sends nothing to a provider");
 }
 

@@ -103,9 +103,11 @@ class Profile {
   virtual bool passesOver(const catalog::Catalog&, const dispatch::Attempt&) const { return false; }
   // False once no further attempt may be sent (a streamed upload that an attempt consumed).
   virtual bool mayTryAnother() const { return true; }
-  // Masks the request's texts once, for the first attempt to a masked tier. The masked body is
-  // kept by the profile and handed out by bodyFor(masked = true).
-  virtual MaskOutcome maskOnce(const protection::Detector& detector);
+  // Masks the request's texts once, for the first attempt to a masked tier, within `limits` (the
+  // request's scan budget). The masked body is kept by the profile and handed out by
+  // bodyFor(masked = true). May run on a helper thread while the request's fiber waits: it touches
+  // only the profile.
+  virtual MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits);
   // The body `attempt` sends: the client's (rewritten for the deployment) or the masked one.
   virtual std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt,
                                                              const dispatch::Plan& plan, bool masked);

@@ -1,5 +1,8 @@
 #include "server/pipeline/request_protection.h"
 
+#include <time.h>
+
+#include "server/net/fiber.h"
 #include "server/pipeline/profile.h"
 #include "server/protection/detectors.h"
 
@@ -8,6 +11,14 @@ namespace sluice::pipeline {
 namespace {
 
 const std::map<protection::Kind, int> kNoCounts;
+
+// The calling thread's CPU time: the masking budget counts the work done, not the time spent
+// waiting for a core on a loaded machine.
+std::chrono::nanoseconds threadCpuTime() {
+  timespec now{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
 
 }  // namespace
 
@@ -28,7 +39,10 @@ void RequestProtection::maskOnce() {
     failure_ = "no detector was compiled for this catalog";
     return;
   }
-  auto result = profile_.maskOnce(*declared.detector);
+  protection::MaskLimits limits;
+  limits.clock = threadCpuTime;
+  const auto mask = [&] { return profile_.maskOnce(*declared.detector, limits); };
+  auto result = body_bytes_ > kInlineMaskBytes ? net::fiber::compute(mask) : mask();
   if (!result) {
     failure_ = std::move(result.error());
     return;

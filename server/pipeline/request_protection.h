@@ -12,10 +12,13 @@
 //            catalog has no detector, a masking limit was passed): the attempt is skipped
 //   Blocked  a public endpoint, and the request holds a value of a `block:` kind: skipped
 //
+// Masking is bounded per request (protection::MaskLimits: bytes scanned, CPU time of the masking
+// thread, values) and runs off the event loop for large bodies (kInlineMaskBytes).
 // Reasons name what failed (a limit, a kind), never any of the request's text. The mapping holds
 // the originals: it lives with the request and is never logged.
 // Not thread-safe: one per request.
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,8 +39,15 @@ class RequestProtection {
     std::string reason;  // Failed, Blocked: why, for the ledger and the refusal
   };
 
-  // `catalog` and `profile` must outlive this object.
-  RequestProtection(const catalog::Catalog& catalog, Profile& profile) : catalog_(catalog), profile_(profile) {}
+  // A body larger than this is masked on a compute thread (net::fiber::compute) while the
+  // request's fiber waits, so the event loop goes on serving other connections (and /healthz);
+  // smaller ones are masked in place, where the hand-over would cost more than the work.
+  static constexpr size_t kInlineMaskBytes = 64 * 1024;
+
+  // `catalog` and `profile` must outlive this object. `body_bytes`: the size of the body read
+  // (what decides where it is masked).
+  RequestProtection(const catalog::Catalog& catalog, Profile& profile, size_t body_bytes = 0)
+      : catalog_(catalog), profile_(profile), body_bytes_(body_bytes) {}
 
   // What to do with `attempt`; has the profile mask the request on the first masked attempt.
   Decision decide(const dispatch::Attempt& attempt);
@@ -57,6 +67,7 @@ class RequestProtection {
 
   const catalog::Catalog& catalog_;
   Profile& profile_;
+  size_t body_bytes_;
   bool tried_ = false;
   std::optional<protection::MaskResult> masked_;
   std::string failure_;        // why masking failed, once tried

@@ -96,6 +96,8 @@ std::expected<Detector, std::string> Detector::create(const std::set<Kind>& kind
   for (const Kind kind : kinds) {
     if (kind != Kind::Vault) detector.mask_ |= bit(kind);
   }
+  std::vector<ExactMatcher::Entry> entries;
+  size_t bytes = 0;
   for (size_t i = 0; i < vault.size(); ++i) {
     const std::string& entry = vault[i];
     if (entry.size() < kMinVaultEntryBytes || entry.size() > kMaxVaultEntryBytes || !isWellFormedUtf8(entry)) {
@@ -105,8 +107,14 @@ std::expected<Detector, std::string> Detector::create(const std::set<Kind>& kind
                                                             " bytes"
                                                       : std::string("not well-formed UTF-8")));
     }
-    detector.vault_.add(entry, 0);
+    bytes += entry.size();
+    if (bytes > kMaxVaultBytes) {
+      return std::unexpected("the vault's entries hold more than the " + std::to_string(kMaxVaultBytes) +
+                             " bytes allowed (from entry " + std::to_string(i + 1) + " on)");
+    }
+    entries.push_back({entry, 0});
   }
+  detector.vault_ = ExactMatcher::build(entries);
   if (!detector.vault_.empty()) detector.mask_ |= bit(Kind::Vault);
   return detector;
 }
@@ -118,8 +126,8 @@ std::vector<Span> Detector::find(std::string_view text) const {
   return spans;
 }
 
-void Detector::collect(std::string_view t, std::vector<Span>& out) const {
-  if (mask_ == 0) return;
+bool Detector::collect(std::string_view t, std::vector<Span>& out, ScanBudget* budget) const {
+  if (mask_ == 0) return true;
   const size_t n = t.size();
   const bool email = enabled(Kind::Email);
   const bool url = enabled(Kind::UrlCredentials);
@@ -138,8 +146,14 @@ void Detector::collect(std::string_view t, std::vector<Span>& out) const {
     return hit.offset + hit.length;
   };
 
+  scan::Memos memos;
+  size_t charged = 0;  // bytes charged to the budget so far
   size_t i = 0;
   while (i < n) {
+    if (budget != nullptr && i - charged >= ScanBudget::kBytesPerReading) {
+      if (!budget->charge(i - charged)) return false;
+      charged = i;
+    }
     const char c = t[i];
     const uint8_t cls = kClasses[static_cast<unsigned char>(c)];
     if (cls == kNone) {
@@ -190,7 +204,7 @@ void Detector::collect(std::string_view t, std::vector<Span>& out) const {
           if (url && credentials) {
             take(Kind::UrlCredentials, *credentials);
           } else if (email && !in_authority) {
-            if (const auto hit = scan::email(t, i)) {
+            if (const auto hit = scan::email(t, i, memos)) {
               i = take(Kind::Email, *hit);
               continue;
             }
@@ -223,7 +237,7 @@ void Detector::collect(std::string_view t, std::vector<Span>& out) const {
         [[fallthrough]];
       case '=':
         if (password) {
-          if (const auto hit = scan::password(t, i)) {
+          if (const auto hit = scan::password(t, i, memos)) {
             i = take(Kind::Password, *hit);
             continue;
           }
@@ -231,7 +245,7 @@ void Detector::collect(std::string_view t, std::vector<Span>& out) const {
         break;
       case '-':
         if (pem && at(t, i + 4) == '-' && at(t, i + 5) == 'B') {
-          if (const auto hit = scan::privateKey(t, i)) {
+          if (const auto hit = scan::privateKey(t, i, memos)) {
             i = take(Kind::PrivateKey, *hit);
             continue;
           }
@@ -243,11 +257,14 @@ void Detector::collect(std::string_view t, std::vector<Span>& out) const {
     ++i;
   }
 
+  if (budget != nullptr && !budget->charge(n - std::min(n, charged))) return false;
+
   if (!vault_.empty()) {
     std::vector<ExactMatcher::Match> matches;
-    vault_.findAll(t, matches);
+    if (!vault_.findAll(t, matches, budget)) return false;
     for (const ExactMatcher::Match& match : matches) out.push_back({Kind::Vault, match.offset, match.length});
   }
+  return true;
 }
 
 }  // namespace sluice::protection

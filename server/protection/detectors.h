@@ -5,7 +5,9 @@
 //
 // Every detector is a hand-written scanner (no regular expressions): one pass over the bytes stops
 // only at trigger bytes ('@', '+', '(', ':', '=', '-', and the first byte of a word) and inspects
-// the few bytes around them, so ordinary prose and code cost a table lookup per byte. The precision
+// the few bytes around them, so ordinary prose and code cost a table lookup per byte; what a
+// scanner would look for further away is searched once per text and shared by every trigger
+// (scan_memo.h), so any text, however hostile, costs time linear in its length. The precision
 // rules (what each kind accepts and what it refuses) are listed in docs/data-protection.md; the
 // false-positive corpus in tests/fixtures/protection/ holds the code and log shapes they must leave
 // alone.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "server/protection/exact_matcher.h"
+#include "server/protection/scan_budget.h"
 
 namespace sluice::protection {
 
@@ -53,6 +56,8 @@ void resolveOverlaps(std::vector<Span>& spans);
 inline constexpr size_t kMaxVaultEntries = 100'000;
 inline constexpr size_t kMaxVaultEntryBytes = 1024;
 inline constexpr size_t kMinVaultEntryBytes = 2;
+// The entries' bytes together: the vault's automaton takes about 40 bytes of memory per byte.
+inline constexpr size_t kMaxVaultBytes = 4u << 20;
 
 // The entries of a vault file's text: one per line, surrounding spaces, tabs and a trailing CR
 // removed; blank lines and lines starting with '#' skipped. Duplicates are kept (create ignores
@@ -65,17 +70,21 @@ class Detector {
  public:
   // The detectors for `kinds` (Kind::Vault in `kinds` is ignored: the vault is on when `vault` is
   // not empty). Refuses, with a message naming the entry by its line-free position (never its
-  // text), a vault with more than kMaxVaultEntries entries, or an entry that is shorter than
-  // kMinVaultEntryBytes or longer than kMaxVaultEntryBytes or not well-formed UTF-8.
+  // text), a vault with more than kMaxVaultEntries entries or kMaxVaultBytes bytes, or an entry
+  // that is shorter than kMinVaultEntryBytes or longer than kMaxVaultEntryBytes or not well-formed
+  // UTF-8.
   static std::expected<Detector, std::string> create(const std::set<Kind>& kinds,
                                                      const std::vector<std::string>& vault);
 
   // The values to mask in `text`, sorted by offset, non-overlapping (resolveOverlaps). Each span
-  // starts and ends on a UTF-8 character boundary of well-formed text. Linear in text.size() plus
-  // the candidates inspected (each bounded to a few hundred bytes, a PEM block to 64 KiB).
+  // starts and ends on a UTF-8 character boundary of well-formed text. Linear in text.size(): a
+  // candidate reads a bounded few hundred bytes around its trigger, and what lies further (a PEM
+  // block's END line, up to 64 KiB on) is found by one search per text that every candidate shares.
   std::vector<Span> find(std::string_view text) const;
-  // find(), appending to `out` without resolving overlaps (the masker adds its own spans first).
-  void collect(std::string_view text, std::vector<Span>& out) const;
+  // find(), appending to `out` without resolving overlaps (the masker adds its own spans first),
+  // charging text.size() to `budget` as it goes. False when the budget ran out (`out` is then
+  // partial and must not be used); true otherwise.
+  bool collect(std::string_view text, std::vector<Span>& out, ScanBudget* budget = nullptr) const;
 
   bool enabled(Kind kind) const { return (mask_ & bit(kind)) != 0; }
   // True when nothing is enabled: find() always returns nothing.

@@ -15,8 +15,7 @@ constexpr std::array<std::string_view, 9> kPayloadKeys = {"image", "image_url", 
 // Calls `visit` with every maskable string of `value`, in document order.
 void eachText(wire::Json& value, std::span<const std::string_view> skip, const std::function<void(std::string&)>& visit) {
   if (value.is_string()) {
-    auto& text = value.get_ref<std::string&>();
-    if (!text.starts_with("data:")) visit(text);
+    visit(value.get_ref<std::string&>());
     return;
   }
   if (value.is_array()) {
@@ -36,8 +35,10 @@ void eachText(wire::Json& value, std::span<const std::string_view> skip, const s
 std::expected<MaskResult, MaskFailure> maskJsonTexts(wire::Json& document, const Detector& detector,
                                                      std::span<const std::string_view> skip, const MaskLimits& limits) {
   Masker masker(detector, limits);
-  eachText(document, skip, [&](std::string& text) { masker.reserve(text); });
   bool failed = false;
+  eachText(document, skip, [&](std::string& text) {
+    if (!failed && !masker.reserve(text)) failed = true;
+  });
   eachText(document, skip, [&](std::string& text) {
     if (!failed && !masker.mask(text)) failed = true;
   });

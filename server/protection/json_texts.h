@@ -3,7 +3,9 @@
 // moderations, images, speech or rerank call. Every string value is masked, at any depth, except
 // what is not text a person wrote: the values of the members named in `skip` (the model, enum-like
 // options), file and media payloads ("image", "image_url", "url", "data", "b64_json", "file",
-// "file_data", "audio") and any string starting "data:". Keys are never touched. Pure.
+// "file_data", "audio"), whole. A string elsewhere is text even when it starts "data:" (only a data
+// URL under a media key is a payload, and those keys are skipped whole). Keys are never touched.
+// Pure.
 
 #include <expected>
 #include <span>

@@ -95,18 +95,14 @@ void restoreResponse(wire::Response& response, const Mapping& mapping) {
 }
 
 StreamRestorer::Block& StreamRestorer::block(int index) {
-  for (Block& b : blocks_) {
-    if (b.index == index) return b;
-  }
-  Block fresh;
-  fresh.index = index;
-  blocks_.push_back(std::move(fresh));
-  return blocks_.back();
+  auto [it, fresh] = blocks_.try_emplace(index);
+  if (fresh) it->second.index = index;
+  return it->second;
 }
 
 size_t StreamRestorer::heldBytes() const {
   size_t total = 0;
-  for (const Block& b : blocks_) total += b.held.size();
+  for (const auto& [index, b] : blocks_) total += b.held.size();
   return total;
 }
 
@@ -122,12 +118,7 @@ void StreamRestorer::flush(Block& b, std::vector<wire::StreamEvent>& out) {
 }
 
 void StreamRestorer::flushAll(std::vector<wire::StreamEvent>& out) {
-  std::vector<Block*> order;
-  for (Block& b : blocks_) {
-    if (!b.held.empty()) order.push_back(&b);
-  }
-  std::sort(order.begin(), order.end(), [](const Block* a, const Block* b) { return a->index < b->index; });
-  for (Block* b : order) flush(*b, out);
+  for (auto& [index, b] : blocks_) flush(b, out);
 }
 
 std::string StreamRestorer::restoreDelta(Block& b, std::string_view delta) {
@@ -237,10 +228,10 @@ void StreamRestorer::feed(wire::StreamEvent event, std::vector<wire::StreamEvent
       restoreBlock(event.block, mapping_);
       break;
     case Type::BlockStop:
-      for (Block& b : blocks_) {
-        if (b.index == event.index) flush(b, out);
+      if (const auto it = blocks_.find(event.index); it != blocks_.end()) {
+        flush(it->second, out);
+        blocks_.erase(it);
       }
-      std::erase_if(blocks_, [&](const Block& b) { return b.index == event.index; });
       break;
     case Type::MessageDelta:
     case Type::MessageStop:

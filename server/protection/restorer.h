@@ -6,6 +6,7 @@
 // one the model made up) is left as it is.
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,9 @@ class StreamRestorer {
   std::string restoreDelta(Block& block, std::string_view delta);
 
   const Mapping& mapping_;
-  std::vector<Block> blocks_;
+  // By index: a provider may open any number of blocks, and each event finds its own in log time
+  // (flushAll() sends the held tails in index order).
+  std::map<int, Block> blocks_;
 };
 
 }  // namespace sluice::protection

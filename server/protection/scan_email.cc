@@ -56,20 +56,20 @@ bool isKnownTld(std::string_view tld) {
 }
 
 // True when the bytes before `start` (back to whitespace or a quote) hold "://" with no '/' after
-// it: `start` is inside a URL's authority, so an '@' there separates user and host.
-bool insideUrlAuthority(std::string_view t, size_t start) {
+// it: `start` is inside a URL's authority, so an '@' there separates user and host. Looks back at
+// most 512 bytes, through the scan's memo (each byte once per scan).
+bool insideUrlAuthority(std::string_view t, size_t start, Memos& memos) {
   const size_t floor = start > 512 ? start - 512 : 0;
-  for (size_t i = start; i > floor; --i) {
-    const char c = t[i - 1];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>') return false;
-    if (c == '/') return i >= 3 && t[i - 2] == '/' && t[i - 3] == ':';
-  }
-  return false;
+  const size_t stop = memos.url_stop.lastBefore(t, start, floor, [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '/';
+  });
+  if (stop == kNone || t[stop] != '/') return false;
+  return stop >= 2 && t[stop - 1] == '/' && t[stop - 2] == ':';
 }
 
 }  // namespace
 
-std::optional<Hit> email(std::string_view t, size_t at_sign) {
+std::optional<Hit> email(std::string_view t, size_t at_sign, Memos& memos) {
   // The local part: the practical subset [A-Za-z0-9._%+-], 1..64 bytes, starting with a letter,
   // digit or '_', not ending with '.', no "..".
   size_t l = at_sign;
@@ -80,7 +80,7 @@ std::optional<Hit> email(std::string_view t, size_t at_sign) {
   for (size_t i = l + 1; i < at_sign; ++i) {
     if (t[i] == '.' && t[i - 1] == '.') return std::nullopt;
   }
-  if (insideUrlAuthority(t, l)) return std::nullopt;
+  if (insideUrlAuthority(t, l, memos)) return std::nullopt;
   // The domain: at least two labels of [A-Za-z0-9-] (1..63 bytes, no '-' at either end), a known
   // top-level domain of letters.
   size_t p = at_sign + 1;
@@ -92,6 +92,7 @@ std::optional<Hit> email(std::string_view t, size_t at_sign) {
     if (p == s || p - s > 63 || t[s] == '-' || t[p - 1] == '-') return std::nullopt;
     ++labels;
     last_label = s;
+    if (p - at_sign - 1 > 253) return std::nullopt;
     if (at(t, p) == '.' && isAlnum(at(t, p + 1))) {
       ++p;
       continue;

@@ -110,6 +110,7 @@ std::optional<Hit> ipv6(std::string_view t, size_t start) {
       break;
     }
     ++groups;
+    if (groups > 8) return std::nullopt;  // longer than any address: stop reading
     longest = std::max(longest, length);
     for (size_t i = s; i < p; ++i) has_digit = has_digit || isDigit(t[i]);
     if (at(t, p) == ':') {

@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kMaxTokenBytes = 4096;
 constexpr size_t kMaxPemBytes = 64 * 1024;
+constexpr size_t kMaxPemLabelBytes = 64;
 constexpr size_t kMaxPasswordBytes = 1024;
 
 bool allOf(std::string_view s, bool (*pred)(char)) { return std::all_of(s.begin(), s.end(), pred); }
@@ -104,6 +105,20 @@ bool isVariableReference(std::string_view v) {
   return false;
 }
 
+// Where an unquoted password value ends: a space, a delimiter of the surrounding syntax, an
+// escaped line break or quote ("\\n" in JSON text), and after '=' a query string's '&'.
+bool endsUnquotedValue(std::string_view t, size_t i, bool query) {
+  const char c = t[i];
+  if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;)[]}\"'(").contains(c)) return true;
+  if (query && c == '&') return true;
+  return c == '\\' && std::string_view("nrt\"").contains(at(t, i + 1));
+}
+
+size_t firstNonSpace(std::string_view t, size_t from) {
+  while (from < t.size() && isSpace(t[from])) ++from;
+  return from;
+}
+
 bool isUserinfoByte(char c) {
   return isAlnum(c) || std::string_view("-._~%!$&'()*+,;=:@").contains(c);
 }
@@ -189,25 +204,33 @@ std::optional<Hit> jwt(std::string_view t, size_t start) {
   return Hit{start, p - start};
 }
 
-std::optional<Hit> privateKey(std::string_view t, size_t start) {
+std::optional<Hit> privateKey(std::string_view t, size_t start, Memos& memos) {
   constexpr std::string_view kBegin = "-----BEGIN ";
+  constexpr std::string_view kEnd = "-----END ";
+  constexpr std::string_view kDashes = "-----";
   if (!startsWithAt(t, start, kBegin)) return std::nullopt;
+  // The label ends at the first "-----" within kMaxPemLabelBytes.
   const size_t label_start = start + kBegin.size();
-  const size_t label_end = t.find("-----", label_start);
-  if (label_end == std::string_view::npos || label_end - label_start > 64) return std::nullopt;
-  const std::string_view label = t.substr(label_start, label_end - label_start);
+  const size_t label_length = t.substr(label_start, kMaxPemLabelBytes + kDashes.size()).find(kDashes);
+  if (label_length == std::string_view::npos) return std::nullopt;
+  const std::string_view label = t.substr(label_start, label_length);
   if (label.find("PRIVATE KEY") == std::string_view::npos || label.find('\n') != std::string_view::npos) {
     return std::nullopt;
   }
-  const size_t body = label_end + 5;
-  const std::string_view window = t.substr(body, std::min(kMaxPemBytes, t.size() - body));
-  const size_t end_marker = window.find("-----END ");
-  if (end_marker != std::string_view::npos) {
-    const size_t close = window.find("-----", end_marker + 9);
-    if (close != std::string_view::npos && close - end_marker <= 9 + 64) return Hit{start, body + close + 5 - start};
+  const size_t body = label_start + label_length + kDashes.size();
+  const size_t window_end = std::min(t.size(), body + kMaxPemBytes);
+  // The END line: the first one after the body starts, if it lies within the window. One search
+  // per scan serves every candidate before it (text of BEGIN lines alone asked it once per line).
+  const size_t end_marker = memos.pem_end.next(body, [&](size_t from) { return t.find(kEnd, from); });
+  if (end_marker != kNone && end_marker + kEnd.size() <= window_end) {
+    const size_t after = end_marker + kEnd.size();
+    const size_t close = t.substr(after, std::min(kMaxPemLabelBytes + kDashes.size(), window_end - after)).find(kDashes);
+    if (close != std::string_view::npos) return Hit{start, after + close + kDashes.size() - start};
   }
   // No END line (a key cut short): mask the base64 body that follows, up to a blank line. Escaped
-  // newlines ("\n" in JSON text) belong to the body.
+  // newlines ("\n" in JSON text) belong to the body. What is read past the hit is blank, where no
+  // other candidate starts, so each byte is read once.
+  const std::string_view window = t.substr(body, window_end - body);
   size_t p = 0;
   size_t last = 0;
   while (p < window.size()) {
@@ -220,7 +243,7 @@ std::optional<Hit> privateKey(std::string_view t, size_t start) {
   return Hit{start, body + last - start};
 }
 
-std::optional<Hit> password(std::string_view t, size_t sep) {
+std::optional<Hit> password(std::string_view t, size_t sep, Memos& memos) {
   const char s = t[sep];
   size_t value = sep + 1;
   size_t key_end = sep;
@@ -284,14 +307,16 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
       ++ve;
     }
   } else {
-    // Unquoted: up to a space, a delimiter of the surrounding syntax or an escaped newline.
-    while (ve < t.size() && ve - vs <= kMaxPasswordBytes) {
-      const char c = t[ve];
-      if (c == ' ' || c == '\t' || isLineEnd(c) || std::string_view(",;)[]}\"'(").contains(c)) break;
-      if (s == '=' && c == '&') break;  // query strings
-      if (c == '\\' && std::string_view("nrt\"").contains(at(t, ve + 1))) break;
-      ++ve;
-    }
+    // Unquoted: up to a space, a delimiter of the surrounding syntax or an escaped newline (one
+    // search per scan: "password=password=..." asks it once per '=').
+    const bool query = s == '=';
+    const size_t stop = (query ? memos.value_equals : memos.value_colon).next(vs, [&](size_t from) {
+      for (size_t i = from; i < t.size(); ++i) {
+        if (endsUnquotedValue(t, i, query)) return i;
+      }
+      return kNone;
+    });
+    ve = stop == kNone ? t.size() : stop;
     if (ve - vs > kMaxPasswordBytes) return std::nullopt;
   }
   const std::string_view v_text = t.substr(vs, ve - vs);
@@ -302,15 +327,26 @@ std::optional<Hit> password(std::string_view t, size_t sep) {
     // Code, not a value: a call, an index, an attribute path, a type annotation.
     if (after == '(' || after == '[' || isDottedIdentifier(v_text)) return std::nullopt;
     if (isVariableReference(v_text)) return std::nullopt;  // { password: hashedPassword }
+    // The first byte after the value that is not a space.
+    const size_t r = std::min(memos.non_space.next(ve, [&](size_t from) { return firstNonSpace(t, from); }), t.size());
     if (isIdentifier(v_text)) {
-      if (after == ',' || after == ')') return std::nullopt;           // f(password=pw, ...)
+      // An identifier followed by ',' or ')' names a variable in code: a keyword argument
+      // (f(password=pw, ...)), an object member ({ password: pw, ... }) or one on a line of its own
+      // ("  password: pw,"). In a sentence or a log line, with no bracket open on the line and
+      // words after the comma ("..., password: hunter2, and ..."), it is the value itself.
+      if (after == ')') return std::nullopt;
+      if (after == ',') {
+        const size_t next = std::min(memos.non_space.next(ve + 1, [&](size_t from) { return firstNonSpace(t, from); }),
+                                     t.size());
+        const bool words_follow = !isLineEnd(at(t, next)) && !(at(t, next) == '\\' && at(t, next + 1) == 'n');
+        if (!words_follow || memos.brackets.depthAt(t, k) > 0) return std::nullopt;
+      }
       if (s == '=' && key_spaced && value_spaced) return std::nullopt;  // password = pw
     }
     if (s == ':') {
       // "Password: the one you chose" is prose: an unquoted value after ':' is the last thing on its
-      // line (or in its object or list), and not a type ("password: str = None").
-      size_t r = ve;
-      while (r < t.size() && isSpace(t[r])) ++r;
+      // line (or in its object or list, or its clause: "password: hunter2, and ..."), and not a type
+      // ("password: str = None").
       const char tail = at(t, r);
       const bool line_end = isLineEnd(tail) || tail == ',' || tail == '}' || tail == ']' || tail == '#' ||
                             (tail == ';' && (isLineEnd(at(t, r + 1)) || isSpace(at(t, r + 1)))) ||

@@ -1,11 +1,16 @@
 #pragma once
 // The scanners behind Detector, one per kind, each called at a trigger position and returning the
 // value to mask there, if any. Internal to server/protection (detectors.cc calls them; the tests
-// reach them through Detector). Every scanner reads at most a bounded window around its trigger.
+// reach them through Detector). Every scanner reads at most a small bounded window around its
+// trigger (a few hundred bytes); what would reach further (a PEM block's END line, the end of a
+// password value, the start of a URL's authority) is asked of the scan's Memos (scan_memo.h), so
+// one scan is linear in the text however many triggers it holds.
 
 #include <cstddef>
 #include <optional>
 #include <string_view>
+
+#include "server/protection/scan_memo.h"
 
 namespace sluice::protection::scan {
 
@@ -15,7 +20,7 @@ struct Hit {
 };
 
 // At an '@' (t[at] == '@'). scan_personal.cc.
-std::optional<Hit> email(std::string_view t, size_t at);
+std::optional<Hit> email(std::string_view t, size_t at, Memos& memos);
 // At a '+', '(' or the first digit of a word.
 std::optional<Hit> phone(std::string_view t, size_t start);
 // At the first digit of a word.
@@ -31,9 +36,9 @@ std::optional<Hit> ipv6(std::string_view t, size_t start);
 std::optional<Hit> apiKey(std::string_view t, size_t start);
 std::optional<Hit> jwt(std::string_view t, size_t start);
 // At the first '-' of "-----BEGIN ".
-std::optional<Hit> privateKey(std::string_view t, size_t start);
+std::optional<Hit> privateKey(std::string_view t, size_t start, Memos& memos);
 // At a '=' or ':' that may follow a password key; the hit is the value alone.
-std::optional<Hit> password(std::string_view t, size_t separator);
+std::optional<Hit> password(std::string_view t, size_t separator, Memos& memos);
 // At an '@'. The hit is "user:pass" of scheme://user:pass@host. `in_authority` is set when the '@'
 // ends the user part of a URL's authority (with or without a password): that '@' is then no
 // e-mail address.

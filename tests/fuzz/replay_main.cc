@@ -2,7 +2,13 @@
 // LLVMFuzzerTestOneInput over every file under the given paths (default: tests/fixtures),
 // each with every prefix byte 0..7 (the wire / chunk selectors), plus deterministic mutations:
 // truncations at every 97th byte and byte flips from a fixed-seed std::mt19937.
-// A crash or sanitizer report fails the test; on success prints the number of cases run.
+// A target built with SLUICE_FUZZ_MAX_NS_PER_BYTE is also held to a cost: each file's body tiled
+// to kTiledBytes, with prefix bytes 0..3, must run within that many nanoseconds of CPU per byte
+// (plus kSlackNs): a path quadratic in its input hides in small inputs and shows here.
+// A crash, a sanitizer report or a slow case fails the test; on success prints the number of
+// cases run.
+#include <time.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +24,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 namespace {
 
 constexpr int kFlipMutations = 200;
+#ifdef SLUICE_FUZZ_MAX_NS_PER_BYTE
+constexpr double kMaxNsPerByte = SLUICE_FUZZ_MAX_NS_PER_BYTE;
+#else
+constexpr double kMaxNsPerByte = 0;  // no cost check
+#endif
+constexpr size_t kTiledBytes = 256 * 1024;
+constexpr double kSlackNs = 20e6;
+int slow_cases = 0;
+
+double cpuNs() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e9 + static_cast<double>(now.tv_nsec);
+}
+
+// `body` repeated to kTiledBytes, run with prefixes 0..3 and timed.
+size_t replayTiled(const std::filesystem::path& path, const std::string& body) {
+  if (kMaxNsPerByte <= 0) return 0;
+  std::string tiled;
+  tiled.reserve(kTiledBytes + body.size());
+  while (tiled.size() < kTiledBytes) tiled += body.empty() ? std::string(" ") : body;
+  for (int prefix = 0; prefix < 4; ++prefix) {
+    const std::string input = std::string{static_cast<char>(prefix), static_cast<char>(prefix * 37 % 256)} + tiled;
+    const double started = cpuNs();
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+    const double spent = cpuNs() - started;
+    if (spent > kMaxNsPerByte * static_cast<double>(input.size()) + kSlackNs) {
+      std::fprintf(stderr, "too slow: %s tiled to %zu bytes, prefix %d: %.0f ns per byte (at most %.0f)\n",
+                   path.string().c_str(), input.size(), prefix, spent / static_cast<double>(input.size()),
+                   kMaxNsPerByte);
+      ++slow_cases;
+    }
+  }
+  return 4;
+}
 
 size_t run(const std::string& input) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
@@ -56,7 +97,7 @@ size_t replayFile(const std::filesystem::path& path, std::mt19937& rng) {
     }
     cases += run(input);
   }
-  return cases;
+  return cases + replayTiled(path, body);
 }
 
 }  // namespace
@@ -91,6 +132,10 @@ int main(int argc, char** argv) {
       cases += replayFile(path, rng);
       ++files;
     }
+  }
+  if (slow_cases > 0) {
+    std::printf("replayed %zu files, %zu cases: %d too slow\n", files, cases, slow_cases);
+    return 1;
   }
   std::printf("replayed %zu files, %zu cases, no crash\n", files, cases);
   return 0;

@@ -1,5 +1,9 @@
 #include "server/net/fiber/helper_pool.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -19,6 +23,16 @@ HelperPool& HelperPool::instance() {
   return *helpers;
 }
 
+HelperPool& HelperPool::compute() {
+  static HelperPool* computers = [] {
+    auto* pool = new HelperPool();  // never destroyed, as instance()
+    pool->limit_ = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    pool->nice_ = kComputeNice;
+    return pool;
+  }();
+  return *computers;
+}
+
 void HelperPool::setLimit(int limit) {
   std::lock_guard lock(mutex_);
   limit_ = std::max(limit_, std::max(limit, 1));
@@ -36,6 +50,9 @@ void HelperPool::run(const std::function<void()>* job, Waker waker) {
 }
 
 void HelperPool::loop() {
+  // The thread's own priority (a Linux thread is a process to setpriority); a failure leaves it
+  // at the workers' priority, which is only less polite.
+  if (nice_ != 0) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), nice_);
   std::unique_lock lock(mutex_);
   for (;;) {
     ++idle_;
@@ -57,6 +74,11 @@ void HelperPool::loop() {
 
 void offload(const std::function<void()>& job) {
   HelperPool::instance().run(&job, currentWaker());
+  Worker::current()->park(kNever, false);
+}
+
+void offloadCompute(const std::function<void()>& job) {
+  HelperPool::compute().run(&job, currentWaker());
   Worker::current()->park(kNever, false);
 }
 

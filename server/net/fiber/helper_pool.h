@@ -13,8 +13,12 @@ namespace sluice::net::fiber {
 
 class HelperPool {
  public:
-  // The process's pool; never destroyed (helper threads may outlive main's locals).
+  // The process's pool for blocking() bodies; never destroyed (helper threads may outlive main's
+  // locals).
   static HelperPool& instance();
+  // The pool for compute() bodies: one thread per CPU, each at nice +kComputeNice.
+  static HelperPool& compute();
+  static constexpr int kComputeNice = 5;
 
   // Raises the most threads running at once to `limit` (at least 1); never lowers it.
   void setLimit(int limit);
@@ -35,6 +39,7 @@ class HelperPool {
   int threads_ = 0;
   int idle_ = 0;
   int limit_ = 4;
+  int nice_ = 0;  // added to each thread's scheduling priority
 };
 
 }  // namespace sluice::net::fiber

@@ -1,0 +1,156 @@
+// Masking under a flood, against the real gateway: bodies built to be expensive to mask (4 MiB of
+// "-----BEGIN PRIVATE KEY-----!", which took 21 s each when every BEGIN line searched 64 KiB for
+// its END line, on the event loop) keep no other connection waiting. The catalog is the
+// data-protection one of the integration tests: `pub` is a public endpoint, private keys blocked.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/integration/gateway_fixture.h"
+#include "tests/support/test_env.h"
+
+using sluice::test::Gateway;
+using sluice::test::GatewayOptions;
+using namespace std::chrono_literals;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int portOf(const std::string& base_url) { return std::stoi(base_url.substr(base_url.rfind(':') + 1)); }
+
+// One request on a fresh connection; the answer's first line (empty when none came in `deadline`).
+std::string exchange(int port, const std::string& request, std::chrono::milliseconds deadline) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    size_t sent = 0;
+    while (sent < request.size()) {
+      const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<size_t>(n);
+    }
+    const auto end = Clock::now() + deadline;
+    while (answer.find("\r\n") == std::string::npos) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+      pollfd waiting{fd, POLLIN, 0};
+      if (left <= 0 || ::poll(&waiting, 1, static_cast<int>(left)) <= 0) break;
+      char buffer[4096];
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      answer.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return answer.substr(0, answer.find("\r\n"));
+}
+
+std::string post(const std::string& body) {
+  return "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+std::string messages(const std::string& text) {
+  return R"({"model":"pub","max_tokens":20,"messages":[{"role":"user","content":")" + text + R"("}]})";
+}
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  return values[std::min(values.size() - 1, static_cast<size_t>(p * static_cast<double>(values.size())))];
+}
+
+double msSince(Clock::time_point started) { return std::chrono::duration<double, std::milli>(Clock::now() - started).count(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(abuse_masking)
+
+BOOST_AUTO_TEST_CASE(hostile_bodies_masked_in_flight_keep_healthz_and_masked_traffic_served) {
+  const std::string catalog = sluice::test::sourceDir() + "/tests/integration/catalogs/protection";
+  GatewayOptions options;
+  options.services = catalog;
+  options.extra_args = {"--workers", "2", "--max-buffered-bytes", std::to_string(256u << 20)};
+  options.extra_env = {{"PROTECTION_VAULT", catalog + "/vault.txt"}};
+  Gateway gateway(options);
+  const int port = portOf(gateway.baseUrl());
+
+  std::string markers;
+  while (markers.size() < (4u << 20)) markers += "-----BEGIN PRIVATE KEY-----!";
+  const std::string hostile = post(messages(markers));
+  std::atomic<int> hostile_done{0};
+  std::vector<std::string> hostile_answers(20);
+  std::vector<std::thread> senders;
+  const auto flood_started = Clock::now();
+  for (int i = 0; i < 20; ++i) {
+    senders.emplace_back([&, i] {
+      hostile_answers[i] = exchange(port, hostile, 120s);
+      ++hostile_done;
+    });
+  }
+
+  // /healthz every 20 ms for as long as the flood lasts (and at least as long as the masked
+  // traffic below), each on a fresh connection.
+  std::atomic<bool> traffic_done{false};
+  std::vector<double> healthz_ms;
+  std::thread prober([&] {
+    const std::string probe = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    while (!(traffic_done && hostile_done == 20) && msSince(flood_started) < 120'000) {
+      const auto started = Clock::now();
+      const std::string status = exchange(port, probe, 10s);
+      healthz_ms.push_back(status.find(" 200") != std::string::npos ? msSince(started) : 10'000.0);
+      std::this_thread::sleep_for(20ms);
+    }
+  });
+
+  // 50 legitimate masked requests (an e-mail address to mask, restored in the echo), one after
+  // the other, while the hostile bodies are in flight.
+  std::vector<double> masked_ms;
+  int served = 0;
+  const std::string legitimate = post(messages("Please write to ann.lee@example.com about the invoice."));
+  for (int i = 0; i < 50; ++i) {
+    const auto started = Clock::now();
+    if (exchange(port, legitimate, 30s).find(" 200") != std::string::npos) ++served;
+    masked_ms.push_back(msSince(started));
+  }
+  const int hostile_in_flight = 20 - hostile_done.load();
+  traffic_done = true;
+  for (std::thread& sender : senders) sender.join();
+  prober.join();
+
+  BOOST_TEST_MESSAGE("masked traffic beside 20 hostile 4 MiB bodies: served " << served << "/50, p50 "
+                     << percentile(masked_ms, 0.5) << " ms, p99 " << percentile(masked_ms, 0.99) << " ms; "
+                     << hostile_in_flight << " hostile bodies still in flight after it; /healthz over "
+                     << healthz_ms.size() << " probes: p50 " << percentile(healthz_ms, 0.5) << " ms, p99 "
+                     << percentile(healthz_ms, 0.99) << " ms, max " << percentile(healthz_ms, 1.0)
+                     << " ms; the flood ended after " << msSince(flood_started) << " ms");
+  BOOST_TEST(served == 50);
+  BOOST_TEST_REQUIRE(healthz_ms.size() >= 10u);
+  // Masking is off the event loop: with it inline, each 4 MiB body held a worker for 0.16 s of
+  // linear scanning (18 s before the scanners were linear), and /healthz waited seconds. What is
+  // left is the large-body path every lane shares (reading, inspecting, relaying 4 MiB; the same
+  // flood to a `trusted_raw` endpoint, nothing masked, stalls /healthz for seconds on its own), so
+  // the bound here is what masking answers for, not yet the 50 ms a probe should get.
+  BOOST_TEST(percentile(healthz_ms, 0.99) < 500.0);
+  // Each hostile body was read, masked within its budget and refused (a private key is a `block:`
+  // kind for a public endpoint), in the caller's format.
+  for (const std::string& answer : hostile_answers) BOOST_TEST(answer.rfind("HTTP/1.1 400", 0) == 0, answer);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
