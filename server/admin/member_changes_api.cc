@@ -142,25 +142,42 @@ std::expected<MemberFields, Reply> memberFields(const wire::Json& object) {
   return MemberFields{*role, *groups, *projects, *primary};
 }
 
+// What adding and changing a member both read: the database present, the body, the name, the fields.
+struct MemberRequest {
+  wire::Json object;
+  std::string name;
+  MemberFields fields;
+};
+
+std::expected<MemberRequest, Reply> memberRequestOf(const ConsoleContext& context, const Exchange& exchange) {
+  if (!context.members || !context.admin_events) {
+    return std::unexpected(Reply::error(503, "no_database", "this gateway has no database"));
+  }
+  auto body = bodyOf(exchange);
+  if (!body) return std::unexpected(body.error());
+  auto name = nameOf(body->object);
+  if (!name) return std::unexpected(name.error());
+  auto fields = memberFields(body->object);
+  if (!fields) return std::unexpected(fields.error());
+  return MemberRequest{std::move(body->object), std::move(*name), std::move(*fields)};
+}
+
 }  // namespace
 
 Reply memberAdd(ConsoleContext& context, const Exchange& exchange) {
-  if (!context.members || !context.admin_events) return Reply::error(503, "no_database", "this gateway has no database");
-  auto body = bodyOf(exchange);
-  if (!body) return body.error();
-  const auto& object = body->object;
-  auto name = nameOf(object);
-  if (!name) return name.error();
-  auto fields = memberFields(object);
-  if (!fields) return fields.error();
+  auto request = memberRequestOf(context, exchange);
+  if (!request) return request.error();
+  const auto& object = request->object;
+  const auto& name = request->name;
+  const auto& fields = request->fields;
   identity::NewMember member;
-  member.name = *name;
-  const auto parsed_role = identity::parseRole(fields->role.value_or("member"));
+  member.name = name;
+  const auto parsed_role = identity::parseRole(fields.role.value_or("member"));
   if (!parsed_role) return invalid("\"role\" must be member or admin");
   member.role = *parsed_role;
-  member.groups = identity::withoutDuplicates(fields->groups.value_or(std::vector<std::string>{}));
-  member.projects = identity::withoutDuplicates(fields->projects.value_or(std::vector<std::string>{}));
-  if (fields->primary_project && !fields->primary_project->empty()) member.primary_project = fields->primary_project;
+  member.groups = identity::withoutDuplicates(fields.groups.value_or(std::vector<std::string>{}));
+  member.projects = identity::withoutDuplicates(fields.projects.value_or(std::vector<std::string>{}));
+  if (fields.primary_project && !fields.primary_project->empty()) member.primary_project = fields.primary_project;
   if (!member.primary_project && !member.projects.empty()) member.primary_project = member.projects.front();
   if (auto problem = identity::validateMember(member)) return invalid(*problem);
   if (!wire::trueMember(object, "allow_new")) {
@@ -172,33 +189,30 @@ Reply memberAdd(ConsoleContext& context, const Exchange& exchange) {
 }
 
 Reply memberUpdate(ConsoleContext& context, const Exchange& exchange) {
-  if (!context.members || !context.admin_events) return Reply::error(503, "no_database", "this gateway has no database");
-  auto body = bodyOf(exchange);
-  if (!body) return body.error();
-  const auto& object = body->object;
-  auto name = nameOf(object);
-  if (!name) return name.error();
-  auto fields = memberFields(object);
-  if (!fields) return fields.error();
+  auto request = memberRequestOf(context, exchange);
+  if (!request) return request.error();
+  const auto& object = request->object;
+  const auto& name = request->name;
+  const auto& fields = request->fields;
   identity::MemberUpdate update;
-  if (fields->role) {
-    update.role = identity::parseRole(*fields->role);
+  if (fields.role) {
+    update.role = identity::parseRole(*fields.role);
     if (!update.role) return invalid("\"role\" must be member or admin");
-    if (*name == exchange.user && *update.role != identity::Role::Admin) {
+    if (name == exchange.user && *update.role != identity::Role::Admin) {
       return Reply::error(409, "self_change", "you cannot take the admin role from yourself: another admin can");
     }
   }
-  update.groups = fields->groups;
-  update.projects = fields->projects;
-  update.primary_project = fields->primary_project;
+  update.groups = fields.groups;
+  update.projects = fields.projects;
+  update.primary_project = fields.primary_project;
   if (!wire::trueMember(object, "allow_new")) {
-    if (auto refused = unknownName(context, fields->groups.value_or(std::vector<std::string>{}),
-                                   fields->projects.value_or(std::vector<std::string>{}))) {
+    if (auto refused = unknownName(context, fields.groups.value_or(std::vector<std::string>{}),
+                                   fields.projects.value_or(std::vector<std::string>{}))) {
       return *refused;
     }
   }
   const auto updated =
-      identity::adminUpdateMember(storesOf(context, exchange), *name, update, std::chrono::system_clock::now());
+      identity::adminUpdateMember(storesOf(context, exchange), name, update, std::chrono::system_clock::now());
   if (!updated) return memberError(updated.error());
   return Reply::json({{"member", memberJson(*updated)}});
 }
