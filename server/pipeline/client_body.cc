@@ -22,13 +22,21 @@ constexpr std::array<std::string_view, 7> kHeadKeys = {"model",      "stream",  
                                                        "max_tokens", "max_completion_tokens", "max_output_tokens",
                                                        "store"};
 
+// Work over a whole body runs on a compute thread when the body is large (as masking and decoding
+// do): walking or rewriting megabytes would otherwise hold the event loop, /healthz included.
+template <class Work>
+auto offLoopWhenLarge(size_t bytes, Work&& work) -> decltype(work()) {
+  return bytes > RequestProtection::kInlineMaskBytes ? net::fiber::compute(work) : work();
+}
+
 }  // namespace
 
 ClientBody::ClientBody(catalog::Wire client_wire, std::string raw) : client_wire_(client_wire), raw_(std::move(raw)) {}
 
 std::expected<void, wire::ApiError> ClientBody::inspect() {
-  head_ = wire::scanTopLevelMembers(raw_, kHeadKeys);
-  if (!head_.walked) {
+  const auto read = offLoopWhenLarge(raw_.size(), [&]() -> std::expected<void, wire::ApiError> {
+    head_ = wire::scanTopLevelMembers(raw_, kHeadKeys);
+    if (head_.walked) return {};
     // Malformed, nested too deep for the walk, or a key written with escapes: the parse decides,
     // and serves the members. Nesting past the bound is refused before any parse.
     auto whole = wire::parseRequestObject(raw_);
@@ -36,7 +44,9 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
     full_ = std::move(*whole);
     // The parse kept the last of a repeated key; the provider may keep the first.
     head_.repeated = wire::repeatedTopLevelKey(raw_, kHeadKeys);
-  }
+    return {};
+  });
+  if (!read) return std::unexpected(read.error());
   // A member read here but forwarded twice would be authorised, priced and clamped as one value
   // and served as the other by a provider that keeps the first duplicate.
   if (head_.repeated) {
@@ -103,8 +113,7 @@ std::expected<const wire::Request*, wire::ApiError> ClientBody::ir() {
   if (decode_error_) return std::unexpected(*decode_error_);
   // A large body is decoded on a compute thread while the request's fiber waits, as it is masked
   // (RequestProtection): megabytes of JSON would otherwise hold the event loop, /healthz included.
-  const auto decode = [&] { return wire::decodeRequest(client_wire_, raw_); };
-  auto decoded = raw_.size() > RequestProtection::kInlineMaskBytes ? net::fiber::compute(decode) : decode();
+  auto decoded = offLoopWhenLarge(raw_.size(), [&] { return wire::decodeRequest(client_wire_, raw_); });
   if (!decoded) {
     decode_error_ = decoded.error();
     return std::unexpected(*decode_error_);
@@ -141,34 +150,37 @@ std::expected<std::string, wire::ApiError> ClientBody::bodyFor(const dispatch::A
   // Tool call ids that carry a Gemini signature (openai_chat/tool_call_id.h) go to a Chat
   // provider as their plain ids; the substring test keeps every other body unparsed.
   const bool plain_ids = client_wire_ == catalog::Wire::OpenAIChat && raw_.find(wire::openai_chat::kGeminiIdPrefix) != std::string::npos;
-  // Nothing to change: the client's bytes go upstream as they came (no re-serialisation).
-  if (!clamp && !add_usage && !plain_ids && !requested_model_.empty() &&
-      requested_model_ == attempt.deployment->upstream_model) {
-    return raw_;
-  }
-  // Only the changed members are rewritten in the client's text (a 200 KB conversation is not
-  // parsed and re-serialised for a model name); stream_options the client wrote itself keeps its
-  // other members through the parse below.
-  if (head_.walked && !plain_ids && !(add_usage && head_.values[kStreamOptions])) {
-    std::vector<wire::MemberEdit> edits;
-    edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
-    if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*attempt.max_tokens)});
-    if (add_usage) edits.push_back({"stream_options", R"({"include_usage":true})"});
-    if (auto edited = wire::editTopLevelMembers(raw_, head_, kHeadKeys, edits)) return std::move(*edited);
-  }
-  ordered_json& body = parsed();
-  if (!body.is_object()) return std::unexpected(wire::ApiError::invalidJson());
-  if (plain_ids) {
-    if (auto stripped = wire::openai_chat::stripToolCallSignatures(body); !stripped) return std::unexpected(stripped.error());
-  }
-  body["model"] = attempt.deployment->upstream_model;
-  if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *attempt.max_tokens;
-  if (add_usage) {
-    auto& options = body["stream_options"];
-    if (!options.is_object()) options = ordered_json::object();
-    options["include_usage"] = true;
-  }
-  return wire::dumpJsonText(body);
+  // A large body is copied or rewritten on a compute thread (see offLoopWhenLarge).
+  return offLoopWhenLarge(raw_.size(), [&]() -> std::expected<std::string, wire::ApiError> {
+    // Nothing to change: the client's bytes go upstream as they came (no re-serialisation).
+    if (!clamp && !add_usage && !plain_ids && !requested_model_.empty() &&
+        requested_model_ == attempt.deployment->upstream_model) {
+      return raw_;
+    }
+    // Only the changed members are rewritten in the client's text (a 200 KB conversation is not
+    // parsed and re-serialised for a model name); stream_options the client wrote itself keeps its
+    // other members through the parse below.
+    if (head_.walked && !plain_ids && !(add_usage && head_.values[kStreamOptions])) {
+      std::vector<wire::MemberEdit> edits;
+      edits.push_back({"model", ordered_json(attempt.deployment->upstream_model).dump()});
+      if (clamp) edits.push_back({kHeadKeys[max_tokens_key_], std::to_string(*attempt.max_tokens)});
+      if (add_usage) edits.push_back({"stream_options", R"({"include_usage":true})"});
+      if (auto edited = wire::editTopLevelMembers(raw_, head_, kHeadKeys, edits)) return std::move(*edited);
+    }
+    ordered_json& body = parsed();
+    if (!body.is_object()) return std::unexpected(wire::ApiError::invalidJson());
+    if (plain_ids) {
+      if (auto stripped = wire::openai_chat::stripToolCallSignatures(body); !stripped) return std::unexpected(stripped.error());
+    }
+    body["model"] = attempt.deployment->upstream_model;
+    if (clamp) body[std::string(kHeadKeys[max_tokens_key_])] = *attempt.max_tokens;
+    if (add_usage) {
+      auto& options = body["stream_options"];
+      if (!options.is_object()) options = ordered_json::object();
+      options["include_usage"] = true;
+    }
+    return wire::dumpJsonText(body);
+  });
 }
 
 }  // namespace sluice::pipeline

@@ -18,7 +18,8 @@ namespace sluice::pipeline {
 // forward_headers. `base_url`, when not empty, replaces the endpoint's URL (an own machine at the
 // address its presence hub reports, dispatch/target_check.h). `content_type` is the body's ("" =
 // application/json); `accept` the Accept field ("" = what the wire's answer is: text/event-stream
-// when streaming, else application/json).
+// when streaming, else application/json). `body` is sent byte for byte as given: the attempt
+// runner takes it back from the request after the send, for a retry.
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path = "",
                                     const std::string* personal_key = nullptr, const std::string& base_url = "",

@@ -67,8 +67,8 @@ std::string post(const std::string& body) {
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-std::string messages(const std::string& text) {
-  return R"({"model":"pub","max_tokens":20,"messages":[{"role":"user","content":")" + text + R"("}]})";
+std::string messages(const std::string& model, const std::string& text) {
+  return R"({"model":")" + model + R"(","max_tokens":20,"messages":[{"role":"user","content":")" + text + R"("}]})";
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -78,79 +78,102 @@ double percentile(std::vector<double> values, double p) {
 
 double msSince(Clock::time_point started) { return std::chrono::duration<double, std::milli>(Clock::now() - started).count(); }
 
-}  // namespace
+struct Flood {
+  int served = 0;                            // of the 50 legitimate requests
+  std::vector<double> masked_ms;             // each legitimate request's time
+  std::vector<double> healthz_ms;            // each /healthz probe's time
+  std::vector<std::string> hostile_answers;  // each hostile body's status line
+};
 
-BOOST_AUTO_TEST_SUITE(abuse_masking)
-
-BOOST_AUTO_TEST_CASE(hostile_bodies_masked_in_flight_keep_healthz_and_masked_traffic_served) {
-  const std::string catalog = sluice::test::sourceDir() + "/tests/integration/catalogs/protection";
-  GatewayOptions options;
-  options.services = catalog;
-  options.extra_args = {"--workers", "2", "--max-buffered-bytes", std::to_string(256u << 20)};
-  options.extra_env = {{"PROTECTION_VAULT", catalog + "/vault.txt"}};
-  Gateway gateway(options);
+// 20 hostile 4 MiB bodies to `model` at once; meanwhile /healthz every 20 ms and 50 legitimate
+// requests (an e-mail address to mask where the endpoint masks) one after the other.
+Flood flood(Gateway& gateway, const std::string& model) {
   const int port = portOf(gateway.baseUrl());
-
   std::string markers;
   while (markers.size() < (4u << 20)) markers += "-----BEGIN PRIVATE KEY-----!";
-  const std::string hostile = post(messages(markers));
+  const std::string hostile = post(messages(model, markers));
+  Flood result;
+  result.hostile_answers.resize(20);
   std::atomic<int> hostile_done{0};
-  std::vector<std::string> hostile_answers(20);
   std::vector<std::thread> senders;
   const auto flood_started = Clock::now();
   for (int i = 0; i < 20; ++i) {
     senders.emplace_back([&, i] {
-      hostile_answers[i] = exchange(port, hostile, 120s);
+      result.hostile_answers[i] = exchange(port, hostile, 120s);
       ++hostile_done;
     });
   }
-
-  // /healthz every 20 ms for as long as the flood lasts (and at least as long as the masked
-  // traffic below), each on a fresh connection.
+  // /healthz every 20 ms for as long as the flood lasts (and at least as long as the legitimate
+  // traffic), each on a fresh connection.
   std::atomic<bool> traffic_done{false};
-  std::vector<double> healthz_ms;
   std::thread prober([&] {
     const std::string probe = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     while (!(traffic_done && hostile_done == 20) && msSince(flood_started) < 120'000) {
       const auto started = Clock::now();
       const std::string status = exchange(port, probe, 10s);
-      healthz_ms.push_back(status.find(" 200") != std::string::npos ? msSince(started) : 10'000.0);
+      result.healthz_ms.push_back(status.find(" 200") != std::string::npos ? msSince(started) : 10'000.0);
       std::this_thread::sleep_for(20ms);
     }
   });
-
-  // 50 legitimate masked requests (an e-mail address to mask, restored in the echo), one after
-  // the other, while the hostile bodies are in flight.
-  std::vector<double> masked_ms;
-  int served = 0;
-  const std::string legitimate = post(messages("Please write to ann.lee@example.com about the invoice."));
+  const std::string legitimate = post(messages(model, "Please write to ann.lee@example.com about the invoice."));
   for (int i = 0; i < 50; ++i) {
     const auto started = Clock::now();
-    if (exchange(port, legitimate, 30s).find(" 200") != std::string::npos) ++served;
-    masked_ms.push_back(msSince(started));
+    if (exchange(port, legitimate, 30s).find(" 200") != std::string::npos) ++result.served;
+    result.masked_ms.push_back(msSince(started));
   }
   const int hostile_in_flight = 20 - hostile_done.load();
   traffic_done = true;
   for (std::thread& sender : senders) sender.join();
   prober.join();
-
-  BOOST_TEST_MESSAGE("masked traffic beside 20 hostile 4 MiB bodies: served " << served << "/50, p50 "
-                     << percentile(masked_ms, 0.5) << " ms, p99 " << percentile(masked_ms, 0.99) << " ms; "
-                     << hostile_in_flight << " hostile bodies still in flight after it; /healthz over "
-                     << healthz_ms.size() << " probes: p50 " << percentile(healthz_ms, 0.5) << " ms, p99 "
-                     << percentile(healthz_ms, 0.99) << " ms, max " << percentile(healthz_ms, 1.0)
+  BOOST_TEST_MESSAGE(model << ": legitimate traffic beside 20 hostile 4 MiB bodies: served " << result.served
+                     << "/50, p50 " << percentile(result.masked_ms, 0.5) << " ms, p99 "
+                     << percentile(result.masked_ms, 0.99) << " ms; " << hostile_in_flight
+                     << " hostile bodies still in flight after it; /healthz over " << result.healthz_ms.size()
+                     << " probes: p50 " << percentile(result.healthz_ms, 0.5) << " ms, p99 "
+                     << percentile(result.healthz_ms, 0.99) << " ms, max " << percentile(result.healthz_ms, 1.0)
                      << " ms; the flood ended after " << msSince(flood_started) << " ms");
-  BOOST_TEST(served == 50);
-  BOOST_TEST_REQUIRE(healthz_ms.size() >= 10u);
-  // Masking is off the event loop: with it inline, each 4 MiB body held a worker for 0.16 s of
-  // linear scanning (18 s before the scanners were linear), and /healthz waited seconds. What is
-  // left is the large-body path every lane shares (reading, inspecting, relaying 4 MiB; the same
-  // flood to a `trusted_raw` endpoint, nothing masked, stalls /healthz for seconds on its own), so
-  // the bound here is what masking answers for, not yet the 50 ms a probe should get.
-  BOOST_TEST(percentile(healthz_ms, 0.99) < 500.0);
+  return result;
+}
+
+Gateway protectionGateway() {
+  const std::string catalog = sluice::test::sourceDir() + "/tests/integration/catalogs/protection";
+  GatewayOptions options;
+  options.services = catalog;
+  options.extra_args = {"--workers", "2", "--max-buffered-bytes", std::to_string(256u << 20)};
+  options.extra_env = {{"PROTECTION_VAULT", catalog + "/vault.txt"}};
+  return Gateway(options);
+}
+
+// What /healthz may wait beside the flood, at p99. Every step over a whole large body (reading it
+// without zero-filling or moving it, walking it, rewriting it, masking it, copying it per attempt)
+// is kept off the event loop or done once; what a worker still does per turn is a socket read.
+// Measured on a loaded two-core machine: 40-90 ms; before, 165-313 ms masked and 1.2-2.2 s raw.
+constexpr double kHealthzP99Ms = 250.0;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(abuse_masking)
+
+BOOST_AUTO_TEST_CASE(hostile_bodies_masked_in_flight_keep_healthz_and_masked_traffic_served) {
+  Gateway gateway = protectionGateway();
+  const Flood result = flood(gateway, "pub");
+  BOOST_TEST(result.served == 50);
+  BOOST_TEST_REQUIRE(result.healthz_ms.size() >= 10u);
+  BOOST_TEST(percentile(result.healthz_ms, 0.99) < kHealthzP99Ms);
   // Each hostile body was read, masked within its budget and refused (a private key is a `block:`
   // kind for a public endpoint), in the caller's format.
-  for (const std::string& answer : hostile_answers) BOOST_TEST(answer.rfind("HTTP/1.1 400", 0) == 0, answer);
+  for (const std::string& answer : result.hostile_answers) BOOST_TEST(answer.rfind("HTTP/1.1 400", 0) == 0, answer);
+}
+
+// The same flood to a `trusted_raw` endpoint: nothing is masked, every 4 MiB body is read, walked,
+// rewritten for the deployment's model and relayed to the provider, and /healthz still answers.
+BOOST_AUTO_TEST_CASE(large_bodies_relayed_raw_keep_healthz_served) {
+  Gateway gateway = protectionGateway();
+  const Flood result = flood(gateway, "raw");
+  BOOST_TEST(result.served == 50);
+  BOOST_TEST_REQUIRE(result.healthz_ms.size() >= 10u);
+  BOOST_TEST(percentile(result.healthz_ms, 0.99) < kHealthzP99Ms);
+  for (const std::string& answer : result.hostile_answers) BOOST_TEST(answer.rfind("HTTP/1.1 200", 0) == 0, answer);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

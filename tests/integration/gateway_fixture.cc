@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <strings.h>
 #include <unistd.h>
 
@@ -85,7 +86,17 @@ HttpResponse Gateway::call(const std::string& method, const std::string& path, c
     return strcasecmp(header.first.c_str(), "Authorization") == 0;
   });
   if (ops_token_ && operations && !has_authorization) all.emplace_back("Authorization", std::string("Bearer ") + kOpsToken);
-  return connection.request(method, path, all, body);
+  try {
+    return connection.request(method, path, all, body);
+  } catch (const std::runtime_error& error) {
+    // A request that got no whole answer: say whether the gateway is still running and what it
+    // last logged, so a failure seen only on another machine explains itself.
+    const bool alive = sluice_->running();
+    const std::string log = sluice_->stderrText();
+    const std::string tail = log.size() > 4000 ? log.substr(log.size() - 4000) : log;
+    throw std::runtime_error(std::string(error.what()) + (alive ? "; the gateway is running" : "; the gateway exited") +
+                             "; its stderr ends with:\n" + tail);
+  }
 }
 
 StreamResult Gateway::stream(const std::string& path, const Headers& headers, const std::string& body,
