@@ -17,6 +17,7 @@ namespace {
 constexpr size_t kReadChunk = 4096;
 constexpr size_t kKeepBuffer = 64u << 10;  // a larger read buffer is given back between requests
 constexpr size_t kTlsJoinLimit = 16u << 10;  // pieces up to one TLS record are joined into one
+constexpr size_t kReadTurn = 256u << 10;     // bytes one fiber reads before its worker's others get a turn
 
 }  // namespace
 
@@ -83,15 +84,27 @@ size_t ClientSocket::receive(char* out, size_t n) {
     // The socket was empty after the last read: wait for more before asking for it (on a fiber
     // the socket is edge-triggered, so the wait needs no system call of its own).
     drained_ = false;
+    read_this_turn_ = 0;
     const auto waited =
         net::fiber::waitFd(fd_, registration_, net::fiber::Want::Read, until, limits_.interruptible);
     if (waited == net::fiber::Wait::Interrupted) return lastRead(out, n);
     if (waited == net::fiber::Wait::Timeout) return timedOut();
   }
+  if (net::fiber::active()) {
+    // A body arriving as fast as it is read would keep the worker on this connection for
+    // megabytes: each turn reads at most kReadTurn, then the worker's other fibers and new
+    // connections (/healthz among them) go first.
+    if (read_this_turn_ >= kReadTurn) {
+      read_this_turn_ = 0;
+      net::fiber::yieldTurn();
+    }
+    n = std::min(n, kReadTurn - read_this_turn_);
+  }
   for (;;) {
     const ssize_t got = ::recv(fd_, out, n, 0);
     if (got > 0) {
       drained_ = static_cast<size_t>(got) < n;
+      read_this_turn_ += static_cast<size_t>(got);
       return got_bytes(static_cast<size_t>(got));
     }
     if (got == 0) {

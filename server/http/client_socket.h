@@ -122,6 +122,7 @@ class ClientSocket {
   bool broken_ = false;
   bool eof_ = false;
   bool drained_ = false;  // the last read came back short: nothing more was there
+  size_t read_this_turn_ = 0;  // bytes read on a fiber since it last waited or yielded
   std::unique_ptr<ClientTls> tls_;
 };
 

@@ -105,6 +105,11 @@ void sleepFor(std::chrono::duration<Rep, Period> duration) {
   sleepUntil(Clock::now() + std::chrono::duration_cast<Clock::duration>(duration));
 }
 
+// Lets the worker's other runnable fibers, its sockets' events and its new connections have one
+// turn before the calling fiber goes on: a fiber that keeps finding bytes ready (a large body on
+// a fast link) would otherwise keep its worker to itself. Off a fiber: returns at once.
+void yieldTurn();
+
 // Runs `job` on a helper thread while the calling fiber waits. Precondition: active().
 void offload(const std::function<void()>& job);
 // Runs `job` on a compute thread while the calling fiber waits. Precondition: active().

@@ -41,6 +41,12 @@ Wait park(Clock::time_point deadline) {
   return current_worker->park(deadline, false);
 }
 
+void yieldTurn() {
+  // A deadline already reached: the worker polls its epoll without waiting, runs what that made
+  // ready (accepting new connections among it), and then wakes this fiber as a timer.
+  if (active()) current_worker->park(Clock::now(), false);
+}
+
 void sleepUntil(Clock::time_point deadline) {
   if (!active()) {
     std::this_thread::sleep_until(deadline);
