@@ -182,6 +182,28 @@ size_t ClientSocket::fill() {
 
 size_t ClientSocket::readInto(char* out, size_t n) { return receive(out, n); }
 
+namespace {
+
+// An address of the socket (getpeername or getsockname); the empty address when it has none.
+Poco::Net::SocketAddress socketAddress(int fd, int (*ask)(int, sockaddr*, socklen_t*)) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (ask(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return {};
+  return Poco::Net::SocketAddress(reinterpret_cast<const sockaddr*>(&address), length);
+}
+
+}  // namespace
+
+const Poco::Net::SocketAddress& ClientSocket::peerAddress() const {
+  if (!peer_address_) peer_address_.emplace(socketAddress(fd_, ::getpeername));
+  return *peer_address_;
+}
+
+const Poco::Net::SocketAddress& ClientSocket::localAddress() const {
+  if (!local_address_) local_address_.emplace(socketAddress(fd_, ::getsockname));
+  return *local_address_;
+}
+
 bool ClientSocket::writeTls(std::initializer_list<std::string_view> pieces) {
   // Small pieces go out as one TLS record (a head and its body, a chunk and its framing).
   size_t total = 0;

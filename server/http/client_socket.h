@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include <Poco/Net/SocketAddress.h>
+
 #include "server/http/client_tls.h"
 #include "server/net/fiber.h"
 
@@ -56,6 +58,10 @@ class ClientSocket {
   explicit ClientSocket(int fd) : fd_(fd) { registration_.edge = true; }
   ~ClientSocket();
   int fd() const { return fd_; }
+  // The peer's and the local address (getpeername/getsockname), asked once per connection: every
+  // request on it reads them (admission, the audit row's client address).
+  const Poco::Net::SocketAddress& peerAddress() const;
+  const Poco::Net::SocketAddress& localAddress() const;
 
   // Serves TLS on the socket (client_tls.h): the handshake must complete by `deadline`; from then
   // on every read and write goes through the session. Call once, before any read or write.
@@ -123,6 +129,8 @@ class ClientSocket {
   bool eof_ = false;
   bool drained_ = false;  // the last read came back short: nothing more was there
   size_t read_this_turn_ = 0;  // bytes read on a fiber since it last waited or yielded
+  mutable std::optional<Poco::Net::SocketAddress> peer_address_;
+  mutable std::optional<Poco::Net::SocketAddress> local_address_;
   std::unique_ptr<ClientTls> tls_;
 };
 

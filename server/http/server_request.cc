@@ -47,30 +47,8 @@ std::istream& ServerRequest::stream() { return *stream_; }
 
 Poco::Net::HTTPServerResponse& ServerRequest::response() const { return response_; }
 
-const Poco::Net::SocketAddress& ServerRequest::clientAddress() const {
-  if (!client_address_) {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (::getpeername(socket_.fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-      client_address_.emplace(reinterpret_cast<const sockaddr*>(&address), length);
-    } else {
-      client_address_.emplace();
-    }
-  }
-  return *client_address_;
-}
+const Poco::Net::SocketAddress& ServerRequest::clientAddress() const { return socket_.peerAddress(); }
 
-const Poco::Net::SocketAddress& ServerRequest::serverAddress() const {
-  if (!server_address_) {
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (::getsockname(socket_.fd(), reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-      server_address_.emplace(reinterpret_cast<const sockaddr*>(&address), length);
-    } else {
-      server_address_.emplace();
-    }
-  }
-  return *server_address_;
-}
+const Poco::Net::SocketAddress& ServerRequest::serverAddress() const { return socket_.localAddress(); }
 
 }  // namespace sluice::http

@@ -55,8 +55,6 @@ class ServerRequest : public Poco::Net::HTTPServerRequest {
   std::string framing_error_;
   std::unique_ptr<BodyReader> reader_;
   std::unique_ptr<std::istream> stream_;
-  mutable std::optional<Poco::Net::SocketAddress> client_address_;
-  mutable std::optional<Poco::Net::SocketAddress> server_address_;
 };
 
 }  // namespace sluice::http
