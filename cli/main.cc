@@ -87,17 +87,19 @@ int main(int argc, char** argv) {
   list->fallthrough();
 
   sluice::cli::UsageOptions usage_options;
-  std::string usage_since, usage_from, usage_until, usage_format;
+  std::string usage_since, usage_from, usage_until, usage_format, usage_timezone;
   auto* usage = app.add_subcommand(
       "usage", "spend: requests, tokens, cost and cache savings per member, project, group, model, provider, key, "
-               "route or deployment over a time range (UTC)");
+               "route or deployment over a time range (UTC unless --timezone)");
   usage->add_option("--since", usage_since,
                     "today, yesterday, this-week, last-week, this-month, last-month, a duration (1h, 7d, 30d) or a "
                     "date (default: 30d)");
-  usage->add_option("--from", usage_from, "start: 2026-12-01 (midnight UTC) or 2026-12-01T09:30Z");
+  usage->add_option("--from", usage_from, "start: 2026-12-01 (midnight in --timezone) or 2026-12-01T09:30Z (UTC)");
   usage->add_option("--until", usage_until, "end, exclusive: 2026-12-02 (default: now)");
   usage->add_option("--by", usage_options.by, "member|project|group|model|provider|key|route|deployment")
       ->capture_default_str();
+  usage->add_option("--timezone", usage_timezone,
+                    "the calendar of dates and named periods: an IANA name such as Europe/Paris (default: UTC)");
   usage->add_option("--top", usage_options.top, "only the N costliest rows (the total still counts all)");
   usage->add_option("--format", usage_format, "table|csv|json")->check(CLI::IsMember({"table", "csv", "json"}));
   usage->add_flag("--csv", csv, "print CSV (same as --format csv)");
@@ -245,6 +247,7 @@ int main(int argc, char** argv) {
     usage_options.since = given(usage_since);
     usage_options.from = given(usage_from);
     usage_options.until = given(usage_until);
+    usage_options.timezone = given(usage_timezone);
     const auto usage_output = usage_format == "json"    ? sluice::cli::OutputFormat::Json
                               : usage_format == "csv"   ? sluice::cli::OutputFormat::Csv
                               : usage_format == "table" ? sluice::cli::OutputFormat::Text

@@ -2,12 +2,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/duration.h"
 #include "cli/table.h"
+#include "server/config/catalog_loader.h"
 #include "server/store/audit_queries.h"
 #include "server/store/audit_store.h"
 #include "server/store/usage_range.h"
@@ -93,6 +95,18 @@ int usageReport(const std::string& database_url, const UsageOptions& options, Ou
   question.from = options.from;
   question.until = options.until;
   if (!question.since && !question.from) question.since = "30d";
+  if (options.timezone && *options.timezone != "UTC") {
+    auto rules = config::loadTimeZone(*options.timezone);
+    if (!rules) {
+      err << "sluicectl: --timezone '" << options.timezone->substr(0, 64) << "': " << rules.error() << "\n";
+      return 2;
+    }
+    auto zone = std::make_shared<const catalog::ZoneRules>(std::move(*rules));
+    question.zone.name = zone->name;
+    question.zone.offset_at = [zone](int64_t utc) { return zone->offsetAt(utc); };
+    question.zone.utc_of = [zone](int64_t local) { return zone->utcOf(local); };
+  }
+  const store::UsageZone& zone = question.zone;
   question.duration = [](std::string_view text) -> std::optional<std::chrono::seconds> {
     const auto duration = parseDuration(text);
     return duration ? std::optional(*duration) : std::nullopt;
@@ -123,6 +137,7 @@ int usageReport(const std::string& database_url, const UsageOptions& options, Ou
       nlohmann::json report = {{"by", by},
                                {"since", store::formatTimestamp(range->from)},
                                {"until", until_text},
+                               {"timezone", zone.name},
                                {"rows", nlohmann::json::array()},
                                {"rows_in_all", all}};
       for (const auto& row : rows) {
@@ -148,8 +163,9 @@ int usageReport(const std::string& database_url, const UsageOptions& options, Ou
                 {false, true, true, true, true, true, true, true, true, true, true});
     for (const auto& row : rows) table.addRow(cells(row.key.empty() ? "(none)" : row.key, row, false));
     table.setTotals(cells("TOTAL", total, false));
-    out << "usage by " << by << " from " << store::formatUsageMinute(range->from) << " to "
-        << (range->until ? store::formatUsageMinute(*range->until) : "now") << " UTC (console probes excluded)";
+    out << "usage by " << by << " from " << store::formatUsageMinute(range->from, zone) << " to "
+        << (range->until ? store::formatUsageMinute(*range->until, zone) : "now") << " " << zone.name
+        << " (console probes excluded)";
     if (rows.size() < all) out << "; top " << rows.size() << " of " << all << ", the total counts all";
     out << "\n\n";
     table.print(out);

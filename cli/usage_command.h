@@ -15,10 +15,12 @@ namespace sluice::cli {
 
 struct UsageOptions {
   std::optional<std::string> since;  // a named period (today, yesterday, …), a duration or a date
-  std::optional<std::string> from;   // a date or instant, UTC
+  std::optional<std::string> from;   // a date or instant, in `timezone` (UTC unless given)
   std::optional<std::string> until;  // exclusive
   std::string by = "user";           // "member" is the same as "user"
   int top = 0;                       // 0: every row
+  // The calendar of dates and named periods (an IANA name, e.g. Europe/Paris); none: UTC.
+  std::optional<std::string> timezone;
 };
 
 // `now` is the clock reading (the real one outside tests); neither since nor from: the last 30 days.

@@ -89,6 +89,14 @@ void attachDataProtection(catalog::CompileResult& result) {
   result.catalog = std::move(attached);
 }
 
+std::expected<catalog::ZoneRules, std::string> loadTimeZone(const std::string& name, const std::string& zoneinfo) {
+  // isZoneName(): no '..', no leading '/', so the path stays in `zoneinfo`.
+  if (!catalog::isZoneName(name)) return std::unexpected("not an IANA time zone name such as Europe/Paris");
+  const auto bytes = readFilePrefix(zoneinfo + "/" + name, catalog::kMaxZoneFileBytes + 1);
+  if (!bytes) return std::unexpected("no such zone in the system tz database (" + zoneinfo + ")");
+  return catalog::parseTzif(name, *bytes);
+}
+
 void attachTimeZones(catalog::CompileResult& result, const std::string& zoneinfo) {
   if (!result.ok()) return;
   const auto needs = [](const catalog::QuotaWindow& window) {
@@ -103,11 +111,7 @@ void attachTimeZones(catalog::CompileResult& result, const std::string& zoneinfo
     if (!needs(window)) continue;
     auto& zone = loaded[window.timezone];
     if (!zone) {
-      // isZoneName() held at compile time: no '..', no leading '/', so the path stays in `zoneinfo`.
-      const auto bytes = readFilePrefix(zoneinfo + "/" + window.timezone, catalog::kMaxZoneFileBytes + 1);
-      std::expected<catalog::ZoneRules, std::string> rules =
-          std::unexpected("no such zone in the system tz database (" + zoneinfo + ")");
-      if (bytes) rules = catalog::parseTzif(window.timezone, *bytes);
+      std::expected<catalog::ZoneRules, std::string> rules = loadTimeZone(window.timezone, zoneinfo);
       if (!rules) {
         result.diagnostics.push_back({catalog::Severity::Error, window.timezone_at.file, window.timezone_at.line,
                                       window.timezone_at.column,

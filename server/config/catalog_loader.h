@@ -2,10 +2,12 @@
 // Reads a services directory and the process environment, then compiles the catalog.
 // The only place catalog files, secret files and the environment are read.
 
+#include <expected>
 #include <map>
 #include <string>
 
 #include "catalog/compiler.h"
+#include "catalog/zone_rules.h"
 
 namespace sluice::config {
 
@@ -30,6 +32,11 @@ void attachDataProtection(catalog::CompileResult& result);
 // zone and sets QuotaWindow::zone. An unknown or unreadable zone turns the result into a failure
 // with an error at the window's timezone value.
 void attachTimeZones(catalog::CompileResult& result, const std::string& zoneinfo = "/usr/share/zoneinfo");
+
+// One zone's rules from `zoneinfo`, by its IANA name ("Europe/Paris"); the message says why not
+// (a name not shaped as one is never looked up as a file).
+std::expected<catalog::ZoneRules, std::string> loadTimeZone(const std::string& name,
+                                                            const std::string& zoneinfo = "/usr/share/zoneinfo");
 
 // The process environment as a map.
 std::map<std::string, std::string> processEnvironment();

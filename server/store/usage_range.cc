@@ -48,9 +48,38 @@ TimePoint startOfWeek(TimePoint time) {  // Monday, as ISO 8601 has it
   return day - days(since_monday);
 }
 
+int64_t secondsOf(TimePoint time) { return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count(); }
+
+// The wall clock of `zone` at `utc`, as a time point counted like UTC's (for calendar arithmetic).
+TimePoint localOf(TimePoint utc, const UsageZone& zone) {
+  if (zone.utc()) return utc;
+  return utc + std::chrono::seconds(zone.offset_at(secondsOf(utc)));
+}
+
+// The instant a wall-clock time of `zone` names (the first, where a change repeats it).
+TimePoint utcOf(TimePoint local, const UsageZone& zone) {
+  if (zone.utc()) return local;
+  return TimePoint(std::chrono::seconds(zone.utc_of(secondsOf(local))));
+}
+
+// A date or instant read as written, and whether it ended with Z.
+struct Written {
+  TimePoint at;
+  bool utc = false;
+};
+std::expected<Written, std::string> parseWritten(std::string_view text);
+
 }  // namespace
 
-std::expected<TimePoint, std::string> parseUsageInstant(std::string_view text) {
+std::expected<TimePoint, std::string> parseUsageInstant(std::string_view text, const UsageZone& zone) {
+  auto written = parseWritten(text);
+  if (!written) return std::unexpected(written.error());
+  return written->utc ? written->at : utcOf(written->at, zone);
+}
+
+namespace {
+
+std::expected<Written, std::string> parseWritten(std::string_view text) {
   const auto bad = [&](const std::string& why) { return std::unexpected(shown(text) + ": " + why); };
   const std::string expected = "expected a date such as 2026-12-01 or 2026-12-01T09:30Z (UTC)";
   if (text.size() > kMaxText) return bad(expected);
@@ -69,8 +98,9 @@ std::expected<TimePoint, std::string> parseUsageInstant(std::string_view text) {
   }
   TimePoint at = std::chrono::sys_days{std::chrono::year{year} / month / day};
   std::string_view rest = text.substr(10);
-  if (rest.empty()) return at;
-  if (rest.back() == 'Z' || rest.back() == 'z') rest.remove_suffix(1);
+  if (rest.empty()) return Written{at};
+  const bool utc = rest.back() == 'Z' || rest.back() == 'z';
+  if (utc) rest.remove_suffix(1);
   const int hour = digits(rest, 1, 2);
   const int minute = digits(rest, 4, 2);
   const int second = rest.size() == 9 ? digits(rest, 7, 2) : 0;
@@ -81,16 +111,24 @@ std::expected<TimePoint, std::string> parseUsageInstant(std::string_view text) {
   if (hour > 23) return bad("hour " + std::to_string(hour) + " does not exist");
   if (minute > 59) return bad("minute " + std::to_string(minute) + " does not exist");
   if (second > 59) return bad("second " + std::to_string(second) + " does not exist");
-  return at + std::chrono::hours(hour) + std::chrono::minutes(minute) + std::chrono::seconds(second);
+  return Written{at + std::chrono::hours(hour) + std::chrono::minutes(minute) + std::chrono::seconds(second), utc};
 }
 
-std::optional<UsageRange> namedUsagePeriod(std::string_view name, TimePoint now) {
-  if (name == "today") return UsageRange{startOfDay(now), std::nullopt};
-  if (name == "yesterday") return UsageRange{startOfDay(now) - days(1), startOfDay(now)};
-  if (name == "this-week") return UsageRange{startOfWeek(now), std::nullopt};
-  if (name == "last-week") return UsageRange{startOfWeek(now) - days(7), startOfWeek(now)};
-  if (name == "this-month") return UsageRange{startOfMonth(now, 0), std::nullopt};
-  if (name == "last-month") return UsageRange{startOfMonth(now, 1), startOfMonth(now, 0)};
+}  // namespace
+
+std::optional<UsageRange> namedUsagePeriod(std::string_view name, TimePoint now, const UsageZone& zone) {
+  // The calendar is the zone's: boundaries are found on its wall clock, then turned into instants
+  // (a day of 23 or 25 hours where the clocks change is still one day).
+  const TimePoint local = localOf(now, zone);
+  const auto range = [&](TimePoint from, std::optional<TimePoint> until) {
+    return UsageRange{utcOf(from, zone), until ? std::optional(utcOf(*until, zone)) : std::nullopt};
+  };
+  if (name == "today") return range(startOfDay(local), std::nullopt);
+  if (name == "yesterday") return range(startOfDay(local) - days(1), startOfDay(local));
+  if (name == "this-week") return range(startOfWeek(local), std::nullopt);
+  if (name == "last-week") return range(startOfWeek(local) - days(7), startOfWeek(local));
+  if (name == "this-month") return range(startOfMonth(local, 0), std::nullopt);
+  if (name == "last-month") return range(startOfMonth(local, 1), startOfMonth(local, 0));
   return std::nullopt;
 }
 
@@ -102,14 +140,14 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
   bool ends_itself = false;
   if (question.since) {
     const std::string& text = *question.since;
-    const auto named = namedUsagePeriod(text, now);
+    const auto named = namedUsagePeriod(text, now, question.zone);
     const auto duration = !named && question.duration ? question.duration(text) : std::nullopt;
     if (named) {
       range = *named;
       ends_itself = named->until.has_value();
     } else if (duration) {
       range.from = now - *duration;
-    } else if (auto date = parseUsageInstant(text); date) {
+    } else if (auto date = parseUsageInstant(text, question.zone); date) {
       range.from = *date;
     } else {
       return std::unexpected(question.since_name + " '" + shown(text) +
@@ -117,7 +155,7 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
                              "(90s, 30m, 1h, 7d, 2w) or a date (2026-12-01)");
     }
   } else if (question.from) {
-    const auto from = parseUsageInstant(*question.from);
+    const auto from = parseUsageInstant(*question.from, question.zone);
     if (!from) return std::unexpected(question.from_name + " " + from.error());
     range.from = *from;
   } else {
@@ -128,25 +166,28 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
       return std::unexpected(question.since_name + " " + *question.since + " has an end of its own; drop " +
                              question.until_name);
     }
-    const auto until = parseUsageInstant(*question.until);
+    const auto until = parseUsageInstant(*question.until, question.zone);
     if (!until) return std::unexpected(question.until_name + " " + until.error());
     if (*until <= range.from) {
-      return std::unexpected(question.until_name + " " + formatUsageMinute(*until) + " is not after the start " +
-                             formatUsageMinute(range.from) + " UTC");
+      return std::unexpected(question.until_name + " " + formatUsageMinute(*until, question.zone) +
+                             " is not after the start " + formatUsageMinute(range.from, question.zone) + " " +
+                             question.zone.name);
     }
     range.until = *until;
   }
   if (question.max_span) {
     const TimePoint end = range.until.value_or(std::max(now, range.from));
     if (end - range.from > *question.max_span) {
-      return std::unexpected("the range " + formatUsageMinute(range.from) + " to " + formatUsageMinute(end) +
-                             " UTC is longer than " + std::to_string(question.max_span->count()) + " days");
+      return std::unexpected("the range " + formatUsageMinute(range.from, question.zone) + " to " +
+                             formatUsageMinute(end, question.zone) + " " + question.zone.name + " is longer than " +
+                             std::to_string(question.max_span->count()) + " days");
     }
   }
   return range;
 }
 
-std::string formatUsageMinute(TimePoint time) {
+std::string formatUsageMinute(TimePoint utc, const UsageZone& zone) {
+  const TimePoint time = localOf(utc, zone);
   const auto day = std::chrono::floor<days>(time);
   const std::chrono::year_month_day date{day};
   const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(time - day).count();

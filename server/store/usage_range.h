@@ -1,10 +1,12 @@
 #pragma once
 // The time range a spend question is asked about ("who spent the most yesterday?"), shared by
 // `sluicectl usage` and the console's analytics. Pure: strings and a clock reading in, a range or
-// a message out. Every date is UTC. A range is half-open, [from, until): `--from 2026-12-01
-// --until 2026-12-02` is the whole of 1 December and nothing of the 2nd.
+// a message out. Dates and named periods are in the question's time zone (UTC unless given; an
+// instant written with Z is UTC whatever the zone). A range is half-open, [from, until):
+// `--from 2026-12-01 --until 2026-12-02` is the whole of 1 December and nothing of the 2nd.
 
 #include <chrono>
+#include <cstdint>
 #include <expected>
 #include <functional>
 #include <optional>
@@ -15,17 +17,30 @@ namespace sluice::store {
 
 using UsageClock = std::chrono::system_clock;
 
+// A time zone as the range needs it (the caller builds it from the tz database's rules, for
+// instance catalog::ZoneRules). Default: UTC.
+struct UsageZone {
+  std::string name = "UTC";
+  std::function<int32_t(int64_t utc_seconds)> offset_at;     // seconds east of UTC then
+  std::function<int64_t(int64_t local_seconds)> utc_of;      // the first UTC second of that local time
+  bool utc() const { return !offset_at || !utc_of; }
+};
+
 struct UsageRange {
   UsageClock::time_point from;
   std::optional<UsageClock::time_point> until;  // none: up to now and on
 };
 
-// "2026-12-01" (midnight UTC) or "2026-12-01T10:30[:15][Z]" (a space for the T works too). The
-// message says what is wrong ("month 13 does not exist", "February 2026 has 28 days").
-std::expected<UsageClock::time_point, std::string> parseUsageInstant(std::string_view text);
+// "2026-12-01" (midnight in `zone`) or "2026-12-01T10:30[:15][Z]" (a space for the T works too;
+// with Z the time is UTC). The message says what is wrong ("month 13 does not exist", "February
+// 2026 has 28 days").
+std::expected<UsageClock::time_point, std::string> parseUsageInstant(std::string_view text,
+                                                                     const UsageZone& zone = {});
 
-// today, yesterday, this-week (from Monday), last-week, this-month, last-month; none for other text.
-std::optional<UsageRange> namedUsagePeriod(std::string_view name, UsageClock::time_point now);
+// today, yesterday, this-week (from Monday), last-week, this-month, last-month, by the calendar of
+// `zone`; none for other text.
+std::optional<UsageRange> namedUsagePeriod(std::string_view name, UsageClock::time_point now,
+                                           const UsageZone& zone = {});
 
 struct UsageRangeQuestion {
   std::optional<std::string> since;  // a named period, a duration back from now, or a date
@@ -39,6 +54,7 @@ struct UsageRangeQuestion {
   std::function<std::optional<std::chrono::seconds>(std::string_view)> duration;
   // Longer ranges are refused (none: no bound). An open range counts up to `now`.
   std::optional<std::chrono::days> max_span;
+  UsageZone zone;  // the calendar of dates and named periods
 };
 
 // The range, or a message naming the input at fault. `since` and `from` exclude each other; a
@@ -47,7 +63,7 @@ struct UsageRangeQuestion {
 std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestion& question,
                                                          UsageClock::time_point now);
 
-// "2026-12-01 00:00" (UTC, minutes) for headers.
-std::string formatUsageMinute(UsageClock::time_point time);
+// "2026-12-01 00:00" (minutes, local to `zone`) for headers.
+std::string formatUsageMinute(UsageClock::time_point time, const UsageZone& zone = {});
 
 }  // namespace sluice::store

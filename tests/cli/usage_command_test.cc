@@ -153,6 +153,40 @@ BOOST_AUTO_TEST_CASE(csv_never_hands_a_spreadsheet_a_formula) {
   BOOST_TEST(run.out.find("\r\n=") == std::string::npos, run.out);
 }
 
+// --timezone moves the calendar: yesterday's date in Los Angeles (UTC-8 in December) runs from
+// 08:00 UTC to 08:00 UTC, so frank's spend just after midnight UTC today counts and grace's does not.
+BOOST_AUTO_TEST_CASE(a_timezone_moves_the_days_the_question_asks_about) {
+  seed();
+  const std::vector<std::string> args = {"--from", date(kYesterday), "--until", date(kToday), "--timezone",
+                                         "America/Los_Angeles", "--by", "member"};
+  const auto run = usage(args);
+  BOOST_TEST(run.code == 0, run.err);
+  const std::string text = squeeze(run.out);
+  BOOST_TEST(text.find("from " + date(kYesterday) + " 00:00 to " + date(kToday) + " 00:00 America/Los_Angeles") !=
+                 std::string::npos,
+             run.out);
+  BOOST_TEST(text.find("frank 2 0 200 20 0 0 0 $9.25") != std::string::npos, run.out);
+  BOOST_TEST(text.find("frank") < text.find("dave"), run.out);
+  BOOST_TEST(text.find("grace") == std::string::npos, run.out);
+  BOOST_TEST(text.find("TOTAL 5 0 500 50 0 0 0 $15.75") != std::string::npos, run.out);
+  std::vector<std::string> as_json = args;
+  as_json.insert(as_json.end(), {"--format", "json"});
+  const auto json = nlohmann::json::parse(usage(as_json).out);
+  BOOST_TEST(json["timezone"] == "America/Los_Angeles");
+  BOOST_TEST(json["since"].get<std::string>().starts_with(date(kYesterday) + "T08:00:00"), json.dump());
+  // A named period follows the same calendar (its dates depend on the hour the test runs).
+  const auto named = usage({"--since", "yesterday", "--timezone", "Asia/Tokyo"});
+  BOOST_TEST(named.code == 0, named.err);
+  BOOST_TEST(named.out.find(" 00:00 Asia/Tokyo (console probes excluded)") != std::string::npos, named.out);
+
+  const auto unknown = usage({"--timezone", "Mars/Olympus_Mons"});
+  BOOST_TEST(unknown.code == 2);
+  BOOST_TEST(unknown.err.find("--timezone 'Mars/Olympus_Mons': no such zone") != std::string::npos, unknown.err);
+  const auto escape = usage({"--timezone", "../../etc/passwd"});
+  BOOST_TEST(escape.code == 2);
+  BOOST_TEST(escape.err.find("not an IANA time zone name") != std::string::npos, escape.err);
+}
+
 BOOST_AUTO_TEST_CASE(bad_dates_and_ranges_exit_2_with_a_clear_message) {
   const auto month = usage({"--from", "2026-13-01"});
   BOOST_TEST(month.code == 2);

@@ -3,8 +3,11 @@
 
 #include "server/store/usage_range.h"
 
+#include <memory>
+
 #include <boost/test/unit_test.hpp>
 
+#include "catalog/zone_rules.h"
 #include "cli/duration.h"
 #include "cli/table.h"
 #include "server/store/audit_store.h"
@@ -117,6 +120,55 @@ BOOST_AUTO_TEST_CASE(a_bounded_question_refuses_longer_ranges) {
   auto open = ask(std::nullopt, "2020-01-01");
   open.max_span = days(400);
   BOOST_TEST(failure(open).find("to 2026-12-03 15:20 UTC is longer") != std::string::npos);
+}
+
+namespace {
+
+int64_t utcSeconds(sys_days day, int hour = 0) { return duration_cast<seconds>((day + hours(hour)).time_since_epoch()).count(); }
+
+// Europe/Paris in 2026: +1 h, +2 h from 29 March 01:00 UTC, +1 h again from 25 October 01:00 UTC
+// (the tz database's rules, written out so the test reads no file).
+store::UsageZone paris() {
+  auto rules = std::make_shared<catalog::ZoneRules>();
+  rules->name = "Europe/Paris";
+  rules->initial_offset = 3600;
+  rules->transitions = {{utcSeconds(utcDay(2026, 3, 29), 1), 7200}, {utcSeconds(utcDay(2026, 10, 25), 1), 3600}};
+  store::UsageZone zone;
+  zone.name = rules->name;
+  zone.offset_at = [rules](int64_t utc) { return rules->offsetAt(utc); };
+  zone.utc_of = [rules](int64_t local) { return rules->utcOf(local); };
+  return zone;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(named_periods_follow_the_calendar_of_the_zone_asked_for) {
+  const store::UsageZone zone = paris();
+  // 15:20 UTC on 3 December is 16:20 in Paris: yesterday there is 1 December 23:00 UTC to 2 December 23:00 UTC.
+  const auto yesterday = store::namedUsagePeriod("yesterday", kNow, zone);
+  BOOST_TEST((yesterday->from == utcDay(2026, 12, 1) + hours(23) && *yesterday->until == utcDay(2026, 12, 2) + hours(23)));
+  // 23:30 UTC on 3 December is already the 4th in Paris.
+  const auto today = store::namedUsagePeriod("today", utcDay(2026, 12, 3) + hours(23) + minutes(30), zone);
+  BOOST_TEST((today->from == utcDay(2026, 12, 3) + hours(23)));
+  // March 2026 in Paris has a 23-hour day: it starts at +1 h and ends at +2 h.
+  const auto march = store::namedUsagePeriod("last-month", utcDay(2026, 4, 2) + hours(12), zone);
+  BOOST_TEST((march->from == utcDay(2026, 2, 28) + hours(23) && *march->until == utcDay(2026, 3, 31) + hours(22)));
+}
+
+BOOST_AUTO_TEST_CASE(dates_are_local_to_the_zone_and_instants_with_z_stay_utc) {
+  auto question = ask(std::nullopt, "2026-12-01", "2026-12-02T09:30");
+  question.zone = paris();
+  const auto range = store::resolveUsageRange(question, kNow);
+  BOOST_REQUIRE(range.has_value());
+  BOOST_TEST((range->from == utcDay(2026, 11, 30) + hours(23)));
+  BOOST_TEST((*range->until == utcDay(2026, 12, 2) + hours(8) + minutes(30)));
+  question.until = "2026-12-02T09:30Z";
+  BOOST_TEST((*store::resolveUsageRange(question, kNow)->until == utcDay(2026, 12, 2) + hours(9) + minutes(30)));
+  // Messages speak the zone's wall clock and name it.
+  question.from = "2026-12-03";
+  question.until = "2026-12-02";
+  BOOST_TEST(failure(question) == "--until 2026-12-02 00:00 is not after the start 2026-12-03 00:00 Europe/Paris");
+  BOOST_TEST(store::formatUsageMinute(utcDay(2026, 7, 1), paris()) == "2026-07-01 02:00");
 }
 
 BOOST_AUTO_TEST_CASE(csv_cells_that_a_spreadsheet_would_run_are_neutralised) {
