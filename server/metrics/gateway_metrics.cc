@@ -145,6 +145,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                          "Cost in US microdollars at the price of the deployment that served the "
                                          "request.",
                                          {"model", "served_provider"})),
+      project_cost_microdollars(registry.counter("gateway_project_cost_microdollars_total",
+                                                 "Cost in US microdollars by the project the request was charged "
+                                                 "to (requests without a project are not counted here).",
+                                                 {"project"})),
       cache_savings_microdollars(registry.counter("gateway_cache_savings_microdollars_total",
                                                   "What cache reads saved, in US microdollars: cache-read tokens "
                                                   "times the served deployment's input price less its cache-read "
@@ -279,6 +283,7 @@ void GatewayMetrics::recordRequest(const RequestFigures& r) {
   }
   if (r.cost_microdollars > 0) {
     cost_microdollars.with({r.model, r.served_provider}).inc(static_cast<uint64_t>(r.cost_microdollars));
+    if (!r.project.empty()) project_cost_microdollars.with({r.project}).inc(static_cast<uint64_t>(r.cost_microdollars));
   }
   if (r.cache_savings_microdollars > 0) {
     cache_savings_microdollars.with({r.route, r.model, r.served_provider})

@@ -91,6 +91,7 @@ struct RequestFigures {
   int64_t reasoning_tokens = 0;
   int64_t cost_microdollars = 0;
   int64_t cache_savings_microdollars = 0;  // dispatch::cacheSavingsMicrodollars at the served deployment
+  std::string_view project;          // the project the request was charged to; "" when none
   std::string_view unit;             // the other /v1 endpoints: "images", "characters", "seconds", "requests"
   int64_t units = 0;
 };
@@ -158,6 +159,9 @@ struct GatewayMetrics {
   HistogramFamily& genai_time_per_output_token;
   CounterFamily& tokens;             // gateway_tokens_total{model,type} (R)
   CounterFamily& cost_microdollars;  // gateway_cost_microdollars_total{model,served_provider} (R)
+  // gateway_project_cost_microdollars_total{project}: the same cost by the project charged, for
+  // spend per team; requests without a project are not counted here (R)
+  CounterFamily& project_cost_microdollars;
   // gateway_cache_savings_microdollars_total{route,model,served_provider} (R)
   CounterFamily& cache_savings_microdollars;
   // gateway_units_total{model,unit}: what the other /v1 endpoints counted besides tokens (R)

@@ -344,6 +344,7 @@ void RequestLedger::flush() {
   figures.reasoning_tokens = usage_.reasoning_tokens;
   figures.cost_microdollars = cost_;
   figures.cache_savings_microdollars = cache_savings_;
+  figures.project = row.project;
   figures.operation = operation_;
   figures.unit = row.unit;
   figures.units = row.units;
