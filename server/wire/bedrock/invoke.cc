@@ -176,7 +176,7 @@ int exceptionStatus(std::string_view name) {
 std::string anthropicErrorBody(int status, std::string_view error_type_header, std::string_view body) {
   const std::string name = exceptionName(error_type_header);
   std::string_view type = anthropicErrorType(name);
-  if (name.empty()) {
+  if (type == "api_error") {  // a name without its own Anthropic type: the status says which
     type = status == 429 ? "rate_limit_error"
            : status == 503 ? "overloaded_error"
            : status == 401 ? "authentication_error"
