@@ -71,6 +71,8 @@ AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context,
         return aws;
       }
       aws.role_arn = *arn;
+      reader.warning(role->value_at, "credential '" + credential_id + "': assuming role_arn (STS AssumeRole) is "
+                                     "not supported yet; attempts on it fail (skipped:credential_unavailable)");
     }
     readEnvironmentLink(context, aws);
     return aws;

@@ -6,6 +6,10 @@ std::expected<upstream::aws::Credentials, std::string> AwsCredentialStore::get(
     const catalog::Credential& credential, std::chrono::system_clock::time_point) const {
   if (!credential.aws) return std::unexpected("credential '" + credential.id + "' has no aws: keys");
   const catalog::AwsCredential& aws = *credential.aws;
+  if (!aws.role_arn.empty()) {
+    return std::unexpected("credential '" + credential.id + "': assuming role_arn (STS AssumeRole) is not "
+                           "supported yet");
+  }
   if (aws.access_key_id && aws.secret_access_key) {
     return upstream::aws::Credentials{*aws.access_key_id, *aws.secret_access_key, aws.session_token};
   }
