@@ -93,6 +93,11 @@ BOOST_AUTO_TEST_CASE(a_signed_invoke_model_call_is_answered_and_audited_with_bed
   BOOST_TEST(gateway.mockJson("/_mock/last")["headers"]["accept"] == "application/vnd.amazon.eventstream");
   const json streamed_row = row(streamed.header("x-sluice-request-id"));
   BOOST_TEST(streamed_row["output_tokens"] == audit["output_tokens"]);
+
+  // /readyz says which AWS credentials can sign (ids and reasons only).
+  const auto ready = gateway.call("GET", "/readyz");
+  BOOST_TEST(ready.json()["cloud_credentials"]["aws"]["usable"] == true);
+  BOOST_TEST(ready.body.find("sluice-mock-secret-access-key") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(throttling_is_retried_then_failed_over_to_another_provider) {
