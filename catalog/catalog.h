@@ -95,10 +95,11 @@ struct Location {
 
 // AWS credentials for a `platform: bedrock` provider (requests signed with SigV4).
 struct AwsCredential {
-  // `chain: default`: the standard AWS chain; today its first link, the environment variables
-  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, read at load.
+  // `chain: default`: the standard AWS chain. Its first link, the environment variables
+  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, is read at load (into the keys
+  // below); the others (web identity, container credentials, IMDSv2) at run time.
   bool chain = false;
-  std::string role_arn;  // optional with chain: (assuming it is not supported yet: unconfigured)
+  std::string role_arn;  // optional with chain: (not assumed yet: attempts on the credential fail)
   std::string access_key_id_ref, secret_access_key_ref, session_token_ref;  // env:/file: refs
   std::optional<std::string> access_key_id;      // resolved; nullopt when it could not be read
   std::optional<std::string> secret_access_key;  // resolved; never logged or echoed
@@ -117,7 +118,7 @@ struct Credential {
   // Personal credentials are bound per request from the member's stored key.
   bool configured() const {
     return kind == CredentialKind::Personal || secret.has_value() ||
-           (aws && aws->access_key_id && aws->secret_access_key);
+           (aws && (aws->chain || (aws->access_key_id && aws->secret_access_key)));
   }
 };
 

@@ -21,9 +21,10 @@ bool validRoleArn(std::string_view arn) {
          std::ranges::none_of(arn, [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); });
 }
 
-// The chain's first link: the standard environment variables, read at load like env:NAME.
-void readEnvironmentLink(YamlReader& reader, const ParseContext& context, const Location& where,
-                         const std::string& id, AwsCredential& aws) {
+// The chain's first link: the standard environment variables, read at load like env:NAME. When
+// they are not set the other links (web identity, container credentials, IMDSv2) are asked at run
+// time (server/cloud/aws_credentials.h).
+void readEnvironmentLink(const ParseContext& context, AwsCredential& aws) {
   auto value = [&](const char* name) -> std::optional<std::string> {
     auto found = context.env.find(name);
     if (found == context.env.end() || found->second.empty()) return std::nullopt;
@@ -35,9 +36,7 @@ void readEnvironmentLink(YamlReader& reader, const ParseContext& context, const 
   if (!aws.access_key_id || !aws.secret_access_key) {
     aws.access_key_id.reset();
     aws.secret_access_key.reset();
-    reader.warning(where, "credential '" + id + "' is unconfigured: chain: default found no AWS_ACCESS_KEY_ID and "
-                          "AWS_SECRET_ACCESS_KEY in the environment (web identity, container credentials and "
-                          "instance roles are not read yet); its deployments are skipped");
+    aws.session_token.clear();
   }
 }
 
@@ -72,11 +71,10 @@ AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context,
         return aws;
       }
       aws.role_arn = *arn;
-      reader.warning(role->value_at, "credential '" + credential_id + "' is unconfigured: assuming role_arn "
-                                     "(STS AssumeRole) is not supported yet; its deployments are skipped");
-      return aws;
+      reader.warning(role->value_at, "credential '" + credential_id + "': assuming role_arn (STS AssumeRole) is "
+                                     "not supported yet; attempts on it fail (skipped:credential_unavailable)");
     }
-    readEnvironmentLink(reader, context, chain->value_at, credential_id, aws);
+    readEnvironmentLink(context, aws);
     return aws;
   }
   if (role != nullptr) reader.error(role->key_at, "role_arn of " + what + " needs chain: default");
@@ -110,11 +108,6 @@ void readPlatform(YamlReader& reader, const Entry* platform, const Entry* region
   if (platform != nullptr) {
     provider.platform = reader.choice<Platform>(*platform, "platform of " + owner, {{"bedrock", Platform::Bedrock}})
                             .value_or(Platform::Direct);
-    if (provider.platform == Platform::Bedrock) {
-      reader.warning(platform->key_at, owner + " is on platform: bedrock, which is checked but not served yet (the "
-                                               "request path does not sign or reframe for Bedrock): its attempts "
-                                               "fail and are failed over");
-    }
   }
   if (region != nullptr) {
     if (provider.platform != Platform::Bedrock) {

@@ -139,7 +139,11 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust",
                                             "presence_hosts", "credential"});
     if (fields.ok()) {
-      if (const Entry* wire = fields.find("wire")) {
+      const Entry* wire = fields.find("wire");
+      if (wire != nullptr && wire->value.IsScalar() && wire->value.Scalar() == "bedrock-converse") {
+        reader.error(wire->value_at, "wire of " + what + ": bedrock-converse (Converse/ConverseStream) is not served "
+                                     "yet; on platform: bedrock use wire: anthropic (InvokeModel, Claude models)");
+      } else if (wire != nullptr) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
                                           {{"anthropic", Wire::Anthropic},
                                            {"openai-chat", Wire::OpenAIChat},

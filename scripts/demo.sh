@@ -82,6 +82,10 @@ export ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY:-mock-anthropic-key}
 export DEEPSEEK_API_KEY=${DEEPSEEK_API_KEY:-mock-deepseek-key}
 export OPENAI_API_KEY=${OPENAI_API_KEY:-mock-openai-key}
 export GEMINI_API_KEY=${GEMINI_API_KEY:-mock-gemini-key}
+# Bedrock: the mock checks SigV4 signatures with these keys (its --aws-* defaults).
+export BEDROCK_BASE_URL=${BEDROCK_BASE_URL:-${mock}}
+export BEDROCK_ACCESS_KEY_ID=${BEDROCK_ACCESS_KEY_ID:-AKIDSLUICEMOCK}
+export BEDROCK_SECRET_ACCESS_KEY=${BEDROCK_SECRET_ACCESS_KEY:-sluice-mock-secret-access-key}
 # The key personal credentials are sealed with (docs/identity.md): kept beside the demo's API key
 # so `sluicectl credentials set` works here and keys stored in one run open in the next.
 master_key_file=${SLUICE_BUILD_DIR}/demo-master-key

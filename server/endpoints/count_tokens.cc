@@ -46,7 +46,9 @@ std::expected<pipeline::Inspected, wire::ApiError> CountTokens::read(pipeline::E
 }
 
 bool CountTokens::passesOver(const catalog::Catalog& catalog, const dispatch::Attempt& attempt) const {
-  return attempt.endpoint->wire != catalog::Wire::Anthropic || catalog.masks(*attempt.endpoint);
+  // Bedrock's InvokeModel has no /v1/messages/count_tokens: the gateway's estimate answers instead.
+  return attempt.endpoint->wire != catalog::Wire::Anthropic || catalog.masks(*attempt.endpoint) ||
+         attempt.provider->platform == catalog::Platform::Bedrock;
 }
 
 pipeline::MaskOutcome CountTokens::maskOnce(const protection::Detector&, const protection::MaskLimits&) {

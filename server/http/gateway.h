@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/cloud/aws_credentials.h"
 #include "server/http/body_budget.h"
 #include "server/http/client_tls.h"
 #include "server/http/client_watch.h"
@@ -149,6 +150,8 @@ class Gateway {
   upstream::Transport& upstream() { return transport_ ? *transport_ : upstream_; }
   // Breakers and in-flight counts per provider endpoint (this process's view).
   EndpointStates& endpoints() { return endpoints_; }
+  // The AWS keys Bedrock calls are signed with (`aws:` credentials).
+  const cloud::AwsCredentialStore& awsCredentials() const { return aws_credentials_; }
   // What the presence hub last said about the own machines (written by presence::PresencePoller).
   presence::PresenceBoard& presence() { return presence_; }
   // Notices callers that hang up while their request waits on a provider.
@@ -211,6 +214,7 @@ class Gateway {
   metrics::Registry registry_;
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
+  cloud::AwsCredentialStore aws_credentials_;
   presence::PresenceBoard presence_;
   ClientWatch client_watch_;
   DatabaseReadiness database_readiness_;

@@ -29,6 +29,16 @@ void HealthHandler::handle(Request&, ServerResponse& response) {
   body["catalog"] = catalog ? nlohmann::json{{"loaded", true}, {"version", catalog->version}}
                             : nlohmann::json{{"loaded", false}};
   ready = ready && catalog != nullptr;
+  if (catalog) {
+    // Which cloud credentials can sign now (an unusable one fails its attempts over; it does not
+    // make the replica unready). Only ids and reasons: never a key.
+    nlohmann::json cloud = nlohmann::json::object();
+    for (const auto& standing : gateway_.awsCredentials().standing(*catalog, std::chrono::system_clock::now())) {
+      cloud[standing.id] = standing.usable ? nlohmann::json{{"usable", true}}
+                                           : nlohmann::json{{"usable", false}, {"error", standing.detail}};
+    }
+    if (!cloud.empty()) body["cloud_credentials"] = std::move(cloud);
+  }
   if (gateway_.options().database_url) {
     // From the background check's verdict: a probe never opens a connection here, and the body
     // never carries libpq's text (host, user); the check logs that.

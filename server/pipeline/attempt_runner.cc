@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "server/cloud/bedrock_call.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/optional_field.h"
 #include "server/pipeline/relay.h"
@@ -53,9 +54,10 @@ std::string readBounded(upstream::Response& answer) {
 }  // namespace
 
 AttemptRunner::AttemptRunner(upstream::Transport& transport, EndpointStates& states, RequestLedger& ledger,
-                             upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget)
+                             upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget,
+                             const cloud::AwsCredentialStore* aws)
     : transport_(transport), states_(states), ledger_(ledger), cancel_(cancel),
-      personal_keys_(std::move(personal_keys)), budget_(budget) {}
+      personal_keys_(std::move(personal_keys)), budget_(budget), aws_(aws) {}
 
 std::string AttemptRunner::errorDetail(catalog::Wire wire, const dispatch::AttemptOutcome& outcome,
                                        const std::string& error_body, const std::string& failure_text) const {
@@ -72,6 +74,7 @@ AttemptResult AttemptRunner::run(AttemptCall call) {
 std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool ask_breaker) {
   bound_ = nullptr;
   personal_key_.reset();
+  aws_keys_.reset();
   const catalog::Endpoint& endpoint = *attempt.endpoint;
   // The credential: a personal one is the member's own key, looked up now; never the caller's.
   const bool personal = attempt.credential && attempt.credential->kind == catalog::CredentialKind::Personal;
@@ -94,6 +97,16 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
     failed.personal_key_missing = personal_missing;
     return failed;
   }
+  if (attempt.credential && attempt.credential->aws) {
+    // AWS keys (static, or the chain's): a credential that cannot be had is this attempt's failure.
+    auto keys = aws_ ? aws_->get(*attempt.credential, std::chrono::system_clock::now())
+                     : std::expected<upstream::aws::Credentials, std::string>(std::unexpected("no AWS credential store"));
+    if (!keys) {
+      ledger_.recordAttempt(attempt, 0, "skipped:credential_unavailable", endpoint.key + ": " + keys.error(), 0);
+      return Failed{Failed::Stage::Unbound, keys.error(), {}, {}};
+    }
+    aws_keys_ = std::move(*keys);
+  }
   if (ask_breaker) {
     const auto admitted =
         states_.apply(endpoint, attempt.provider->breaker, dispatch::BreakerEvent::probe(), Clock::now());
@@ -112,15 +125,18 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   const dispatch::Attempt& attempt = *call.attempt;
   const catalog::Endpoint& endpoint = *attempt.endpoint;
   const std::optional<std::string> personal_key = personal_key_;
+  const bool bedrock = attempt.provider->platform == catalog::Platform::Bedrock && call.path.empty();
   int retries = 0;
   bool field_retried = !call.field_retry || call.single_try;
   for (;;) {
     // The body moves into the provider's request and back once it is sent (the transport reads it
     // through a const reference): a retry or a refused optional field needs it again, and a copy
-    // per attempt cost megabyte bodies a second pass over their pages on the event loop.
-    upstream::Request request = buildUpstreamCall(attempt, call.client, call.client_wire, std::move(call.body), call.stream,
+    // per attempt cost megabyte bodies a second pass over their pages on the event loop. Bedrock
+    // rewrites the body it is given, so it gets a copy.
+    upstream::Request request = buildUpstreamCall(attempt, call.client, call.client_wire,
+                                                  bedrock ? std::string(call.body) : std::move(call.body), call.stream,
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
-                                                  call.content_type, call.accept);
+                                                  call.content_type, call.accept, aws_keys_ ? &*aws_keys_ : nullptr);
     request.body_source = call.body_source;
     if (budget_) budget_->take();  // the exchange checked one is left; a retry asked mayRetry()
     const auto sent_at = Clock::now();
@@ -132,6 +148,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     std::string error_body;
     try {
       response = transport_.send(request, &cancel_);
+      if (bedrock) response = cloud::bedrockAnswer(std::move(response));  // Anthropic's answer shape
       if (response->status() >= 400) {
         error_body = readBounded(*response);
         if (cancel_.cancelled()) throw upstream::TransportError(upstream::TransportFailure::Reset, "cancelled");
@@ -147,7 +164,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
       outcome = dispatch::AttemptOutcome::transportFailure(kindOf(failure.failure()));
       failure_text = failure.what();
     }
-    call.body = std::move(request.body);
+    if (!bedrock) call.body = std::move(request.body);  // Bedrock's was rewritten: call.body is still the client's
     if (response) {
       const int status = response->status();
       outcome = dispatch::AttemptOutcome::http(

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "server/cloud/aws_credentials.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/call_budget.h"
 #include "server/dispatch/failover.h"
@@ -96,8 +97,11 @@ class AttemptRunner {
   // Every reference must outlive the runner. `personal_keys` may be empty (no member: personal
   // credentials are then unbound). `budget` (gateway.limits), when given, counts every call and
   // bounds retries: a retry it refuses fails over instead.
+  // `aws`, when given, has the keys of `aws:` credentials (Bedrock); without it such an attempt is
+  // unbound.
   AttemptRunner(upstream::Transport& transport, EndpointStates& states, RequestLedger& ledger,
-                upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget = nullptr);
+                upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget = nullptr,
+                const cloud::AwsCredentialStore* aws = nullptr);
 
   // bind() then send(): the whole attempt.
   AttemptResult run(AttemptCall call);
@@ -126,8 +130,10 @@ class AttemptRunner {
   upstream::Cancel& cancel_;
   PersonalKeys personal_keys_;
   dispatch::CallBudget* budget_;
+  const cloud::AwsCredentialStore* aws_;
   const dispatch::Attempt* bound_ = nullptr;
   std::optional<std::string> personal_key_;  // of bound_
+  std::optional<upstream::aws::Credentials> aws_keys_;  // of bound_, for an `aws:` credential
   int sent_ = 0;
   std::vector<std::string> field_segments_;
 };

@@ -215,7 +215,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   const http::HangUpGuard watching = request_.watchHangUp(cancel);
   dispatch::CallBudget budget(catalog_->limits);
   pipeline::AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
-                                 pipeline::personalKeys(gateway_, member()), &budget);
+                                 pipeline::personalKeys(gateway_, member()), &budget, &gateway_.awsCredentials());
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;

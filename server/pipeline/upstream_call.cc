@@ -1,10 +1,12 @@
 #include "server/pipeline/upstream_call.h"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include <Poco/String.h>
 
+#include "server/cloud/bedrock_call.h"
 #include "server/dispatch/target_check.h"
 #include "server/http/request.h"
 #include "server/wire/endpoint.h"
@@ -27,7 +29,8 @@ bool hasHeader(const std::vector<std::pair<std::string, std::string>>& headers, 
 upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Request* client, catalog::Wire client_wire,
                                     std::string body, bool stream, const std::string& path,
                                     const std::string* personal_key, const std::string& base_url,
-                                    const std::string& content_type, const std::string& accept) {
+                                    const std::string& content_type, const std::string& accept,
+                                    const upstream::aws::Credentials* aws_keys) {
   const catalog::Wire wire = attempt.endpoint->wire;
   upstream::Request call;
   call.url = (base_url.empty() ? attempt.endpoint->url : base_url) +
@@ -56,6 +59,17 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Requ
     call.headers.push_back(wire::credentialHeader(wire, *personal_key));
   } else if (attempt.credential->kind == catalog::CredentialKind::Platform && attempt.credential->secret) {
     call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));
+  }
+  if (attempt.provider->platform == catalog::Platform::Bedrock && path.empty() &&
+      cloud::toBedrockInvoke(call, base_url.empty() ? attempt.endpoint->url : base_url,
+                             attempt.deployment->upstream_model, stream)) {
+    if (aws_keys) {
+      cloud::signBedrockCall(call, *aws_keys, attempt.provider->region, std::chrono::system_clock::now());
+    } else if (personal_key) {
+      cloud::bearerBedrockCall(call, *personal_key);
+    } else if (attempt.credential && attempt.credential->secret) {
+      cloud::bearerBedrockCall(call, *attempt.credential->secret);  // a Bedrock API key
+    }
   }
   return call;
 }

@@ -44,4 +44,13 @@ nlohmann::json auditRow(const std::string& database_url, const std::string& id) 
   return nlohmann::json();
 }
 
+std::string attemptResultsOf(const nlohmann::json& row) {
+  std::string out;
+  for (const auto& attempt : row["attempts"]) {
+    if (!out.empty()) out += ",";
+    out += attempt["endpoint"].get<std::string>() + "=" + attempt["result"].get<std::string>();
+  }
+  return out;
+}
+
 }  // namespace sluice::test

@@ -15,6 +15,9 @@ std::string testDatabaseUrl();
 // background writer flushes; null when it never appears.
 nlohmann::json auditRow(const std::string& database_url, const std::string& id);
 
+// A row's attempts as "endpoint=result,…" in order (e.g. "bedrock/claude=status_429,backup/api=ok").
+std::string attemptResultsOf(const nlohmann::json& row);
+
 // Runs a shell command, returning its stdout and setting `code` to its exit status.
 std::string capture(const std::string& command, int* code);
 

@@ -58,7 +58,10 @@ Gateway::Gateway(GatewayOptions options) {
               {"ANTHROPIC_API_KEY", "mock-anthropic-key"},
               {"DEEPSEEK_API_KEY", "mock-deepseek-key"},
               {"OPENAI_API_KEY", "mock-openai-key"},
-              {"GEMINI_API_KEY", "mock-gemini-key"}},
+              {"GEMINI_API_KEY", "mock-gemini-key"},
+              {"BEDROCK_BASE_URL", mock},
+              {"BEDROCK_ACCESS_KEY_ID", "AKIDSLUICEMOCK"},  // the mock's keys (its --aws-* defaults)
+              {"BEDROCK_SECRET_ACCESS_KEY", "sluice-mock-secret-access-key"}},
       .unset_env = {"SLUICE_DATABASE_URL"},
   };
   if (!options.auth) gateway.args.push_back("--insecure-no-auth");

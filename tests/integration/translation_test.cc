@@ -14,11 +14,17 @@ using sluice::test::Gateway;
 namespace {
 
 // One model per provider wire in the shipped catalog.
-const std::vector<std::string> kModels = {"claude-sonnet-5-5", "deepseek-flash", "gpt-5-5", "gemini-3-flash"};
+// claude-sonnet-4-5-bedrock: the anthropic wire on AWS Bedrock (InvokeModel, SigV4 checked by the
+// mock, the stream as event-stream frames).
+const std::vector<std::string> kModels = {"claude-sonnet-5-5", "deepseek-flash", "gpt-5-5", "gemini-3-flash",
+                                          "claude-sonnet-4-5-bedrock"};
 
 std::string expectedText(const std::string& model) {
-  // The mock answers with the model name it received: the deployment's upstream model.
-  return "Hello from the mock provider (" + model + ").";
+  // The mock answers with the model name it received: the deployment's upstream model (a Bedrock
+  // model id, from the InvokeModel path).
+  const std::string upstream =
+      model == "claude-sonnet-4-5-bedrock" ? "us.anthropic.claude-sonnet-4-5-20250929-v1:0" : model;
+  return "Hello from the mock provider (" + upstream + ").";
 }
 
 json request(const std::string& path, const std::string& model, bool stream, bool tools = false) {

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0";
   std::string fixtures = envOr("SLUICE_FIXTURES_DIR", "tests/fixtures");
   std::string api_key;
+  std::string aws_access_key_id = sluice::mock::ServerContext::kAwsAccessKeyId;
+  std::string aws_secret_access_key = sluice::mock::ServerContext::kAwsSecretAccessKey;
   int threads = 256;
   bool quiet = false;
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
@@ -47,6 +49,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--api-key", api_key, "accept only this API key (default: any non-empty key)")
       ->envname("SLUICE_MOCK_API_KEY");
+  app.add_option("--aws-access-key-id", aws_access_key_id, "the AWS access key Bedrock signatures are checked for")
+      ->envname("SLUICE_MOCK_AWS_ACCESS_KEY_ID")
+      ->capture_default_str();
+  app.add_option("--aws-secret-access-key", aws_secret_access_key, "its secret (signatures are recomputed with it)")
+      ->envname("SLUICE_MOCK_AWS_SECRET_ACCESS_KEY");
   app.add_option("--threads", threads, "maximum concurrent connections")
       ->envname("SLUICE_MOCK_THREADS")
       ->check(CLI::Range(1, 100000))
@@ -69,7 +76,8 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  sluice::mock::ServerContext context(fixtures, api_key.empty() ? std::nullopt : std::optional(api_key), quiet);
+  sluice::mock::ServerContext context(fixtures, api_key.empty() ? std::nullopt : std::optional(api_key), quiet,
+                                      aws_access_key_id, aws_secret_access_key);
   Poco::ThreadPool pool("mock", 4, threads, 60);
   std::unique_ptr<Poco::Net::HTTPServer> server;
   std::string bound;
@@ -93,7 +101,7 @@ int main(int argc, char** argv) {
 
   std::fprintf(stdout, "listening on %s\n", bound.c_str());
   std::fflush(stdout);
-  context.log("serving the anthropic, openai-chat, openai-responses and gemini wires; fixtures in " + fixtures);
+  context.log("serving the anthropic, openai-chat, openai-responses and gemini wires and Bedrock InvokeModel; fixtures in " + fixtures);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

@@ -11,6 +11,8 @@
 
 #include "tools/mock-provider/answer.h"
 #include "tools/mock-provider/auth_check.h"
+#include "tools/mock-provider/bedrock_auth.h"
+#include "tools/mock-provider/bedrock_render.h"
 #include "tools/mock-provider/error_spec.h"
 #include "tools/mock-provider/fixture_loader.h"
 #include "tools/mock-provider/operations_render.h"
@@ -76,7 +78,8 @@ void prepare(Exchange& ex, int status, const std::string& content_type) {
   response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status), reasonPhrase(status));
   response.setContentType(content_type);
   const bool anthropic = ex.route && ex.route->wire == Wire::Anthropic;
-  response.set(anthropic ? "request-id" : "x-request-id", requestId(ex));
+  const bool bedrock = ex.route && ex.route->bedrock;
+  response.set(bedrock ? "x-amzn-RequestId" : anthropic ? "request-id" : "x-request-id", requestId(ex));
   if (ex.route && (ex.route->wire == Wire::OpenAiChat || ex.route->wire == Wire::OpenAiResponses))
     response.set("openai-version", "2020-10-01");
   for (const auto& [name, value] : ex.extra_headers) response.set(name, value);
@@ -173,14 +176,7 @@ void replay(Exchange& ex) {
   ex.note = "fixture " + *ex.script.fixture + (ex.note.empty() ? "" : ", " + ex.note);
 }
 
-void answer(Exchange& ex, const RequestInfo& info) {
-  const Route& route = *ex.route;
-  if (route.endpoint == Endpoint::CountTokens || route.endpoint == Endpoint::GeminiCountTokens) {
-    const auto tokens = ex.script.usage.input_tokens.value_or(countTokens(info.prompt_text));
-    const Rendered rendered = renderCountTokens(route, tokens);
-    sendBody(ex, 200, rendered.content_type, rendered.body);
-    return;
-  }
+Answer plannedAnswer(Exchange& ex, const RequestInfo& info) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   Answer planned = planAnswer(info, ex.script, ex.seq, std::chrono::duration_cast<std::chrono::seconds>(now).count());
   if (ex.script.prefix_cache && !ex.script.usage.cache_read) {
@@ -189,13 +185,29 @@ void answer(Exchange& ex, const RequestInfo& info) {
     planned.usage.cache_read = std::min(cached, planned.usage.input_tokens);
     planned.usage.input_tokens -= planned.usage.cache_read;
   }
+  return planned;
+}
+
+RenderOptions renderOptions(const Exchange& ex, const RequestInfo& info) {
   RenderOptions options;
   options.stream = info.stream;
   options.gemini_sse = findQueryParam(ex.received.query, "alt").value_or("") == "sse";
   options.include_usage = info.include_usage;
   options.error_after = ex.script.in_stream_error;
-  options.stream_error = inStreamErrorFor(route.wire, ex.script);
-  const Rendered rendered = renderAnswer(route, planned, options);
+  options.stream_error = inStreamErrorFor(ex.route->wire, ex.script);
+  return options;
+}
+
+void answer(Exchange& ex, const RequestInfo& info) {
+  const Route& route = *ex.route;
+  if (route.endpoint == Endpoint::CountTokens || route.endpoint == Endpoint::GeminiCountTokens) {
+    const auto tokens = ex.script.usage.input_tokens.value_or(countTokens(info.prompt_text));
+    const Rendered rendered = renderCountTokens(route, tokens);
+    sendBody(ex, 200, rendered.content_type, rendered.body);
+    return;
+  }
+  const Answer planned = plannedAnswer(ex, info);
+  const Rendered rendered = renderAnswer(route, planned, renderOptions(ex, info));
   rememberSignatures(ex, rendered.stream, rendered.body, rendered.frames);
   if (rendered.stream) sendStream(ex, 200, rendered.content_type, rendered.frames);
   else sendBody(ex, 200, rendered.content_type, rendered.body);
@@ -220,6 +232,48 @@ void answerOperation(Exchange& ex) {
     return;
   }
   sendBody(ex, 200, rendered->content_type, rendered->body);
+}
+
+void sendBedrockError(Exchange& ex, const ErrorSpec& error) {
+  ex.extra_headers.emplace_back("x-amzn-ErrorType", error.type + ":http://internal.amazon.com/coral/com.amazon.bedrock/");
+  sendBody(ex, error.status, "application/json", bedrockErrorBody(error));
+  ex.note = error.type + ": " + error.message;
+}
+
+// Bedrock's InvokeModel: the signature (or API key) checked, the body checked as Bedrock does,
+// then the Anthropic answer, whole or as event-stream frames.
+void serveBedrock(Exchange& ex) {
+  if (auto refused = checkBedrockAuth(ex.received, ex.context.awsKeys(), ex.context.apiKey(),
+                                      std::chrono::system_clock::now())) {
+    sendBedrockError(ex, *refused);
+    return;
+  }
+  const bool stream = ex.route->endpoint == Endpoint::BedrockInvokeStream;
+  auto body = messagesBodyOf(ex.received.body, ex.route->model, stream);
+  if (!body) {
+    sendBedrockError(ex, body.error());
+    return;
+  }
+  const Route messages{Endpoint::Messages, Wire::Anthropic, {}};
+  auto info = inspectRequest(messages, *body);
+  if (!info) {
+    ErrorSpec error = bedrockErrorFor(400, Script{});
+    error.message = info.error().message;
+    sendBedrockError(ex, error);
+    return;
+  }
+  if (ex.script.status && *ex.script.status != 200) {
+    sendBedrockError(ex, bedrockErrorFor(*ex.script.status, ex.script));
+    return;
+  }
+  const Answer planned = plannedAnswer(ex, *info);
+  const RenderOptions options = renderOptions(ex, *info);
+  if (!stream) {
+    sendBody(ex, 200, "application/json", renderAnswer(messages, planned, options).body);
+    return;
+  }
+  sendStream(ex, 200, "application/vnd.amazon.eventstream",
+             eventStreamFrames(streamEvents(messages, planned, options), ex.script));
 }
 
 // The first of the script's reject_fields the body carries, refused in the wire's own words.
@@ -290,6 +344,10 @@ void serve(Exchange& ex) {
     echo["seq"] = ex.seq;
     echo["wire"] = wireName(wire);
     sendJson(ex, 200, echo);
+    return;
+  }
+  if (ex.route->bedrock) {
+    serveBedrock(ex);
     return;
   }
   if (auto error = checkAuth(*ex.route, ex.received, ex.context.apiKey())) {

@@ -2,8 +2,43 @@
 
 namespace sluice::mock {
 
+namespace {
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Bedrock: /model/{id}/invoke[-with-response-stream], the id percent-decoded (nullopt when bad).
+std::optional<Route> bedrockRoute(std::string_view path) {
+  if (!path.starts_with("/model/")) return std::nullopt;
+  std::string_view rest = path.substr(7);
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  const std::string_view action = rest.substr(slash + 1);
+  if (action != "invoke" && action != "invoke-with-response-stream") return std::nullopt;
+  std::string model;
+  for (size_t i = 0; i < slash; ++i) {
+    if (rest[i] != '%') {
+      model.push_back(rest[i]);
+      continue;
+    }
+    if (i + 2 >= slash || hexValue(rest[i + 1]) < 0 || hexValue(rest[i + 2]) < 0) return std::nullopt;
+    model.push_back(char(hexValue(rest[i + 1]) * 16 + hexValue(rest[i + 2])));
+    i += 2;
+  }
+  Route route{action == "invoke" ? Endpoint::BedrockInvoke : Endpoint::BedrockInvokeStream, Wire::Anthropic, model};
+  route.bedrock = true;
+  return route;
+}
+
+}  // namespace
+
 std::optional<Route> matchRoute(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (auto bedrock = bedrockRoute(path)) return bedrock;
 
   if (path.ends_with("/messages/count_tokens")) return Route{Endpoint::CountTokens, Wire::Anthropic, {}};
   if (path.ends_with("/messages")) return Route{Endpoint::Messages, Wire::Anthropic, {}};

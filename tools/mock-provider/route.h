@@ -27,6 +27,9 @@ enum class Endpoint {
   AudioTranslations,      // POST …/audio/translations (multipart/form-data)
   Moderations,            // POST …/moderations
   Rerank,                 // POST …/rerank
+  // AWS Bedrock's InvokeModel (wire Anthropic, answered by bedrock_render.h):
+  BedrockInvoke,          // POST /model/{id}/invoke
+  BedrockInvokeStream,    // POST /model/{id}/invoke-with-response-stream (event stream)
 };
 
 // One of the OpenAI endpoints besides chat and responses (embeddings … rerank).
@@ -37,6 +40,7 @@ struct Route {
   Wire wire;
   std::string model;    // Gemini only: the model named in the path
   bool vertex = false;  // Gemini only: a Vertex AI path (`…/publishers/google/models/…`)
+  bool bedrock = false; // Bedrock InvokeModel: `model` is the model id, percent-decoded
 };
 
 // Returns the route for `path` (no query string), or nullopt when no provider endpoint matches.

@@ -80,6 +80,7 @@ std::expected<void, std::string> parseField(const std::string& key, const Json& 
     }
     return assign(toInt(value, key, 0, kMaxEvents), script.in_stream_error);
   }
+  if (key == "bad_frame_after") return assign(toInt(value, key, 0, kMaxEvents), script.bad_frame_after);
   if (key == "echo") return assign(toBool(value, key), script.echo);
   if (key == "prefix_cache") return assign(toBool(value, key), script.prefix_cache);
   if (key == "fixture") return assign(toString(value, key), script.fixture);

@@ -38,6 +38,8 @@ struct Script {
   std::optional<int> stall_after_events;     // stop sending, keep the connection open
   std::optional<int> reset_after_events;     // abort the TCP connection (RST)
   std::optional<int> in_stream_error;        // emit the wire's in-stream error after N events
+  // Bedrock's event stream: frame N (from 0) is sent with a corrupted message CRC.
+  std::optional<int> bad_frame_after;
   bool echo = false;                         // answer with what was received
   // Usage from the simulated prefix cache of the path it was sent to (prefix_cache.h), unless
   // usage.cache_read is scripted.

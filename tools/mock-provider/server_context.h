@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+
+#include "tools/mock-provider/aws_keyring.h"
 #include <string>
 
 #include "tools/mock-provider/prefix_cache.h"
@@ -14,12 +16,20 @@ namespace sluice::mock {
 
 class ServerContext {
  public:
-  ServerContext(std::string fixtures_dir, std::optional<std::string> api_key, bool quiet)
-      : fixtures_dir_(std::move(fixtures_dir)), api_key_(std::move(api_key)), quiet_(quiet) {}
+  // The AWS keys Bedrock's signatures are checked with (the long-term pair; the STS and metadata
+  // endpoints add temporary ones).
+  static constexpr const char* kAwsAccessKeyId = "AKIDSLUICEMOCK";
+  static constexpr const char* kAwsSecretAccessKey = "sluice-mock-secret-access-key";
+
+  ServerContext(std::string fixtures_dir, std::optional<std::string> api_key, bool quiet,
+                std::string aws_access_key_id = kAwsAccessKeyId, std::string aws_secret_access_key = kAwsSecretAccessKey)
+      : fixtures_dir_(std::move(fixtures_dir)), api_key_(std::move(api_key)), quiet_(quiet),
+        aws_keys_(std::move(aws_access_key_id), std::move(aws_secret_access_key)) {}
 
   const std::string& fixturesDir() const { return fixtures_dir_; }
   const std::optional<std::string>& apiKey() const { return api_key_; }
   Stats& stats() { return stats_; }
+  AwsKeyring& awsKeys() { return aws_keys_; }
   PrefixCache& prefixCache() { return prefix_cache_; }
   // The Gemini thought signatures handed out so far, checked on every later Gemini request.
   ThoughtSignatures& thoughtSignatures() { return thought_signatures_; }
@@ -36,6 +46,7 @@ class ServerContext {
   const std::optional<std::string> api_key_;
   const bool quiet_;
   Stats stats_;
+  AwsKeyring aws_keys_;
   PrefixCache prefix_cache_;
   ThoughtSignatures thought_signatures_;
   std::atomic<bool> stopping_{false};

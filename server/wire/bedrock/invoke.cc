@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "server/wire/json_parse.h"
 #include "server/wire/sse.h"
@@ -47,6 +48,30 @@ std::optional<std::string> base64Decode(std::string_view text) {
     out.push_back(char(bits >> 2));
   }
   return out;
+}
+
+std::string base64Encode(std::string_view bytes) {
+  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t n = (uint32_t(uint8_t(bytes[i])) << 16) | (uint32_t(uint8_t(bytes[i + 1])) << 8) | uint8_t(bytes[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(alphabet[(n >> shift) & 63]);
+  }
+  if (i < bytes.size()) {
+    const bool two = i + 1 < bytes.size();
+    const uint32_t n = (uint32_t(uint8_t(bytes[i])) << 16) | (two ? uint32_t(uint8_t(bytes[i + 1])) << 8 : 0);
+    out.push_back(alphabet[(n >> 18) & 63]);
+    out.push_back(alphabet[(n >> 12) & 63]);
+    out.push_back(two ? alphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+EventHeader stringHeader(std::string name, std::string value) {
+  return EventHeader{std::move(name), HeaderType::String, std::move(value), 0};
 }
 
 std::string errorEvent(std::string_view type, std::string message) {
@@ -96,12 +121,80 @@ std::optional<std::string> invokeBody(std::string_view anthropic_body, std::stri
 }
 
 std::string_view anthropicErrorType(std::string_view exception_type) {
-  if (exception_type == "throttlingException") return "rate_limit_error";
+  if (exception_type == "throttlingException" || exception_type == "serviceQuotaExceededException" ||
+      exception_type == "modelNotReadyException") {
+    return "rate_limit_error";
+  }
+  if (exception_type == "unrecognizedClientException" || exception_type == "expiredTokenException") {
+    return "authentication_error";
+  }
   if (exception_type == "serviceUnavailableException") return "overloaded_error";
   if (exception_type == "validationException") return "invalid_request_error";
   if (exception_type == "accessDeniedException") return "permission_error";
   if (exception_type == "resourceNotFoundException") return "not_found_error";
   return "api_error";  // modelStreamErrorException, internalServerException, modelTimeoutException, …
+}
+
+std::string chunkFrame(std::string_view anthropic_event_json) {
+  EventMessage message;
+  message.headers = {stringHeader(":event-type", "chunk"), stringHeader(":content-type", "application/json"),
+                     stringHeader(":message-type", "event")};
+  message.payload = dumpJsonText(Json{{"bytes", base64Encode(anthropic_event_json)}});
+  return encodeEventMessage(message);
+}
+
+std::string exceptionFrame(std::string_view exception_name, std::string_view text) {
+  EventMessage message;
+  message.headers = {stringHeader(":exception-type", std::string(exception_name)),
+                     stringHeader(":content-type", "application/json"), stringHeader(":message-type", "exception")};
+  message.payload = dumpJsonText(Json{{"message", std::string(text)}});
+  return encodeEventMessage(message);
+}
+
+std::string exceptionName(std::string_view raw) {
+  raw = raw.substr(0, raw.find(':'));
+  std::string name(raw.substr(0, 64));
+  if (!name.empty() && name.front() >= 'A' && name.front() <= 'Z') name.front() = char(name.front() - 'A' + 'a');
+  return name;
+}
+
+int exceptionStatus(std::string_view name) {
+  static constexpr std::pair<std::string_view, int> kStatuses[] = {
+      {"throttlingException", 429},       {"serviceQuotaExceededException", 429},
+      {"modelNotReadyException", 429},    {"serviceUnavailableException", 503},
+      {"validationException", 400},       {"accessDeniedException", 403},
+      {"unrecognizedClientException", 403}, {"expiredTokenException", 403},
+      {"resourceNotFoundException", 404}, {"modelTimeoutException", 408},
+      {"modelErrorException", 424},       {"modelStreamErrorException", 424},
+  };
+  for (const auto& [known, status] : kStatuses) {
+    if (name == known) return status;
+  }
+  return 500;
+}
+
+std::string anthropicErrorBody(int status, std::string_view error_type_header, std::string_view body) {
+  const std::string name = exceptionName(error_type_header);
+  std::string_view type = anthropicErrorType(name);
+  if (type == "api_error") {  // a name without its own Anthropic type: the status says which
+    type = status == 429 ? "rate_limit_error"
+           : status == 503 ? "overloaded_error"
+           : status == 401 ? "authentication_error"
+           : status == 403 ? "permission_error"
+           : status == 404 ? "not_found_error"
+           : status >= 400 && status < 500 ? "invalid_request_error"
+                                           : "api_error";
+  }
+  std::string message;
+  const Json parsed = parseBounded(body);
+  for (const char* key : {"message", "Message"}) {
+    if (message.empty() && parsed.is_object() && parsed.contains(key) && parsed[key].is_string()) {
+      message = parsed[key].get<std::string>();
+    }
+  }
+  if (message.empty()) message = name.empty() ? "Bedrock answered HTTP " + std::to_string(status) : name;
+  if (message.size() > kMaxErrorMessageBytes) message.resize(kMaxErrorMessageBytes);
+  return dumpJsonText(Json{{"type", "error"}, {"error", {{"type", std::string(type)}, {"message", message}}}});
 }
 
 std::string InvokeStreamReframer::reframe(const EventMessage& message) {
@@ -114,7 +207,13 @@ std::string InvokeStreamReframer::reframe(const EventMessage& message) {
     if (payload.is_object() && payload.contains("message") && payload["message"].is_string()) {
       text = payload["message"].get<std::string>();
     }
-    return errorEvent(anthropicErrorType(type), text.empty() ? std::string(type) : text);
+    if (text.empty()) text = std::string(type);
+    if (text.size() > kMaxErrorMessageBytes) text.resize(kMaxErrorMessageBytes);
+    if (!exception_) {
+      exception_ = StreamException{exceptionName(type), text};
+      chunks_before_exception_ = chunks_;
+    }
+    return errorEvent(anthropicErrorType(exceptionName(type)), text);
   }
   if (message.text(":event-type").value_or("") != "chunk") return "";  // e.g. initial-response
   Json payload = parseBounded(message.payload);
@@ -127,15 +226,16 @@ std::string InvokeStreamReframer::reframe(const EventMessage& message) {
     failure_ = "Bedrock chunk event does not carry a base64 Anthropic event";
     return "";
   }
+  ++chunks_;
   return sseFrame(parsed["type"].get_ref<const std::string&>(), dumpJsonText(parsed));
 }
 
 std::string InvokeStreamReframer::feed(std::string_view bytes) {
   std::string out;
-  if (failure()) return out;
+  if (failure() || exception_) return out;
   for (const auto& message : decoder_.feed(bytes)) {
     out += reframe(message);
-    if (failure_) break;
+    if (failure_ || exception_) break;  // nothing follows an exception on Bedrock's streams
   }
   return out;
 }

@@ -194,6 +194,9 @@ export class Stack {
       DEEPSEEK_API_KEY: 'mock-deepseek-key',
       OPENAI_API_KEY: 'mock-openai-key',
       GEMINI_API_KEY: 'mock-gemini-key',
+      BEDROCK_BASE_URL: this.mock.url,
+      BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
+      BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
     });
     const spool = path.join(this.work, `audit-${this.gateways.length}.spool`);
     const args = ['--services', this.catalog, '--listen', '127.0.0.1:0', '--threads', '64',

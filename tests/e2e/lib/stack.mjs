@@ -169,6 +169,9 @@ export async function startStack({ editCatalog } = {}) {
       DEEPSEEK_API_KEY: 'mock-deepseek-key',
       OPENAI_API_KEY: 'mock-openai-key',
       GEMINI_API_KEY: 'mock-gemini-key',
+      BEDROCK_BASE_URL: mock.url,
+      BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
+      BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
     });
     const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
     const identity = databaseUrl
