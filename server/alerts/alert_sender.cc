@@ -29,7 +29,7 @@ AlertSender::AlertSender(CatalogSource catalog, upstream::Transport& transport, 
                              "Budget alerts (a quota window's alerts:) by outcome: delivered, retried (one failed "
                              "attempt), failed (attempts used up), claimed_elsewhere (another replica sends it), "
                              "dropped (queue full), error (the database or the catalog failed).",
-                             {"window", "outcome"})),
+                             {"window", "threshold", "outcome"})),
       replica_(std::move(replica)),
       options_(options) {}
 
@@ -85,7 +85,8 @@ void AlertSender::loop() {
 }
 
 void AlertSender::count(const identity::AlertDue& alert, std::string_view outcome) {
-  sent_.with({std::string_view(alert.window_id), outcome}).inc();
+  const std::string threshold = std::to_string(alert.percent);
+  sent_.with({std::string_view(alert.window_id), std::string_view(threshold), outcome}).inc();
 }
 
 void AlertSender::forget(const identity::AlertDue& alert) {

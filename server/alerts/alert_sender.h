@@ -6,7 +6,7 @@
 // the webhook's body (alert_message.h) with bounded timeouts and no redirect followed, reads at
 // most kMaxAnswerBytes of the answer, and retries a failure with doubling waits up to
 // max_attempts; every attempt is recorded in the ledger and counted in
-// gateway_budget_alerts_total{window,outcome}. A replica remembers the alerts it has offered
+// gateway_budget_alerts_total{window,threshold,outcome}. A replica remembers the alerts it has offered
 // (bounded), so it asks PostgreSQL once per alert, not once per request.
 //
 // Never logs the webhook's secret or its URL's path and query (alert_message.h redactedUrl).

@@ -106,8 +106,8 @@ BOOST_AUTO_TEST_CASE(a_webhook_that_answers_500_then_200_is_retried_and_the_aler
   BOOST_TEST((ledger.attempts == std::vector<std::string>{"1:500:status_500", "2:200:delivered"}));
   BOOST_TEST((ledger.outcomes == std::vector<std::string>{"delivered"}));
   const std::string exposition = registry.render();
-  BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",outcome="delivered"} 1)") != std::string::npos);
-  BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",outcome="retried"} 1)") != std::string::npos);
+  BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",threshold="80",outcome="delivered"} 1)") != std::string::npos);
+  BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",threshold="80",outcome="retried"} 1)") != std::string::npos);
   const auto sent = transport.sent();
   BOOST_TEST(sent[0].body == sent[1].body);
 }
