@@ -59,7 +59,7 @@ int serve(const boot::Settings& settings) {
   if (const auto& quotas = gateway.identity().quotas) {
     alert_ledger = std::make_unique<alerts::PgAlertLedger>(gateway.identity().pool);
     alert_sender = std::make_unique<alerts::AlertSender>([&gateway] { return gateway.catalog(); }, gateway.upstream(),
-                                                         *alert_ledger, gateway.registry(), options.replica_name);
+                                                         *alert_ledger, gateway.metrics().budget_alerts, options.replica_name);
     quotas->observeAlerts([sender = alert_sender.get()](std::vector<identity::AlertDue> due) { sender->offer(std::move(due)); });
     alert_sender->start();
   }

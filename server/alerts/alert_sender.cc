@@ -21,15 +21,11 @@ std::string transportReason(upstream::TransportFailure failure) {
 }  // namespace
 
 AlertSender::AlertSender(CatalogSource catalog, upstream::Transport& transport, AlertLedger& ledger,
-                         metrics::Registry& registry, std::string replica, SenderOptions options)
+                         metrics::CounterFamily& sent, std::string replica, SenderOptions options)
     : catalog_(std::move(catalog)),
       transport_(transport),
       ledger_(ledger),
-      sent_(registry.counter("gateway_budget_alerts_total",
-                             "Budget alerts (a quota window's alerts:) by outcome: delivered, retried (one failed "
-                             "attempt), failed (attempts used up), claimed_elsewhere (another replica sends it), "
-                             "dropped (queue full), error (the database or the catalog failed).",
-                             {"window", "threshold", "outcome"})),
+      sent_(sent),
       replica_(std::move(replica)),
       options_(options) {}
 

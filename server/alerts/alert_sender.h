@@ -27,7 +27,7 @@
 #include "catalog/catalog.h"
 #include "server/alerts/alert_ledger.h"
 #include "server/identity/budget_alerts.h"
-#include "server/metrics/registry.h"
+#include "server/metrics/family.h"
 #include "server/upstream/transport.h"
 
 namespace sluice::alerts {
@@ -47,8 +47,8 @@ class AlertSender {
  public:
   using CatalogSource = std::function<std::shared_ptr<const catalog::Catalog>()>;
 
-  // Every reference must outlive the sender.
-  AlertSender(CatalogSource catalog, upstream::Transport& transport, AlertLedger& ledger, metrics::Registry& registry,
+  // Every reference must outlive the sender. `sent`: GatewayMetrics::budget_alerts.
+  AlertSender(CatalogSource catalog, upstream::Transport& transport, AlertLedger& ledger, metrics::CounterFamily& sent,
               std::string replica, SenderOptions options = {});
   ~AlertSender();
   AlertSender(const AlertSender&) = delete;

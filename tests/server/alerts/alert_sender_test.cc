@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "server/alerts/alert_sender.h"
+#include "server/metrics/gateway_metrics.h"
 #include "tests/fakes/fake_transport.h"
 
 using namespace sluice;
@@ -94,8 +95,9 @@ BOOST_AUTO_TEST_CASE(a_webhook_that_answers_500_then_200_is_retried_and_the_aler
   transport.script("/hooks/finance", fakes::FakeTransport::json(200, "ok"));
   FakeLedger ledger;
   metrics::Registry registry;
+  metrics::GatewayMetrics gateway_metrics(registry);
   const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, registry, "replica-a", fast());
+  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", fast());
   sender.start();
   sender.offer({alert80()});
   sender.offer({alert80()});  // the next request sees the same threshold: remembered, not queued again
@@ -117,8 +119,9 @@ BOOST_AUTO_TEST_CASE(a_webhook_that_never_answers_2xx_is_given_up_after_the_boun
   for (int i = 0; i < 5; ++i) transport.script("/hooks/finance", fakes::FakeTransport::json(302, ""));
   FakeLedger ledger;
   metrics::Registry registry;
+  metrics::GatewayMetrics gateway_metrics(registry);
   const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, registry, "replica-a", fast());
+  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", fast());
   sender.start();
   sender.offer({alert80()});
   BOOST_REQUIRE(waitForOutcomes(ledger, 1));
@@ -131,8 +134,9 @@ BOOST_AUTO_TEST_CASE(an_alert_another_replica_claimed_is_not_sent) {
   fakes::FakeTransport transport;
   FakeLedger ledger(/*wins=*/false);
   metrics::Registry registry;
+  metrics::GatewayMetrics gateway_metrics(registry);
   const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, registry, "replica-b", fast());
+  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-b", fast());
   sender.start();
   sender.offer({alert80()});
   for (int i = 0; i < 200 && registry.render().find("claimed_elsewhere") == std::string::npos; ++i) {
@@ -148,10 +152,11 @@ BOOST_AUTO_TEST_CASE(a_full_queue_drops_and_counts_instead_of_blocking_the_reque
   fakes::FakeTransport transport;
   FakeLedger ledger;
   metrics::Registry registry;
+  metrics::GatewayMetrics gateway_metrics(registry);
   const auto catalog = catalogWithFinance();
   alerts::SenderOptions options = fast();
   options.queue_capacity = 1;
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, registry, "replica-a", options);
+  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", options);
   identity::AlertDue second = alert80();
   second.scope_value = "marketing";
   sender.offer({alert80(), second});  // not started: the first fills the queue
