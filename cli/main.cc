@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
                     "date (default: 30d)");
   usage->add_option("--from", usage_from, "start: 2026-12-01 (midnight UTC) or 2026-12-01T09:30Z");
   usage->add_option("--until", usage_until, "end, exclusive: 2026-12-02 (default: now)");
+  std::string usage_timezone;
+  usage->add_option("--timezone", usage_timezone,
+                    "IANA zone where days begin for today, yesterday, this-month and dates without Z (default UTC)");
   usage->add_option("--by", usage_options.by, "member|project|group|model|provider|key|route|deployment")
       ->capture_default_str();
   usage->add_option("--top", usage_options.top, "only the N costliest rows (the total still counts all)");
@@ -245,6 +248,7 @@ int main(int argc, char** argv) {
     usage_options.since = given(usage_since);
     usage_options.from = given(usage_from);
     usage_options.until = given(usage_until);
+    usage_options.timezone = given(usage_timezone);
     const auto usage_output = usage_format == "json"    ? sluice::cli::OutputFormat::Json
                               : usage_format == "csv"   ? sluice::cli::OutputFormat::Csv
                               : usage_format == "table" ? sluice::cli::OutputFormat::Text

@@ -8,6 +8,7 @@
 
 #include "cli/duration.h"
 #include "cli/table.h"
+#include "cli/zone_option.h"
 #include "server/store/audit_queries.h"
 #include "server/store/audit_store.h"
 #include "server/store/usage_range.h"
@@ -93,6 +94,16 @@ int usageReport(const std::string& database_url, const UsageOptions& options, Ou
   question.from = options.from;
   question.until = options.until;
   if (!question.since && !question.from) question.since = "30d";
+  std::shared_ptr<const catalog::ZoneRules> zone;
+  if (options.timezone) {
+    auto loaded = loadZone(*options.timezone);
+    if (!loaded) {
+      err << "sluicectl: " << loaded.error() << "\n";
+      return 2;
+    }
+    zone = std::move(*loaded);
+    question.zone = zone.get();
+  }
   question.duration = [](std::string_view text) -> std::optional<std::chrono::seconds> {
     const auto duration = parseDuration(text);
     return duration ? std::optional(*duration) : std::nullopt;

@@ -17,6 +17,7 @@ struct UsageOptions {
   std::optional<std::string> since;  // a named period (today, yesterday, …), a duration or a date
   std::optional<std::string> from;   // a date or instant, UTC
   std::optional<std::string> until;  // exclusive
+  std::optional<std::string> timezone;  // an IANA name: where days begin (default UTC)
   std::string by = "user";           // "member" is the same as "user"
   int top = 0;                       // 0: every row
 };

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 
+#include "catalog/zone_rules.h"
+
 namespace sluice::store {
 
 namespace {
@@ -47,6 +49,26 @@ TimePoint startOfWeek(TimePoint time) {  // Monday, as ISO 8601 has it
   const unsigned since_monday = (std::chrono::weekday{day} - std::chrono::Monday).count();
   return day - days(since_monday);
 }
+
+int64_t secondsOf(TimePoint time) { return std::chrono::floor<std::chrono::seconds>(time.time_since_epoch()).count(); }
+
+// A zone's local clock reading shown as if it were UTC, and back: named periods and dates are cut
+// on the local reading, then each bound is mapped to the instant it happens at.
+TimePoint localOf(TimePoint utc, const catalog::ZoneRules* zone) {
+  return zone == nullptr ? utc : utc + std::chrono::seconds(zone->offsetAt(secondsOf(utc)));
+}
+
+TimePoint utcOf(TimePoint local, const catalog::ZoneRules* zone) {
+  return zone == nullptr ? local : TimePoint(std::chrono::seconds(zone->utcOf(secondsOf(local))));
+}
+
+UsageRange inZone(const UsageRange& local, const catalog::ZoneRules* zone) {
+  UsageRange range{utcOf(local.from, zone), std::nullopt};
+  if (local.until) range.until = utcOf(*local.until, zone);
+  return range;
+}
+
+bool endsInZ(std::string_view text) { return !text.empty() && (text.back() == 'Z' || text.back() == 'z'); }
 
 }  // namespace
 
@@ -102,7 +124,8 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
   bool ends_itself = false;
   if (question.since) {
     const std::string& text = *question.since;
-    const auto named = namedUsagePeriod(text, now);
+    const auto named_local = namedUsagePeriod(text, localOf(now, question.zone));
+    const auto named = named_local ? std::optional(inZone(*named_local, question.zone)) : std::nullopt;
     const auto duration = !named && question.duration ? question.duration(text) : std::nullopt;
     if (named) {
       range = *named;
@@ -110,7 +133,7 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
     } else if (duration) {
       range.from = now - *duration;
     } else if (auto date = parseUsageInstant(text); date) {
-      range.from = *date;
+      range.from = endsInZ(text) ? *date : utcOf(*date, question.zone);
     } else {
       return std::unexpected(question.since_name + " '" + shown(text) +
                              "': expected today, yesterday, this-week, last-week, this-month, last-month, a duration "
@@ -119,7 +142,7 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
   } else if (question.from) {
     const auto from = parseUsageInstant(*question.from);
     if (!from) return std::unexpected(question.from_name + " " + from.error());
-    range.from = *from;
+    range.from = endsInZ(*question.from) ? *from : utcOf(*from, question.zone);
   } else {
     return std::unexpected("give " + question.since_name + " or " + question.from_name);
   }
@@ -130,11 +153,12 @@ std::expected<UsageRange, std::string> resolveUsageRange(const UsageRangeQuestio
     }
     const auto until = parseUsageInstant(*question.until);
     if (!until) return std::unexpected(question.until_name + " " + until.error());
-    if (*until <= range.from) {
-      return std::unexpected(question.until_name + " " + formatUsageMinute(*until) + " is not after the start " +
+    const TimePoint until_at = endsInZ(*question.until) ? *until : utcOf(*until, question.zone);
+    if (until_at <= range.from) {
+      return std::unexpected(question.until_name + " " + formatUsageMinute(until_at) + " is not after the start " +
                              formatUsageMinute(range.from) + " UTC");
     }
-    range.until = *until;
+    range.until = until_at;
   }
   if (question.max_span) {
     const TimePoint end = range.until.value_or(std::max(now, range.from));

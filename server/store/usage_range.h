@@ -1,7 +1,8 @@
 #pragma once
 // The time range a spend question is asked about ("who spent the most yesterday?"), shared by
 // `sluicectl usage` and the console's analytics. Pure: strings and a clock reading in, a range or
-// a message out. Every date is UTC. A range is half-open, [from, until): `--from 2026-12-01
+// a message out. Dates and named periods are UTC, or local to UsageRangeQuestion::zone (a date
+// ending in Z stays UTC). A range is half-open, [from, until): `--from 2026-12-01
 // --until 2026-12-02` is the whole of 1 December and nothing of the 2nd.
 
 #include <chrono>
@@ -10,6 +11,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+namespace sluice::catalog {
+struct ZoneRules;
+}
 
 namespace sluice::store {
 
@@ -39,6 +44,9 @@ struct UsageRangeQuestion {
   std::function<std::optional<std::chrono::seconds>(std::string_view)> duration;
   // Longer ranges are refused (none: no bound). An open range counts up to `now`.
   std::optional<std::chrono::days> max_span;
+  // Where days begin (`sluicectl usage --timezone`): named periods and dates without a Z are cut
+  // at this zone's local midnights (a day of a clock change lasts 23 or 25 hours). Null: UTC.
+  const catalog::ZoneRules* zone = nullptr;
 };
 
 // The range, or a message naming the input at fault. `since` and `from` exclude each other; a
