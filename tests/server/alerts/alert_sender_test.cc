@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(an_alert_another_replica_claimed_is_not_sent) {
   alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-b", fast());
   sender.start();
   sender.offer({alert80()});
-  for (int i = 0; i < 200 && registry.render().find("claimed_elsewhere") == std::string::npos; ++i) {
+  for (int i = 0; i < 200 && registry.render().find(R"(outcome="claimed_elsewhere"} 1)") == std::string::npos; ++i) {
     std::this_thread::sleep_for(10ms);
   }
   sender.stop();
