@@ -100,6 +100,19 @@ BOOST_AUTO_TEST_CASE(a_json_webhook_needs_a_secret_and_the_secret_is_never_in_a_
               "secret of webhook 'finance': environment variable NOT_SET_ANYWHERE is not set or empty");
 }
 
+BOOST_AUTO_TEST_CASE(a_webhook_secrets_variable_cannot_be_read_by_a_catalog_string) {
+  CatalogSources sources = withAlerts(kFinance, "      - { id: budget, per: project, period: month, max_cost_usd: 500 }\n");
+  edit(sources.gateway, "  default_model: claude-sonnet-5-5\n", "  default_model: \"${FINANCE_HOOK_SECRET}\"\n");
+  const CompileResult result = compileCatalog(sources);
+  BOOST_TEST(!result.ok());
+  bool refused = false;
+  for (const Diagnostic& diagnostic : result.diagnostics) {
+    refused = refused || diagnostic.message.find("secret variable FINANCE_HOOK_SECRET used outside a credential") != std::string::npos;
+    BOOST_TEST(diagnostic.message.find("s3cret-finance-key") == std::string::npos);
+  }
+  BOOST_TEST(refused);
+}
+
 BOOST_AUTO_TEST_CASE(a_webhook_url_is_http_and_its_query_string_is_never_in_a_message) {
   CatalogSources sources = withAlerts(
       "  webhooks:\n    chat: { url: \"ftp://hooks.example.test/x?token=leak-me\", format: teams }\n",
