@@ -17,7 +17,16 @@
       parts.push(el('div', {}, `${label}: ${fmt(counter[field])}`, ceiling !== undefined ? ` of ${fmt(ceiling)} ` : ' ',
         share !== null ? el('span', { class: share >= 1 ? 'bad' : share >= 0.8 ? 'warnc' : 'good', text: `(${S.fmtPct(share)})` }) : ''));
     }
-    return el('div', {}, el('b', { text: counter.window_id }), ` until ${counter.window_end}`, parts);
+    const source = counter.limit_source === undefined ? ''
+      : el('span', { class: 'muted limit-source', text: counter.limit_source === 'default' ? ' · the window\'s default' : ` · override ${counter.limit_source}` });
+    return el('div', {}, el('b', { text: counter.window_id }), counter.window_end ? ` until ${counter.window_end}` : '', source, parts);
+  }
+
+  // One window a member spends from: whose counter, the limit that applies and why, what is spent.
+  function limit(entry) {
+    const whose = entry.scope_kind === 'user' ? '' : ` (${entry.scope_kind} ${entry.scope_value})`;
+    return el('div', { class: 'member-limit', 'data-window': entry.window_id }, usage(entry),
+      entry.unlimited ? el('span', { class: 'muted', text: 'unlimited' }) : '', whose ? el('span', { class: 'muted', text: whose }) : '');
   }
 
   // "a, b ,,c" -> ['a', 'b', 'c']
@@ -160,7 +169,7 @@
             k.status === 'active' ? [' ', revokeButton(m, k)] : ''))) : S.none) },
           { title: 'Personal credentials', value: (m) => (m.personal_credentials.length ? el('ul', {}, m.personal_credentials.map((c) =>
             el('li', {}, el('code', { text: c.credential }), ' ', el('span', { class: c.set ? 'good' : 'muted', text: c.set ? 'set' : 'not set' })))) : S.none) },
-          { title: 'Quota usage (current windows)', value: (m) => (m.quota.length ? m.quota.map(usage) : el('span', { class: 'muted', text: 'none counted' })) },
+          { title: 'Limits that apply (current windows)', value: (m) => (m.limits.length ? m.limits.map(limit) : el('span', { class: 'muted', text: 'no quota window' })) },
           { title: 'Change', value: actions },
         ], data.members, { attrs: { id: 'members-table' }, rowAttrs: (m) => ({ 'data-member': m.name }) }),
         el('h2', { text: 'Every current quota counter' }),

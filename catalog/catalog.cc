@@ -138,6 +138,15 @@ std::string_view toString(QuotaPeriod period) {
   return "seconds";
 }
 
+std::string_view toString(WebhookFormat format) {
+  switch (format) {
+    case WebhookFormat::Slack: return "slack";
+    case WebhookFormat::Teams: return "teams";
+    case WebhookFormat::Json: return "json";
+  }
+  return "json";
+}
+
 std::string_view toString(QuotaSubjectKind kind) {
   switch (kind) {
     case QuotaSubjectKind::Project: return "project";
@@ -192,6 +201,8 @@ const Endpoint* Catalog::endpoint(std::string_view key) const {
 const Model* Catalog::model(std::string_view id) const { return findById(models, id); }
 
 const Route* Catalog::route(std::string_view id) const { return findById(routes, id); }
+
+const Webhook* Catalog::webhook(std::string_view id) const { return findById(webhooks, id); }
 
 const std::vector<Deployment>& Catalog::deploymentsOf(std::string_view model_id) const {
   static const std::vector<Deployment> kNone;

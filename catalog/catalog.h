@@ -304,6 +304,15 @@ struct QuotaOverride {
   Location where;
 };
 
+// A window's `alerts:` entry: tell the webhook `webhook` (a gateway.webhooks id) once per subject
+// and period when `percent` % of the limit that applies to the subject (its override, else the
+// window's default) is spent. server/alerts/ sends it; PostgreSQL decides which replica.
+struct QuotaAlert {
+  int percent = 80;  // 1..100
+  std::string webhook;
+  Location where;
+};
+
 // A window's own QuotaLimits are its default: what a subject no override names gets.
 struct QuotaWindow : QuotaLimits {
   std::string id;
@@ -315,8 +324,24 @@ struct QuotaWindow : QuotaLimits {
   std::shared_ptr<const ZoneRules> zone;
   std::optional<QuotaMode> mode;               // the window's own; default: Quotas::mode
   std::vector<QuotaOverride> overrides;        // in the file's order
+  std::vector<QuotaAlert> alerts;              // ascending percent, no repeats
   Location where;
   Location timezone_at;
+};
+
+// How a webhook's body is written: Slack's and Teams' incoming-webhook shapes, or Sluice's own
+// JSON signed with HMAC-SHA256 of `secret` (docs/identity.md "Budget alerts").
+enum class WebhookFormat { Slack, Teams, Json };
+std::string_view toString(WebhookFormat format);
+
+// gateway.webhooks: where budget alerts go. The URL's query string and the secret are never shown.
+struct Webhook {
+  std::string id;
+  std::string url;         // http:// or https://
+  WebhookFormat format = WebhookFormat::Json;
+  std::string secret_ref;  // "env:NAME" / "file:PATH" as written; "" when none
+  std::string secret;      // resolved: secret, never shown
+  Location where;
 };
 
 struct Quotas {
@@ -420,6 +445,7 @@ class Catalog {
   std::optional<PresenceHub> presence;
   GatewayLimits limits;
   Quotas quotas;
+  std::vector<Webhook> webhooks;  // gateway.webhooks, in file order
   IdentitySettings identity;
   std::vector<AccessRule> access_rules;
   // Declared: requests to masked tiers are masked. Absent: nothing is masked, `trust:` is ignored.
@@ -433,6 +459,7 @@ class Catalog {
   const Endpoint* endpoint(std::string_view key) const;
   const Model* model(std::string_view id) const;
   const Route* route(std::string_view id) const;
+  const Webhook* webhook(std::string_view id) const;
   const std::vector<Deployment>& deploymentsOf(std::string_view model_id) const;  // empty if none
   const Deployment* deployment(std::string_view model_id, std::string_view endpoint_key) const;
 

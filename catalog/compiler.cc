@@ -113,24 +113,28 @@ CompileResult compileCatalog(const CatalogSources& sources) {
 
 std::set<std::string> secretVariables(const CatalogSources& sources) {
   std::set<std::string> names;
-  if (!sources.credentials) return names;
   DiagnosticSink ignored;
   Draft draft;
-  // NOTE: the secrets are not known yet; a ${NAME} in credentials.yaml may read any variable but
-  // the master key's here, and is checked against the secrets by the compilation proper.
+  // NOTE: the secrets are not known yet; a ${NAME} in credentials.yaml (or gateway.yaml) may read
+  // any variable but the master key's here, and is checked against the secrets by the compilation
+  // proper. Failures are compileCatalog()'s to report.
   const VariablePolicy any;
   ParseContext context{sources.env, sources.secret_files, ignored, any};
-  try {
-    parseCredentials(*sources.credentials, context, draft);
-  } catch (const YAML::Exception&) {
-    return names;  // compileCatalog() reports it
-  }
   constexpr std::string_view kPrefix = "env:";
-  for (const Credential& credential : draft.credentials) {
-    if (credential.secret_ref.starts_with(kPrefix) && credential.secret_ref.size() > kPrefix.size()) {
-      names.insert(credential.secret_ref.substr(kPrefix.size()));
-    }
+  const auto add = [&](const std::string& ref) {
+    if (ref.starts_with(kPrefix) && ref.size() > kPrefix.size()) names.insert(ref.substr(kPrefix.size()));
+  };
+  try {
+    if (sources.credentials) parseCredentials(*sources.credentials, context, draft);
+  } catch (const YAML::Exception&) {
   }
+  // A webhook's signing key (gateway.webhooks.*.secret) is as secret as a credential's.
+  try {
+    if (sources.gateway) parseGateway(*sources.gateway, context, draft);
+  } catch (const YAML::Exception&) {
+  }
+  for (const Credential& credential : draft.credentials) add(credential.secret_ref);
+  for (const Webhook& webhook : draft.webhooks) add(webhook.secret_ref);
   return names;
 }
 

@@ -72,6 +72,7 @@ struct Draft {
   std::optional<Located<std::string>> default_model;
   std::vector<RouteDraft> routes;
   Quotas quotas;
+  std::vector<Webhook> webhooks;
   IdentitySettings identity;
   bool ad_hoc_chains = true;
   std::optional<PresenceHub> presence;

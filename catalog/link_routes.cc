@@ -241,6 +241,7 @@ void linkRoutes(LinkState& state) {
     }
   }
   state.catalog.quotas = state.draft.quotas;
+  state.catalog.webhooks = state.draft.webhooks;
   state.catalog.identity = state.draft.identity;
   // The proxy's identity header names a member to this gateway; it never reaches a provider.
   if (const auto& proxies = state.catalog.identity.trusted_proxies) {

@@ -239,7 +239,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (!body) return;
   Fields gateway =
       reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
-                                       "ad_hoc_chains", "presence", "data_protection", "limits"});
+                                       "ad_hoc_chains", "presence", "data_protection", "limits", "webhooks"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -257,7 +257,9 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
       }
     }
   }
+  if (const Entry* webhooks = gateway.find("webhooks")) readWebhooks(reader, context, *webhooks, draft.webhooks);
   if (const Entry* quotas = gateway.find("quotas")) readQuotas(reader, *quotas, draft.quotas);
+  checkAlertTargets(reader, draft.quotas, draft.webhooks);
   if (const Entry* identity = gateway.find("identity")) {
     draft.identity.mode = reader.choice<IdentityMode>(*identity, "identity",
                                                       {{"key", IdentityMode::Key},

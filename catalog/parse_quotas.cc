@@ -159,7 +159,7 @@ QuotaWindow readWindow(YamlReader& reader, const YAML::Node& node, const Locatio
   std::string owner = ownerName(node, "quota window", index);
   Fields fields = reader.fields(node, at, owner,
                                 {"id", "per", "seconds", "period", "timezone", "mode", "max_requests",
-                                 "max_input_tokens", "max_output_tokens", "max_cost_usd", "overrides"});
+                                 "max_input_tokens", "max_output_tokens", "max_cost_usd", "overrides", "alerts"});
   if (!fields.ok()) return window;
   if (const Entry* id = fields.find("id")) {
     window.id = reader.string(*id, "id of " + owner).value_or("");
@@ -190,6 +190,7 @@ QuotaWindow readWindow(YamlReader& reader, const YAML::Node& node, const Locatio
     readOverrides(reader, *overrides, owner, window);
     checkOverrideKinds(reader, owner, window);
   }
+  if (const Entry* alerts = fields.find("alerts")) readAlerts(reader, *alerts, owner, window);
   if (!any_limit && !overrides) {
     reader.error(at, owner + " needs at least one of max_requests, max_input_tokens, "
                              "max_output_tokens, max_cost_usd, or overrides");

@@ -44,6 +44,10 @@ void parseAccessRules(const SourceText& source, const ParseContext& context, Dra
 void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
 // gateway.quotas (parse_quotas.cc).
 void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas);
+// gateway.webhooks, a window's alerts:, and every alert naming a declared webhook (parse_webhooks.cc).
+void readWebhooks(YamlReader& reader, const ParseContext& context, const Entry& entry, std::vector<Webhook>& webhooks);
+void readAlerts(YamlReader& reader, const Entry& entry, const std::string& owner, QuotaWindow& window);
+void checkAlertTargets(YamlReader& reader, const Quotas& quotas, const std::vector<Webhook>& webhooks);
 
 // The body under a file's single top-level key (`credentials:`, `models:`, ...). Reports a syntax
 // error, an empty file, a missing top-level key and any other top-level key; nullopt when the

@@ -8,6 +8,7 @@
 
 
 #include "server/admin/console.h"
+#include "server/alerts/alert_sender.h"
 #include "server/boot/audit_trail.h"
 #include "server/boot/catalog_reloader.h"
 #include "server/boot/flags.h"
@@ -52,6 +53,16 @@ int serve(const boot::Settings& settings) {
   presence::PresencePoller presence_poller([&gateway] { return gateway.catalog(); }, gateway.upstream(),
                                            gateway.presence(), gateway.metrics());
   presence_poller.start();
+  // Budget alerts (a quota window's alerts:): sent by a thread of their own, once per fleet.
+  std::unique_ptr<alerts::PgAlertLedger> alert_ledger;
+  std::unique_ptr<alerts::AlertSender> alert_sender;
+  if (const auto& quotas = gateway.identity().quotas) {
+    alert_ledger = std::make_unique<alerts::PgAlertLedger>(gateway.identity().pool);
+    alert_sender = std::make_unique<alerts::AlertSender>([&gateway] { return gateway.catalog(); }, gateway.upstream(),
+                                                         *alert_ledger, gateway.metrics().budget_alerts, options.replica_name);
+    quotas->observeAlerts([sender = alert_sender.get()](std::vector<identity::AlertDue> due) { sender->offer(std::move(due)); });
+    alert_sender->start();
+  }
   // GET /readyz answers from this check's last verdict, never from a connection of its own.
   const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));

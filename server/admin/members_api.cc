@@ -8,6 +8,7 @@
 #include "server/identity/credential_store.h"
 #include "server/identity/key_store.h"
 #include "server/identity/member_store.h"
+#include "server/identity/quota.h"
 
 namespace sluice::admin {
 
@@ -17,6 +18,52 @@ using nlohmann::json;
 
 json optionalTime(const std::optional<std::chrono::system_clock::time_point>& time) {
   return time ? json(isoTime(*time)) : json(nullptr);
+}
+
+json ceilingsOf(const catalog::QuotaLimits& limits) {
+  json ceilings = json::object();
+  if (limits.max_requests) ceilings["requests"] = *limits.max_requests;
+  if (limits.max_input_tokens) ceilings["input_tokens"] = *limits.max_input_tokens;
+  if (limits.max_output_tokens) ceilings["output_tokens"] = *limits.max_output_tokens;
+  if (limits.max_cost_microdollars) ceilings["cost_microdollars"] = *limits.max_cost_microdollars;
+  return ceilings;
+}
+
+// Each window's counter this member spends from (their own, their primary project's, each of their
+// groups', the organisation's; key windows depend on the key and are left to the counters table),
+// with the limit that applies to it and why (identity::limitsFor), and what it has counted so far.
+json memberLimits(const catalog::Catalog& catalog, const identity::Member& member, const json& counters) {
+  identity::QuotaSubject subject;
+  subject.user = member.name;
+  subject.groups = member.groups;
+  subject.project = member.primary_project;
+  json limits = json::array();
+  for (const auto& window : catalog.quotas.windows) {
+    std::vector<std::string> values;
+    switch (window.per) {
+      case catalog::QuotaScope::User: values.push_back(member.name); break;
+      case catalog::QuotaScope::Project: if (member.primary_project) values.push_back(*member.primary_project); break;
+      case catalog::QuotaScope::Group: values = member.groups; break;
+      case catalog::QuotaScope::Organisation: values.emplace_back(identity::kOrganisationScope); break;
+      case catalog::QuotaScope::ApiKey: break;
+    }
+    const std::string kind(catalog::toString(window.per));
+    for (const std::string& value : values) {
+      const identity::AppliedLimits applied = identity::limitsFor(window, kind, value, subject);
+      json entry = {{"window_id", window.id}, {"scope_kind", kind}, {"scope_value", value},
+                    {"ceilings", ceilingsOf(applied.limits)}, {"limit_source", applied.source},
+                    {"unlimited", applied.limits.unlimited()}, {"requests", 0}, {"input_tokens", 0},
+                    {"output_tokens", 0}, {"cost_microdollars", 0}, {"window_end", nullptr}};
+      for (const auto& counter : counters) {
+        if (counter["window_id"] != window.id || counter["scope_kind"] != kind || counter["scope_value"] != value) continue;
+        for (const char* measure : {"requests", "input_tokens", "output_tokens", "cost_microdollars", "window_end"}) {
+          entry[measure] = counter[measure];
+        }
+      }
+      limits.push_back(std::move(entry));
+    }
+  }
+  return limits;
 }
 
 }  // namespace
@@ -45,12 +92,13 @@ Reply members(ConsoleContext& context, const Exchange&) {
                     {"cost_microdollars", row.totals.cost_microdollars}};
     for (const auto& window : catalog->quotas.windows) {
       if (window.id != row.key.window_id) continue;
-      json ceilings = json::object();
-      if (window.max_requests) ceilings["requests"] = *window.max_requests;
-      if (window.max_input_tokens) ceilings["input_tokens"] = *window.max_input_tokens;
-      if (window.max_output_tokens) ceilings["output_tokens"] = *window.max_output_tokens;
-      if (window.max_cost_microdollars) ceilings["cost_microdollars"] = *window.max_cost_microdollars;
-      counter["ceilings"] = ceilings;
+      // A project's, group's or key's counter has one limit whoever calls; a member's may depend
+      // on their groups, which memberLimits() below knows.
+      identity::QuotaSubject subject;
+      if (row.key.scope_kind == "user") subject.user = row.key.scope_value;
+      const identity::AppliedLimits applied = identity::limitsFor(window, row.key.scope_kind, row.key.scope_value, subject);
+      counter["ceilings"] = ceilingsOf(applied.limits);
+      counter["limit_source"] = applied.source;
     }
     counters.push_back(counter);
   }
@@ -92,7 +140,8 @@ Reply members(ConsoleContext& context, const Exchange&) {
                    {"created_at", isoTime(member.created_at)},
                    {"keys", member_keys},
                    {"personal_credentials", credentials},
-                   {"quota", quota}});
+                   {"quota", quota},
+                   {"limits", memberLimits(*catalog, member, counters)}});
   }
   json windows = json::array();
   for (const auto& window : catalog->quotas.windows) {

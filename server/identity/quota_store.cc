@@ -31,8 +31,10 @@ Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubjec
                                      counter->span.start, counter->span.end});
   }
   std::optional<QuotaBreach> breach;
+  std::vector<AlertDue> alerts;
   const bool admitted = counters_->reserve(keys, estimated_input_tokens, [&](const std::vector<store::CounterTotals>& totals) {
     breach.reset();  // a retried transaction decides again
+    alerts.clear();
     bool refuse = false;
     for (const QuotaCounter& counter : counters) {
       QuotaUsage used;
@@ -42,6 +44,9 @@ Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubjec
         used.input_tokens = totals[i].input_tokens;
         used.output_tokens = totals[i].output_tokens;
         used.cost_microdollars = totals[i].cost_microdollars;
+      }
+      if (alert_observer_) {
+        for (AlertDue& due : alertsDue(counter, used)) alerts.push_back(std::move(due));
       }
       auto found = checkCounter(counter, used, estimated_input_tokens);
       if (!found) continue;
@@ -56,6 +61,7 @@ Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubjec
     return !refuse;
   });
   reservation.breach = std::move(breach);
+  if (alert_observer_ && !alerts.empty()) alert_observer_(std::move(alerts));
   if (!admitted) {
     reservation.admitted = false;
     return reservation;

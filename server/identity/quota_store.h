@@ -16,12 +16,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "server/identity/budget_alerts.h"
 #include "server/identity/quota.h"
 #include "server/store/quota_counters.h"
 
@@ -41,7 +43,14 @@ struct Reservation {
 
 class QuotaStore {
  public:
+  // Told, after each reservation, the `alerts:` its counters have reached (budget_alerts.h),
+  // whether the request was admitted or refused; never called with an empty list. Must not block
+  // (it runs on the request path) nor throw.
+  using AlertObserver = std::function<void(std::vector<AlertDue>)>;
+
   explicit QuotaStore(std::shared_ptr<store::QuotaCounters> counters);
+  // Set once at boot, before the first reserve().
+  void observeAlerts(AlertObserver observer) { alert_observer_ = std::move(observer); }
 
   // No window applying to `subject` → admitted without touching the counters.
   Reservation reserve(const catalog::Quotas& quotas, const QuotaSubject& subject, int64_t estimated_input_tokens,
@@ -56,6 +65,7 @@ class QuotaStore {
 
  private:
   std::shared_ptr<store::QuotaCounters> counters_;
+  AlertObserver alert_observer_;
 };
 
 }  // namespace sluice::identity

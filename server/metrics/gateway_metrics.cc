@@ -203,6 +203,12 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                               "Values masked in requests sent to a masked trust tier "
                                               "(occurrences, counted once per request and tier), by kind and tier.",
                                               {"kind", "tier"})),
+      budget_alerts(registry.counter("gateway_budget_alerts_total",
+                                     "Budget alerts (a quota window's alerts:) by window, threshold and outcome: "
+                                     "delivered, failed (attempts used up), retried (one failed attempt), "
+                                     "claimed_elsewhere (another replica sends it), dropped (queue full), error "
+                                     "(the database failed).",
+                                     {"window", "threshold", "outcome"})),
       audit_(std::make_shared<AuditSource>()),
       presence_(std::make_shared<PresenceSource>()) {
   registry.gaugeCallback("gateway_presence_node_up",

@@ -195,6 +195,9 @@ struct GatewayMetrics {
   // sluice_data_protection_masked_total{kind,tier}: values masked (occurrences, never the values)
   // in requests sent to a masked tier (trusted_masked, public), counted once per request and tier
   CounterFamily& data_protection_masked;
+  // gateway_budget_alerts_total{window,threshold,outcome}: budget alerts by outcome
+  // (server/alerts/alert_sender.h)
+  CounterFamily& budget_alerts;
 
  private:
   struct AuditSource;

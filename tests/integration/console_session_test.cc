@@ -185,6 +185,16 @@ BOOST_AUTO_TEST_CASE(the_members_and_access_pages_read_members_keys_and_live_quo
   BOOST_TEST(counter["requests"] == 1);
   BOOST_TEST(counter["ceilings"]["requests"] == 600);
   BOOST_TEST(counter["window_end"].get<std::string>().ends_with(":00:00.000Z"), counter.dump());
+  // Which limit applies to the member, and why: each window they spend from, with what is spent.
+  bool hourly = false;
+  for (const auto& entry : mine["limits"]) {
+    if (entry["window_id"] != "member-hourly") continue;
+    hourly = true;
+    BOOST_TEST(entry["limit_source"] == "default");
+    BOOST_TEST(entry["ceilings"]["requests"] == 600);
+    BOOST_TEST(entry["requests"] == 1);
+  }
+  BOOST_TEST(hourly, mine["limits"].dump());
   BOOST_TEST(gateway.call("GET", "/admin/api/members", {{"Cookie", cookie}}).body.find(key.substr(18)) ==
              std::string::npos);  // prefixes only, never a key
 
