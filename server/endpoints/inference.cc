@@ -52,6 +52,8 @@ std::expected<pipeline::Inspected, wire::ApiError> Inference::read(pipeline::Exc
     body_.emplace(client_wire_, std::move(*expanded));
     inspected = body_->inspect();
   }
+  // A refused body still names what it could (its model and stream for the audit row); a body too
+  // deep to walk or not JSON names nothing.
   pipeline::Inspected facts{body_->requestedModel(), body_->stream(), body_->maxTokens(), body_->size()};
   if (!inspected) {
     exchange.ledger().noteClient(exchange.ledger().row().client_family, facts.requested_model, facts.stream);

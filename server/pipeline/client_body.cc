@@ -86,6 +86,8 @@ std::optional<int64_t> ClientBody::maxTokens() const {
 // (A JSON null is a value here, as `contains` saw it.)
 std::optional<ordered_json> ClientBody::member(HeadKey key) const {
   if (!head_.walked) {
+    // Neither walked nor parsed: inspect() refused the body (too deep, not JSON); it has no members.
+    if (!full_ || !full_->is_object()) return std::nullopt;
     const auto found = full_->find(kHeadKeys[key]);
     if (found == full_->end()) return std::nullopt;
     return *found;
