@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "server/text/hex.h"
+
 namespace sluice::admin {
 
 Reply Reply::json(const nlohmann::json& value, int status) {
@@ -54,27 +56,7 @@ std::optional<long long> parseDurationSeconds(const std::string& text) {
 
 namespace {
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string decode(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 && hexValue(text[i + 2]) >= 0) {
-      out += static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
+std::string decode(const std::string& encoded) { return text::percentDecode(encoded, /*plus_is_space=*/true); }
 
 }  // namespace
 

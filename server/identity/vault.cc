@@ -12,6 +12,7 @@
 #include <openssl/sha.h>
 
 #include "server/identity/api_keys.h"
+#include "server/text/hex.h"
 
 namespace sluice::identity {
 
@@ -36,13 +37,6 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 int base64Value(char c) {
   if (c >= 'A' && c <= 'Z') return c - 'A';
   if (c >= 'a' && c <= 'z') return c - 'a' + 26;
@@ -56,8 +50,8 @@ std::optional<std::string> decodeHex(std::string_view text) {
   if (text.size() % 2 != 0) return std::nullopt;
   std::string out;
   for (size_t i = 0; i < text.size(); i += 2) {
-    const int high = hexValue(text[i]);
-    const int low = hexValue(text[i + 1]);
+    const int high = text::hexValue(text[i]);
+    const int low = text::hexValue(text[i + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     out.push_back(static_cast<char>(high * 16 + low));
   }

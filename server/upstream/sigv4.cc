@@ -10,6 +10,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "server/text/hex.h"
+
 namespace sluice::upstream::aws {
 namespace {
 
@@ -29,26 +31,6 @@ std::string hex(const unsigned char* bytes, size_t size) {
 
 std::string hexOf(std::string_view bytes) {
   return hex(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-}
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string uriDecode(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 && hexValue(text[i + 2]) >= 0) {
-      out.push_back(char(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
 }
 
 std::string_view trim(std::string_view text) {
@@ -151,8 +133,8 @@ std::string canonicalQuery(std::string_view query) {
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    pairs.emplace_back(uriEncode(uriDecode(item.substr(0, eq))),
-                       eq == std::string_view::npos ? "" : uriEncode(uriDecode(item.substr(eq + 1))));
+    pairs.emplace_back(uriEncode(text::percentDecode(item.substr(0, eq), false)),
+                       eq == std::string_view::npos ? "" : uriEncode(text::percentDecode(item.substr(eq + 1), false)));
   }
   std::sort(pairs.begin(), pairs.end());
   std::string out;
