@@ -85,82 +85,80 @@ alerts::SenderOptions fast() {
   return options;
 }
 
+// One sender over a fake transport and ledger, with the metrics it counts into.
+struct Rig {
+  explicit Rig(bool wins = true) : ledger(wins), gateway_metrics(registry) {}
+  alerts::AlertSender sender(std::string replica, alerts::SenderOptions options = fast()) {
+    const auto catalog = catalogWithFinance();
+    return alerts::AlertSender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts,
+                               std::move(replica), options);
+  }
+  fakes::FakeTransport transport;
+  FakeLedger ledger;
+  metrics::Registry registry;
+  metrics::GatewayMetrics gateway_metrics;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(budget_alert_sender)
 
 BOOST_AUTO_TEST_CASE(a_webhook_that_answers_500_then_200_is_retried_and_the_alert_delivered_once) {
-  fakes::FakeTransport transport;
-  transport.script("/hooks/finance", fakes::FakeTransport::json(500, "{}"));
-  transport.script("/hooks/finance", fakes::FakeTransport::json(200, "ok"));
-  FakeLedger ledger;
-  metrics::Registry registry;
-  metrics::GatewayMetrics gateway_metrics(registry);
-  const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", fast());
+  Rig rig;
+  rig.transport.script("/hooks/finance", fakes::FakeTransport::json(500, "{}"));
+  rig.transport.script("/hooks/finance", fakes::FakeTransport::json(200, "ok"));
+  auto sender = rig.sender("replica-a");
   sender.start();
   sender.offer({alert80()});
   sender.offer({alert80()});  // the next request sees the same threshold: remembered, not queued again
-  BOOST_REQUIRE(waitForOutcomes(ledger, 1));
+  BOOST_REQUIRE(waitForOutcomes(rig.ledger, 1));
   sender.stop();
-  BOOST_TEST(ledger.claims == 1);
-  BOOST_TEST(transport.sentCount() == 2u);
-  BOOST_TEST((ledger.attempts == std::vector<std::string>{"1:500:status_500", "2:200:delivered"}));
-  BOOST_TEST((ledger.outcomes == std::vector<std::string>{"delivered"}));
-  const std::string exposition = registry.render();
+  BOOST_TEST(rig.ledger.claims == 1);
+  BOOST_TEST(rig.transport.sentCount() == 2u);
+  BOOST_TEST((rig.ledger.attempts == std::vector<std::string>{"1:500:status_500", "2:200:delivered"}));
+  BOOST_TEST((rig.ledger.outcomes == std::vector<std::string>{"delivered"}));
+  const std::string exposition = rig.registry.render();
   BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",threshold="80",outcome="delivered"} 1)") != std::string::npos);
   BOOST_TEST(exposition.find(R"(gateway_budget_alerts_total{window="budget",threshold="80",outcome="retried"} 1)") != std::string::npos);
-  const auto sent = transport.sent();
+  const auto sent = rig.transport.sent();
   BOOST_TEST(sent[0].body == sent[1].body);
 }
 
 BOOST_AUTO_TEST_CASE(a_webhook_that_never_answers_2xx_is_given_up_after_the_bounded_attempts) {
-  fakes::FakeTransport transport;
-  for (int i = 0; i < 5; ++i) transport.script("/hooks/finance", fakes::FakeTransport::json(302, ""));
-  FakeLedger ledger;
-  metrics::Registry registry;
-  metrics::GatewayMetrics gateway_metrics(registry);
-  const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", fast());
+  Rig rig;
+  for (int i = 0; i < 5; ++i) rig.transport.script("/hooks/finance", fakes::FakeTransport::json(302, ""));
+  auto sender = rig.sender("replica-a");
   sender.start();
   sender.offer({alert80()});
-  BOOST_REQUIRE(waitForOutcomes(ledger, 1));
+  BOOST_REQUIRE(waitForOutcomes(rig.ledger, 1));
   sender.stop();
-  BOOST_TEST(transport.sentCount() == 3u);  // a redirect is a failure, never followed
-  BOOST_TEST((ledger.outcomes == std::vector<std::string>{"failed"}));
+  BOOST_TEST(rig.transport.sentCount() == 3u);  // a redirect is a failure, never followed
+  BOOST_TEST((rig.ledger.outcomes == std::vector<std::string>{"failed"}));
 }
 
 BOOST_AUTO_TEST_CASE(an_alert_another_replica_claimed_is_not_sent) {
-  fakes::FakeTransport transport;
-  FakeLedger ledger(/*wins=*/false);
-  metrics::Registry registry;
-  metrics::GatewayMetrics gateway_metrics(registry);
-  const auto catalog = catalogWithFinance();
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-b", fast());
+  Rig rig(/*wins=*/false);
+  auto sender = rig.sender("replica-b");
   sender.start();
   sender.offer({alert80()});
-  for (int i = 0; i < 200 && registry.render().find(R"(outcome="claimed_elsewhere"} 1)") == std::string::npos; ++i) {
+  for (int i = 0; i < 200 && rig.registry.render().find(R"(outcome="claimed_elsewhere"} 1)") == std::string::npos; ++i) {
     std::this_thread::sleep_for(10ms);
   }
   sender.stop();
-  BOOST_TEST(ledger.claims == 1);
-  BOOST_TEST(transport.sentCount() == 0u);
-  BOOST_TEST(registry.render().find(R"(outcome="claimed_elsewhere"} 1)") != std::string::npos);
+  BOOST_TEST(rig.ledger.claims == 1);
+  BOOST_TEST(rig.transport.sentCount() == 0u);
+  BOOST_TEST(rig.registry.render().find(R"(outcome="claimed_elsewhere"} 1)") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_full_queue_drops_and_counts_instead_of_blocking_the_request) {
-  fakes::FakeTransport transport;
-  FakeLedger ledger;
-  metrics::Registry registry;
-  metrics::GatewayMetrics gateway_metrics(registry);
-  const auto catalog = catalogWithFinance();
+  Rig rig;
   alerts::SenderOptions options = fast();
   options.queue_capacity = 1;
-  alerts::AlertSender sender([catalog] { return catalog; }, transport, ledger, gateway_metrics.budget_alerts, "replica-a", options);
+  auto sender = rig.sender("replica-a", options);
   identity::AlertDue second = alert80();
   second.scope_value = "marketing";
   sender.offer({alert80(), second});  // not started: the first fills the queue
-  BOOST_TEST(registry.render().find(R"(outcome="dropped"} 1)") != std::string::npos);
+  BOOST_TEST(rig.registry.render().find(R"(outcome="dropped"} 1)") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
