@@ -3,14 +3,16 @@
 import os
 import subprocess
 
-ORDER = ["direct", "nginx", "sluice-pass", "sluice-trans", "sluice-masked", "sluice-pass+db", "sluice-trans+db",
-         "portkey"]
+ORDER = ["direct", "nginx", "sluice-pass", "sluice-trans", "sluice-masked", "sluice-anth", "sluice-bedrock",
+         "sluice-pass+db", "sluice-trans+db", "portkey"]
 LABELS = {
     "direct": "direct (upstream)",
     "nginx": "nginx proxy_pass",
     "sluice-pass": "Sluice passthrough",
     "sluice-trans": "Sluice translation",
     "sluice-masked": "Sluice masked (data protection, ~1 KB prompt)",
+    "sluice-anth": "Sluice Anthropic passthrough",
+    "sluice-bedrock": "Sluice Bedrock (SigV4, InvokeModel)",
     "sluice-pass+db": "Sluice passthrough + keys & audit",
     "sluice-trans+db": "Sluice translation + keys & audit",
     "portkey": "Portkey gateway",
@@ -82,6 +84,15 @@ def write(res, out):
     w("`direct` p50/p99 at c=1, 16, 64: " + ", ".join(
         f"{us(direct[k]['p50_us'])} / {us(direct[k]['p99_us'])}" for k in ("1", "16", "64")) +
       ". CPU µs/req of `direct` is the upstream's own.")
+    anth, bedrock = t.get("sluice-anth", {}).get("closed"), t.get("sluice-bedrock", {}).get("closed")
+    if anth and bedrock:
+        a16, b16 = anth["16"], bedrock["16"]
+        w("")
+        w(f"Bedrock against the Anthropic passthrough (same client, answer and upstream): "
+          f"{num(b16['rps'])} vs {num(a16['rps'])} req/s at c=16 ({ratio(b16['rps'], a16['rps'])}); "
+          f"{num(b16['cpu_us_per_req'] - a16['cpu_us_per_req'])} µs of CPU per request more "
+          f"(the body rewritten and the request signed with SigV4); added p50 at c=1 "
+          f"{us(bedrock['1']['p50_us'] - anth['1']['p50_us'])}. Request/response only: no streaming lane.")
     w("")
 
     w(f"## Throughput frontier and steady {res['targets'].get('sluice-pass', {}).get('steady', {}).get('rate', 2000):.0f} req/s (open loop)")

@@ -11,6 +11,10 @@ Targets (request/response lanes go to the static upstream, streaming lanes to th
   sluice-trans    Sluice, Anthropic client (/v1/messages) -> the same endpoint (no database)
   sluice-masked   Sluice, OpenAI client -> an openai-chat endpoint of trust tier `public` (no database):
                   data protection masks a ~1 KB prompt of code with secrets, and restores the answer
+  sluice-anth     Sluice, Anthropic client -> an anthropic endpoint (passthrough, no database)
+  sluice-bedrock  Sluice, Anthropic client -> Bedrock InvokeModel (`platform: bedrock`, wire anthropic):
+                  the anthropic passthrough plus the body rewrite and SigV4 signing (no database);
+                  request/response only (the static upstream frames no event stream)
   sluice-pass+db  the same two lanes with --database-url: API keys and the audit writer on
   sluice-trans+db   a real PostgreSQL, as a user runs it
   portkey         the Portkey gateway (npm @portkey-ai/gateway), provider openai, custom host
@@ -33,6 +37,8 @@ import urllib.request
 
 PASS_BODY = {"model": "bench-static", "messages": [{"role": "user", "content": "Hello there"}]}
 TRANS_BODY = {"model": "bench-static", "max_tokens": 64, "messages": [{"role": "user", "content": "Hello there"}]}
+ANTHROPIC_BODY = {**TRANS_BODY, "model": "bench-anthropic"}
+ANTHROPIC_DIRECT_BODY = {**TRANS_BODY, "model": "claude-bench"}
 DIRECT_BODY = {"model": "gpt-bench", "messages": [{"role": "user", "content": "Hello there"}]}
 # (pace ms, text deltas, late threshold ms): the streaming test paces as the issue asks; the stream
 # ramp paces slower so that it measures how many open streams a target holds rather than how many
@@ -504,16 +510,18 @@ def run_all(args, bench, procs, workdir):
     mock, mock_port = procs.start("mock", [binary("sluice-mock-provider"), "--listen", "127.0.0.1:0", "--quiet",
                                            "--threads", "12000"], wait_listening=True)
     answer = fetch(f"http://127.0.0.1:{mock_port}/v1/chat/completions", DIRECT_BODY, {"Authorization": "Bearer k"})
-    if "'" in answer or "$" in answer or "\\" in answer:
+    anthropic_answer = fetch(f"http://127.0.0.1:{mock_port}/v1/messages", ANTHROPIC_DIRECT_BODY,
+                             {"x-api-key": "k", "anthropic-version": "2023-06-01"})
+    if any(c in text for text in (answer, anthropic_answer) for c in "'$\\"):
         raise RuntimeError("the mock's answer cannot be quoted in nginx's configuration")
     static_port = free_port()
     _, static_conf = nginx_conf(workdir, "static", static_port, 1, f"""
   server {{
     listen 127.0.0.1:{static_port} backlog=4096;
-    location / {{
-      default_type application/json;
-      return 200 '{answer}';
-    }}
+    default_type application/json;
+    location /anthropic/ {{ return 200 '{anthropic_answer}'; }}
+    location /model/ {{ return 200 '{anthropic_answer}'; }}
+    location / {{ return 200 '{answer}'; }}
   }}""")
     static, _ = procs.start("static", ["nginx", "-p", os.path.dirname(static_conf), "-c", static_conf])
     wait_port(static_port)
@@ -548,7 +556,8 @@ def run_all(args, bench, procs, workdir):
                           stream_headers=["Authorization: Bearer k"]))
 
     # Sluice, without and with the database.
-    sluice_env = dict(os.environ, BENCH_UPSTREAM_KEY="bench-upstream-key",
+    sluice_env = dict(os.environ, BENCH_UPSTREAM_KEY="bench-upstream-key", BENCH_AWS_ACCESS_KEY_ID="AKIDBENCHEXAMPLE",
+                      BENCH_AWS_SECRET_ACCESS_KEY="bench-secret-access-key",
                       BENCH_STATIC_URL=f"http://127.0.0.1:{static_port}", BENCH_MOCK_URL=f"http://127.0.0.1:{mock_port}")
     sluice_env.pop("SLUICE_DATABASE_URL", None)
     has_auth = sluice_supports(binary("sluice"), "--insecure-no-auth")
@@ -591,6 +600,14 @@ def run_all(args, bench, procs, workdir):
                        stream_body={**MASKED_BODY, "model": "bench-masked-stream", "stream": True}, sluice=True)
             m.idle_rss = idle_before
             targets.append(m)
+            # Bedrock against the anthropic passthrough: same client, same answer, same upstream.
+            anth_headers = ["x-api-key: k", "anthropic-version: 2023-06-01"]
+            a = Target("sluice-anth", "Sluice Anthropic passthrough", port, "/v1/messages", anth_headers,
+                       ANTHROPIC_BODY, sluice.pid, marker=ANTHROPIC_MARKER, sluice=True)
+            b = Target("sluice-bedrock", "Sluice Bedrock (SigV4, InvokeModel)", port, "/v1/messages", anth_headers,
+                       {**ANTHROPIC_BODY, "model": "bench-bedrock"}, sluice.pid, marker=ANTHROPIC_MARKER, sluice=True)
+            a.idle_rss = b.idle_rss = idle_before
+            targets += [a, b]
 
     portkey_port = free_port()
     portkey, _ = procs.start("portkey", ["node", args.portkey, f"--port={portkey_port}", "--headless"])
@@ -639,6 +656,7 @@ def run_all(args, bench, procs, workdir):
                            stream_path=targets[0].stream_path, stream_headers=targets[0].stream_headers,
                            stream_body=targets[0].stream_body)
     stream_targets = [direct_stream] + targets[1:]
+    stream_targets = [tg for tg in stream_targets if tg.stream_path]
     for tg in stream_targets:
         log(f"streaming {tg.name}")
         bench.streaming(tg)
