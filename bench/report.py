@@ -183,11 +183,13 @@ def write(res, out):
     seen_pid = set()
     for n in names:
         r = t[n].get("rss_kib", {})
-        key = n.replace("-trans", "-pass")
-        if key in seen_pid and n != key:
-            continue  # the same process as the passthrough lane
+        # The lanes one process serves are one row: translation, masking, Anthropic and Bedrock
+        # share the process of the passthrough lane of their database setting.
+        key = "sluice-pass+db" if n.endswith("+db") else ("sluice-pass" if n.startswith("sluice") else n)
+        if key in seen_pid:
+            continue
         seen_pid.add(key)
-        label = LABELS[n].replace("passthrough", "(one process, both lanes)") if n.startswith("sluice") else LABELS[n]
+        label = LABELS[key].replace("passthrough", "(one process, every lane)") if n.startswith("sluice") else LABELS[n]
         w("| " + " | ".join([label, mib(r.get("start")), mib(r.get("idle")), mib(r.get("load")), mib(r.get("after")),
                              mib(r.get("after_streams"))]) + " |")
     w("")
