@@ -295,7 +295,8 @@ BOOST_AUTO_TEST_CASE(a_bedrock_api_key_is_sent_as_a_bearer_token) {
 // gateway's credential store reads the process's environment as AWS's SDKs do.
 class ChainEnvironment {
  public:
-  explicit ChainEnvironment(std::vector<std::pair<std::string, std::optional<std::string>>> values) {
+  using Values = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  explicit ChainEnvironment(Values values) {
     for (const char* name : {"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
                              "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
                              "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AWS_EC2_METADATA_DISABLED"}) {
@@ -321,7 +322,7 @@ class ChainEnvironment {
 };
 
 BOOST_AUTO_TEST_CASE(aws_keys_that_cannot_be_had_fail_the_attempt_with_the_reason_in_the_row) {
-  ChainEnvironment env({{"AWS_EC2_METADATA_DISABLED", "true"}});
+  ChainEnvironment env(ChainEnvironment::Values{{"AWS_EC2_METADATA_DISABLED", "true"}});
   RequestPath gateway(bedrockCatalog());
   gateway.transport.script("second.example", FakeTransport::json(200, anthropicAnswer("from second")));
   BOOST_TEST(gateway.send("POST", "/v1/messages", messagesBody("chained")).status == 200);
@@ -333,8 +334,8 @@ BOOST_AUTO_TEST_CASE(aws_keys_that_cannot_be_had_fail_the_attempt_with_the_reaso
 }
 
 BOOST_AUTO_TEST_CASE(chain_default_signs_with_the_container_credentials_fetched_once_through_the_transport) {
-  ChainEnvironment env({{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://127.0.0.1:9/v1/credentials"},
-                        {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "pod-identity-token"}});
+  ChainEnvironment env(ChainEnvironment::Values{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://127.0.0.1:9/v1/credentials"},
+                                                {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "pod-identity-token"}});
   RequestPath gateway(bedrockCatalog());
   gateway.transport.script("127.0.0.1:9/v1/credentials",
                            FakeTransport::json(200, R"({"AccessKeyId":"ASIACONTAINER1","SecretAccessKey":"container-secret",)"
