@@ -33,12 +33,15 @@ constexpr int kLifetime = 12;  // seconds: refreshed 3 s ahead, so a 14 s run cr
 // The mock, then a gateway whose chain variables point at it (`env(mock_url)`).
 struct ChainRig {
   using Env = std::vector<std::pair<std::string, std::string>>;
-  explicit ChainRig(const std::function<Env(const std::string&)>& env, std::vector<std::string> extra_args = {}) {
-    mock = std::make_unique<ChildProcess>(ChildOptions{
+  explicit ChainRig(const std::function<Env(const std::string&)>& env, std::vector<std::string> extra_args = {},
+                    std::vector<std::string> mock_args = {}) {
+    ChildOptions mock_options{
         .binary = sluice::test::binPath("sluice-mock-provider"),
         .args = {"--listen", "127.0.0.1:0", "--quiet", "--fixtures", sluice::test::fixturesDir(),
                  "--aws-credentials-lifetime", std::to_string(kLifetime), "--aws-container-token", "pod-identity-token"},
-    });
+    };
+    for (auto& arg : mock_args) mock_options.args.push_back(std::move(arg));
+    mock = std::make_unique<ChildProcess>(std::move(mock_options));
     ChildOptions gateway{
         .binary = sluice::test::binPath("sluice"),
         .args = {"--services", sluice::test::sourceDir() + "/tests/integration/catalogs/bedrock-chain", "--listen",
@@ -131,6 +134,27 @@ BOOST_AUTO_TEST_CASE(many_simultaneous_requests_fetch_the_container_credentials_
   for (auto& caller : callers) caller.join();
   BOOST_TEST(from_bedrock.load() == kCallers);
   BOOST_TEST(rig.mockJson("/_mock/aws")["served"]["container"] == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_slow_credential_fetch_parks_its_request_not_the_event_loop) {
+  // One event loop: were the fetch a blocking call on it, /healthz would wait for it too.
+  ChainRig rig([](const std::string& mock) -> ChainRig::Env {
+    return {{"AWS_CONTAINER_CREDENTIALS_FULL_URI", mock + "/container/credentials"},
+            {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "pod-identity-token"}};
+  }, {"--workers", "1"}, {"--aws-credentials-delay-ms", "2000"});
+  sluice::test::HttpResponse slow;
+  const auto sent = std::chrono::steady_clock::now();
+  std::thread caller([&] { slow = rig.messages("claude"); });
+  std::this_thread::sleep_for(300ms);
+  const auto asked = std::chrono::steady_clock::now();
+  const auto health = sluice::test::request("GET", rig.sluice->baseUrl() + "/healthz");
+  const auto health_took = std::chrono::steady_clock::now() - asked;
+  caller.join();
+  BOOST_TEST(health.status == 200);
+  BOOST_TEST(std::chrono::duration_cast<std::chrono::milliseconds>(health_took).count() < 1000);
+  BOOST_TEST(slow.status == 200);
+  const auto slow_took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent);
+  BOOST_TEST(slow_took.count() >= 2000);  // the request did wait for its keys
 }
 
 BOOST_AUTO_TEST_CASE(role_arn_is_assumed_with_sts_signed_by_the_instance_roles_keys) {

@@ -87,4 +87,14 @@ std::string AwsKeyring::containerToken() const {
   return container_token_;
 }
 
+void AwsKeyring::setDelay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(mutex_);
+  delay_ = delay;
+}
+
+std::chrono::milliseconds AwsKeyring::delay() const {
+  std::lock_guard lock(mutex_);
+  return delay_;
+}
+
 }  // namespace sluice::mock

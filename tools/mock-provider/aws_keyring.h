@@ -42,6 +42,10 @@ class AwsKeyring {
   void configure(std::chrono::seconds lifetime, std::string container_token);
   std::chrono::seconds lifetime() const;
   std::string containerToken() const;
+  // How long the credential endpoints wait before answering (--aws-credentials-delay-ms): a slow
+  // STS or metadata service.
+  void setDelay(std::chrono::milliseconds delay);
+  std::chrono::milliseconds delay() const;
 
  private:
   const std::string access_key_id_;
@@ -53,6 +57,7 @@ class AwsKeyring {
   std::map<std::string, Issued> current_;
   std::chrono::seconds lifetime_{900};
   std::string container_token_;
+  std::chrono::milliseconds delay_{0};
 };
 
 }  // namespace sluice::mock

@@ -13,7 +13,8 @@
 //              without the token 401; any other /latest/ path 404;
 //  GET  /_mock/aws  {"issued": N, "served": {source: answers}}: the container endpoint and IMDS
 //              answer with the same credentials until half their life has passed, as AWS's do.
-// Pure apart from the keyring.
+// Pure apart from the keyring. (The Poco handler waits --aws-credentials-delay-ms before each
+// answer but /_mock/aws's: a slow metadata service.)
 
 #include <chrono>
 #include <optional>

@@ -1,5 +1,7 @@
 #include "tools/mock-provider/aws_metadata_handler.h"
 
+#include <thread>
+
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
@@ -26,6 +28,7 @@ void AwsMetadataHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Po
     in.read(buffer, sizeof buffer);
     received.body.append(buffer, static_cast<size_t>(in.gcount()));
   }
+  if (received.path != "/_mock/aws") std::this_thread::sleep_for(context_.awsKeys().delay());
   AwsAnswer answer = received.body.size() > kMaxBody
                          ? AwsAnswer{413, "text/plain", "Request Entity Too Large"}
                          : answerAwsCredentials(received, context_.awsKeys(), std::chrono::system_clock::now());
