@@ -71,11 +71,14 @@ std::expected<std::string, std::string> readTokenFile(const std::string& variabl
   });
 }
 
-bool validSessionName(std::string_view name) {
-  return name.size() >= 2 && name.size() <= 64 && std::ranges::all_of(name, [](unsigned char c) {
+// IAM's names: a role session name is 2-64 of [\w+=,.@-], a role name 1-64 of the same.
+bool validName(std::string_view name, size_t shortest) {
+  return name.size() >= shortest && name.size() <= 64 && std::ranges::all_of(name, [](unsigned char c) {
            return std::isalnum(c) || std::strchr("_+=,.@-", c) != nullptr;
          });
 }
+
+bool validSessionName(std::string_view name) { return validName(name, 2); }
 
 std::string sessionName(const Environment& env, Clock::time_point now) {
   if (auto name = env("AWS_ROLE_SESSION_NAME"); name && validSessionName(*name)) return *name;
@@ -167,7 +170,7 @@ std::expected<ChainKeys, std::string> instanceMetadata(upstream::Transport& tran
   std::string name = role->body.substr(0, role->body.find('\n'));
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
   if (role->status == 404) return std::unexpected(what + ": the instance has no IAM role attached");
-  if (role->status != 200 || name.size() > 128 || !validSessionName(name + "__")) {
+  if (role->status != 200 || !validName(name, 1)) {
     return std::unexpected(what + ": the role name request answered " + std::to_string(role->status));
   }
   auto answer = call(transport, what, "GET", path + name, headers, "", timeouts);

@@ -143,6 +143,21 @@ BOOST_AUTO_TEST_CASE(imdsv2_takes_a_session_token_then_the_role_then_its_keys) {
   BOOST_TEST(sent[0].timeouts.connect_ms == 1000);
 }
 
+BOOST_AUTO_TEST_CASE(an_imds_role_name_is_an_iam_name_never_a_path) {
+  const std::string longest(64, 'r');
+  FakeTransport transport;
+  transport.script("/latest/api/token", FakeTransport::json(200, "imds-session-token").repeating());
+  transport.script("/security-credentials/" + longest, FakeTransport::json(200, keysJson("ASIALONG", "2026-01-01T06:00:00Z")));
+  transport.script("/security-credentials/", FakeTransport::json(200, longest));
+  transport.script("/security-credentials/", FakeTransport::json(200, "../../user-data"));
+  cloud::AwsCredentialStore store(transport, mapEnvironment({{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:1338"}}));
+  BOOST_TEST(store.get(chainCredential(), kT0)->access_key_id == "ASIALONG");
+  cloud::AwsCredentialStore other(transport, mapEnvironment({{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:1338"}}));
+  BOOST_TEST(other.get(chainCredential(), kT0).error() ==
+             "credential 'aws-eks': instance metadata (IMDSv2): the role name request answered 200");
+  BOOST_TEST(transport.sentCount() == 5u);  // token, role, keys; token, role: the odd name is not asked for
+}
+
 BOOST_AUTO_TEST_CASE(imds_disabled_leaves_the_chain_without_keys) {
   FakeTransport transport;
   cloud::AwsCredentialStore store(transport, mapEnvironment({{"AWS_EC2_METADATA_DISABLED", "TRUE"}}));
