@@ -85,6 +85,11 @@
         S.kv([
           ['Credential', el('span', {}, el('code', { text: p.credential }), ` (${p.credential_kind}) `,
             el('span', { class: p.configured ? 'good' : 'bad', text: p.configured ? 'configured' : 'not configured' }))],
+          // AWS keys (`aws:` credentials): whether they can sign now, where they came from, or why not.
+          ...(p.cloud_credential ? [['AWS keys', el('span', { 'data-cloud-credential': p.credential,
+            class: p.cloud_credential.usable ? 'good' : (p.cloud_credential.pending ? 'muted' : 'bad'),
+            text: p.cloud_credential.usable ? `usable: ${p.cloud_credential.detail}`
+              : `${p.cloud_credential.pending ? 'pending' : 'unusable'}: ${p.cloud_credential.detail}` })]] : []),
           ['Governance', [p.european ? 'european' : null, p.no_retain ? 'no_retain' : null].filter(Boolean).join(', ') || 'none'],
           ['Retry / breaker', `${p.retry_attempts} retries; opens after ${p.breaker_failures} failures for ${p.breaker_cooldown_s} s`],
           ['Timeouts', `connect ${p.timeouts.connect_ms} ms, first byte ${p.timeouts.first_byte_ms} ms, idle ${p.timeouts.idle_ms} ms`],

@@ -22,8 +22,8 @@ bool validRoleArn(std::string_view arn) {
 }
 
 // The chain's first link: the standard environment variables, read at load like env:NAME. When
-// they are not set the other links (web identity, container credentials, IMDSv2) are asked at run
-// time (server/cloud/aws_credentials.h).
+// they are not set the other links (web identity, container credentials, IMDSv2) are fetched at
+// run time (server/cloud/aws_chain.h).
 void readEnvironmentLink(const ParseContext& context, AwsCredential& aws) {
   auto value = [&](const char* name) -> std::optional<std::string> {
     auto found = context.env.find(name);
@@ -70,9 +70,7 @@ AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context,
                                      "(arn:aws:iam::ACCOUNT:role/NAME), got '" + *arn + "'");
         return aws;
       }
-      aws.role_arn = *arn;
-      reader.warning(role->value_at, "credential '" + credential_id + "': assuming role_arn (STS AssumeRole) is "
-                                     "not supported yet; attempts on it fail (skipped:credential_unavailable)");
+      aws.role_arn = *arn;  // assumed at run time with STS AssumeRole (server/cloud/aws_credentials.h)
     }
     readEnvironmentLink(context, aws);
     return aws;

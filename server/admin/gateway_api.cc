@@ -130,6 +130,11 @@ Reply gatewayProviders(ConsoleContext& context, const Exchange&) {
   const auto states = breakerStates(context.gateway);
   const auto presence = context.gateway.presence().snapshot();
   const auto now = std::chrono::steady_clock::now();
+  // AWS keys: usable or why not, never a key (the chain's keys as last fetched; nothing fetched here).
+  std::map<std::string, json> cloud;
+  for (const auto& standing : context.gateway.awsCredentials().standing(*catalog, std::chrono::system_clock::now())) {
+    cloud[standing.id] = {{"usable", standing.usable}, {"pending", standing.pending}, {"detail", standing.detail}};
+  }
   json providers = json::array();
   for (const auto& provider : catalog->providers) {
     const auto* credential = catalog->credential(provider.credential_id);
@@ -183,6 +188,9 @@ Reply gatewayProviders(ConsoleContext& context, const Exchange&) {
                          {"endpoints", endpoints},
                          {"models", models},
                          {"where", provider.where.file + ":" + std::to_string(provider.where.line)}});
+    if (auto found = cloud.find(provider.credential_id); found != cloud.end()) {
+      providers.back()["cloud_credential"] = found->second;
+    }
   }
   return Reply::json({{"version", catalog->version}, {"providers", providers}});
 }

@@ -80,6 +80,7 @@ Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> 
     : options_(std::move(options)),
       catalog_(catalog),
       transport_(wiring.transport),
+      aws_credentials_(wiring.transport != nullptr ? *wiring.transport : upstream_),
       audit_(wiring.audit),
       audit_sink_(wiring.audit_sink != nullptr ? wiring.audit_sink : wiring.audit),
       identity_(std::move(wiring.identity)),

@@ -34,8 +34,9 @@ void HealthHandler::handle(Request&, ServerResponse& response) {
     // make the replica unready). Only ids and reasons: never a key.
     nlohmann::json cloud = nlohmann::json::object();
     for (const auto& standing : gateway_.awsCredentials().standing(*catalog, std::chrono::system_clock::now())) {
-      cloud[standing.id] = standing.usable ? nlohmann::json{{"usable", true}}
+      cloud[standing.id] = standing.usable ? nlohmann::json{{"usable", true}, {"detail", standing.detail}}
                                            : nlohmann::json{{"usable", false}, {"error", standing.detail}};
+      if (standing.pending) cloud[standing.id]["pending"] = true;
     }
     if (!cloud.empty()) body["cloud_credentials"] = std::move(cloud);
   }

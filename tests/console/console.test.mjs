@@ -437,6 +437,8 @@ describe('admin console', () => {
     await page.goto(`${stack.url}/admin/gateway#providers`);
     await page.waitForSelector('[data-provider="anthropic"]');
     assert.match(await page.textContent('[data-provider="anthropic"]'), /Serves: claude-[\w.-]+ on anthropic\/api, claude-/);
+    // The Bedrock provider's AWS keys: usable, and nothing of them shown.
+    assert.equal(await page.textContent('[data-provider="bedrock"] [data-cloud-credential="bedrock"]'), 'usable: keys');
 
     const { stops, problems } = await walkConsole(page, stack.url);
     assert.deepEqual(problems, []);

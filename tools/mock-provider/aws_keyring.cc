@@ -18,7 +18,8 @@ std::string randomText(std::mt19937_64& random, size_t length, std::string_view 
 AwsKeyring::AwsKeyring(std::string access_key_id, std::string secret_access_key)
     : access_key_id_(std::move(access_key_id)), secret_access_key_(std::move(secret_access_key)) {}
 
-AwsKeyring::Issued AwsKeyring::issue(std::chrono::seconds lifetime, Clock::time_point now) {
+AwsKeyring::Issued AwsKeyring::issue(Clock::time_point now) {
+  const std::chrono::seconds lifetime = this->lifetime();
   static thread_local std::mt19937_64 random{std::random_device{}()};
   Issued issued{"ASIA" + randomText(random, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
                 randomText(random, 40, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"),
@@ -27,6 +28,19 @@ AwsKeyring::Issued AwsKeyring::issue(std::chrono::seconds lifetime, Clock::time_
   if (issued_.size() >= kMaxIssued) issued_.erase(issued_.begin());
   issued_.push_back(issued);
   ++issued_count_;
+  return issued;
+}
+
+AwsKeyring::Issued AwsKeyring::serve(const std::string& source, Clock::time_point now, bool reuse) {
+  {
+    std::lock_guard lock(mutex_);
+    ++served_[source];
+    auto found = current_.find(source);
+    if (reuse && found != current_.end() && found->second.expiration - now > lifetime_ / 2) return found->second;
+  }
+  Issued issued = issue(now);
+  std::lock_guard lock(mutex_);
+  if (reuse) current_[source] = issued;
   return issued;
 }
 
@@ -50,6 +64,37 @@ AwsKeyring::Found AwsKeyring::find(const std::string& access_key_id, const std::
 uint64_t AwsKeyring::issuedCount() const {
   std::lock_guard lock(mutex_);
   return issued_count_;
+}
+
+std::map<std::string, uint64_t> AwsKeyring::servedBySource() const {
+  std::lock_guard lock(mutex_);
+  return served_;
+}
+
+void AwsKeyring::configure(std::chrono::seconds lifetime, std::string container_token) {
+  std::lock_guard lock(mutex_);
+  lifetime_ = lifetime;
+  container_token_ = std::move(container_token);
+}
+
+std::chrono::seconds AwsKeyring::lifetime() const {
+  std::lock_guard lock(mutex_);
+  return lifetime_;
+}
+
+std::string AwsKeyring::containerToken() const {
+  std::lock_guard lock(mutex_);
+  return container_token_;
+}
+
+void AwsKeyring::setDelay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(mutex_);
+  delay_ = delay;
+}
+
+std::chrono::milliseconds AwsKeyring::delay() const {
+  std::lock_guard lock(mutex_);
+  return delay_;
 }
 
 }  // namespace sluice::mock

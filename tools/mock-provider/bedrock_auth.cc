@@ -90,6 +90,12 @@ std::optional<ErrorSpec> checkBedrockAuth(const ReceivedRequest& request, const 
     if (key.empty() || (api_key && key != *api_key)) return refuse("AccessDeniedException", "Invalid API Key format: Must start with pre-defined prefix");
     return std::nullopt;
   }
+  return checkAwsSignature(request, keys, "bedrock", now);
+}
+
+std::optional<ErrorSpec> checkAwsSignature(const ReceivedRequest& request, const AwsKeyring& keys,
+                                           const std::string& service, std::chrono::system_clock::time_point now) {
+  const std::string authorization = findHeader(request.headers, "authorization").value_or("");
   if (authorization.empty()) return refuse("MissingAuthenticationTokenException", "Missing Authentication Token");
   const std::string credential = field(authorization, "Credential=");
   const std::string signed_headers = field(authorization, "SignedHeaders=");
@@ -106,8 +112,8 @@ std::optional<ErrorSpec> checkBedrockAuth(const ReceivedRequest& request, const 
     scope.push_back(credential.substr(at, slash - at));
     at = slash + 1;
   }
-  if (scope.size() != 5 || scope[3] != "bedrock" || scope[4] != "aws4_request") {
-    return refuse("IncompleteSignatureException", "Credential should be scoped to a valid region and to service 'bedrock'.");
+  if (scope.size() != 5 || scope[3] != service || scope[4] != "aws4_request") {
+    return refuse("IncompleteSignatureException", "Credential should be scoped to a valid region and to service '" + service + "'.");
   }
   const std::string date = findHeader(request.headers, "x-amz-date").value_or("");
   const auto when = parseAmzDate(date);

@@ -23,4 +23,8 @@ std::optional<ErrorSpec> checkBedrockAuth(const ReceivedRequest& request, const 
                                           const std::optional<std::string>& api_key,
                                           std::chrono::system_clock::time_point now);
 
+// The SigV4 part alone, for `service` ("bedrock", "sts"): the same checks and refusals.
+std::optional<ErrorSpec> checkAwsSignature(const ReceivedRequest& request, const AwsKeyring& keys,
+                                           const std::string& service, std::chrono::system_clock::time_point now);
+
 }  // namespace sluice::mock

@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
   std::string api_key;
   std::string aws_access_key_id = sluice::mock::ServerContext::kAwsAccessKeyId;
   std::string aws_secret_access_key = sluice::mock::ServerContext::kAwsSecretAccessKey;
+  int aws_lifetime_s = 900;
+  std::string aws_container_token;
+  int aws_delay_ms = 0;
   int threads = 256;
   bool quiet = false;
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
@@ -54,6 +57,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--aws-secret-access-key", aws_secret_access_key, "its secret (signatures are recomputed with it)")
       ->envname("SLUICE_MOCK_AWS_SECRET_ACCESS_KEY");
+  app.add_option("--aws-credentials-lifetime", aws_lifetime_s,
+                 "seconds the temporary credentials of the mock's STS, container and IMDS endpoints live")
+      ->envname("SLUICE_MOCK_AWS_CREDENTIALS_LIFETIME")
+      ->check(CLI::Range(1, 43200))
+      ->capture_default_str();
+  app.add_option("--aws-container-token", aws_container_token,
+                 "the Authorization the container-credentials endpoint wants (default: any)")
+      ->envname("SLUICE_MOCK_AWS_CONTAINER_TOKEN");
+  app.add_option("--aws-credentials-delay-ms", aws_delay_ms,
+                 "milliseconds the STS, container and IMDS endpoints wait before answering")
+      ->envname("SLUICE_MOCK_AWS_CREDENTIALS_DELAY_MS")
+      ->check(CLI::Range(0, 60000))
+      ->capture_default_str();
   app.add_option("--threads", threads, "maximum concurrent connections")
       ->envname("SLUICE_MOCK_THREADS")
       ->check(CLI::Range(1, 100000))
@@ -78,6 +94,8 @@ int main(int argc, char** argv) {
 
   sluice::mock::ServerContext context(fixtures, api_key.empty() ? std::nullopt : std::optional(api_key), quiet,
                                       aws_access_key_id, aws_secret_access_key);
+  context.awsKeys().configure(std::chrono::seconds(aws_lifetime_s), aws_container_token);
+  context.awsKeys().setDelay(std::chrono::milliseconds(aws_delay_ms));
   Poco::ThreadPool pool("mock", 4, threads, 60);
   std::unique_ptr<Poco::Net::HTTPServer> server;
   std::string bound;

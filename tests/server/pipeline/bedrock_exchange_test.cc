@@ -3,6 +3,9 @@
 // stream, errors, exceptions, bad frames) relayed, translated, retried and failed over.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -288,7 +291,38 @@ BOOST_AUTO_TEST_CASE(a_bedrock_api_key_is_sent_as_a_bearer_token) {
   BOOST_TEST(sentHeader(sent[0], "x-amz-date").empty());
 }
 
+// Sets (or, with nullopt, unsets) the chain's variables for one test, restoring them after: the
+// gateway's credential store reads the process's environment as AWS's SDKs do.
+class ChainEnvironment {
+ public:
+  using Values = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  explicit ChainEnvironment(Values values) {
+    for (const char* name : {"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                             "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
+                             "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", "AWS_EC2_METADATA_DISABLED"}) {
+      values.emplace_back(name, std::nullopt);
+    }
+    for (const auto& [name, value] : values) {
+      if (saved_.contains(name)) continue;
+      const char* old = std::getenv(name.c_str());
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    }
+  }
+  ~ChainEnvironment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    }
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
 BOOST_AUTO_TEST_CASE(aws_keys_that_cannot_be_had_fail_the_attempt_with_the_reason_in_the_row) {
+  ChainEnvironment env(ChainEnvironment::Values{{"AWS_EC2_METADATA_DISABLED", "true"}});
   RequestPath gateway(bedrockCatalog());
   gateway.transport.script("second.example", FakeTransport::json(200, anthropicAnswer("from second")));
   BOOST_TEST(gateway.send("POST", "/v1/messages", messagesBody("chained")).status == 200);
@@ -299,6 +333,33 @@ BOOST_AUTO_TEST_CASE(aws_keys_that_cannot_be_had_fail_the_attempt_with_the_reaso
   BOOST_TEST(gateway.transport.sentCount() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(chain_default_signs_with_the_container_credentials_fetched_once_through_the_transport) {
+  ChainEnvironment env(ChainEnvironment::Values{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://127.0.0.1:9/v1/credentials"},
+                                                {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "pod-identity-token"}});
+  RequestPath gateway(bedrockCatalog());
+  gateway.transport.script("127.0.0.1:9/v1/credentials",
+                           FakeTransport::json(200, R"({"AccessKeyId":"ASIACONTAINER1","SecretAccessKey":"container-secret",)"
+                                                    R"("Token":"container-token","Expiration":"2099-01-01T00:00:00Z"})"));
+  gateway.transport.script("chain.example", FakeTransport::json(200, anthropicAnswer("from the chain")).repeating());
+  BOOST_TEST(gateway.send("POST", "/v1/messages", messagesBody("chained")).status == 200);
+  BOOST_TEST(gateway.send("POST", "/v1/messages", messagesBody("chained")).status == 200);
+  const auto sent = gateway.transport.sent();
+  BOOST_REQUIRE_EQUAL(sent.size(), 3u);  // the keys once, then two calls signed with them
+  BOOST_TEST(sentHeader(sent[0], "authorization") == "pod-identity-token");
+  for (size_t i : {1u, 2u}) {
+    BOOST_TEST(sentHeader(sent[i], "authorization").find("Credential=ASIACONTAINER1/") != std::string::npos);
+    BOOST_TEST(sentHeader(sent[i], "x-amz-security-token") == "container-token");
+  }
+  for (const auto& standing : gateway.gateway().awsCredentials().standing(*gateway.gateway().catalog(),
+                                                                         std::chrono::system_clock::now())) {
+    if (standing.id != "aws-chain") continue;
+    BOOST_TEST(standing.usable);
+    BOOST_TEST(standing.detail.starts_with("temporary keys from container credentials, "));
+    BOOST_TEST(standing.detail.find("container-secret") == std::string::npos);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace sluice::testing
+

@@ -67,7 +67,8 @@ BOOST_AUTO_TEST_CASE(a_wrong_secret_or_a_changed_body_is_refused_as_aws_refuses_
 
 BOOST_AUTO_TEST_CASE(temporary_credentials_work_until_they_expire) {
   AwsKeyring keys("AKIDMOCK", "mock-secret");
-  const auto issued = keys.issue(std::chrono::seconds(60), kNow);
+  keys.configure(std::chrono::seconds(60), "");
+  const auto issued = keys.issue(kNow);
   const auto request = signedRequest(issued.access_key_id, issued.secret_access_key, issued.session_token);
   BOOST_TEST(!checkBedrockAuth(request, keys, std::nullopt, kNow).has_value());
   const auto later = kNow + std::chrono::seconds(61);
