@@ -99,7 +99,7 @@ struct AwsCredential {
   // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, is read at load (into the keys
   // below); the others (web identity, container credentials, IMDSv2) at run time.
   bool chain = false;
-  std::string role_arn;  // optional with chain: (not assumed yet: attempts on the credential fail)
+  std::string role_arn;  // optional with chain: assumed with STS AssumeRole from the chain's credentials
   std::string access_key_id_ref, secret_access_key_ref, session_token_ref;  // env:/file: refs
   std::optional<std::string> access_key_id;      // resolved; nullopt when it could not be read
   std::optional<std::string> secret_access_key;  // resolved; never logged or echoed
