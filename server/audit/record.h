@@ -29,6 +29,10 @@ struct AttemptRecord {
   std::string result;
   std::string error;      // the upstream's or transport's message, short; empty when none
   int64_t duration_ms = 0;
+  // For tracing only (not stored): when the try began, and the span id it was sent with in its
+  // traceparent (empty when tracing is off or it was never sent).
+  TimePoint started_at{};
+  std::string span_id;
 };
 
 // The gateway's own classification of how a request ended (column `outcome`). Public API:

@@ -143,8 +143,8 @@ function makeMemberKey(databaseUrl) {
 }
 
 // `editCatalog(dir)`, when given, changes the catalog copy before the gateway starts (a test
-// file's own settings, e.g. gateway.data_protection).
-export async function startStack({ editCatalog } = {}) {
+// file's own settings, e.g. gateway.data_protection); `env` adds to the gateway's environment.
+export async function startStack({ editCatalog, env: extraEnv = {} } = {}) {
   const mock = await startChild(
     'sluice-mock-provider',
     ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir],
@@ -172,7 +172,7 @@ export async function startStack({ editCatalog } = {}) {
       BEDROCK_BASE_URL: mock.url,
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
-    });
+    }, extraEnv);
     const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
     const identity = databaseUrl
       ? ['--database-url', databaseUrl, '--audit-spool', path.join(catalog, 'audit.spool')]
