@@ -43,10 +43,10 @@ int serve(const boot::Settings& settings) {
   wiring.audit = audit.writer();
   if (const int code = boot::bootIdentity(options, wiring); code != 0) return code;
   if (const int code = boot::loadTls(options, wiring); code != 0) return code;
-  boot::Tracing tracing;  // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set
+  boot::Tracing tracing;  // OpenTelemetry traces and audit logs, when an OTEL_EXPORTER_OTLP_*ENDPOINT is set
   tracing.configure(options, wiring);
   http::Gateway gateway(options, catalog, std::move(wiring));
-  tracing.start();
+  const auto audit_rows_sink = tracing.start(gateway, audit);  // goes before the gateway
   if (const int code = boot::checkIdentityServable(gateway); code != 0) return code;
   const auto observation = audit.observeIn(gateway);  // goes before the gateway, on every return path
 

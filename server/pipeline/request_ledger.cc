@@ -305,6 +305,10 @@ void RequestLedger::startTrace(std::string_view traceparent, std::string_view tr
   trace.trace_id = trace.parent ? trace.parent->trace_id : telemetry::newTraceId();
   trace.server_span_id = telemetry::newSpanId();
   trace.sampled = tracer->sample(trace.parent, trace.trace_id);
+  if (trace.sampled) {
+    audit_.record().trace_id = trace.trace_id;
+    audit_.record().span_id = trace.server_span_id;
+  }
   trace_ = std::move(trace);
 }
 

@@ -72,45 +72,77 @@ std::vector<std::pair<std::string, std::string>> readKeyValueList(std::string_vi
   return out;
 }
 
-TraceExport readTraceExport(const Environment& environment) {
-  TraceExport config;
-  auto& warnings = config.warnings;
+namespace {
 
-  if (const auto specific = environment("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); specific && !trim(*specific).empty()) {
-    config.url = std::string(trim(*specific));  // used as is
+// The URL, protocol, headers and timeout of one signal: OTEL_EXPORTER_OTLP_<SIGNAL>_* first, then
+// the generic variables (whose endpoint gets `path` appended). Returns whether the signal's own
+// endpoint variable named the URL.
+bool readTarget(const Environment& environment, std::string_view signal, std::string_view path, ExportTarget& target,
+                std::vector<std::string>& warnings) {
+  const std::string prefix = "OTEL_EXPORTER_OTLP_" + std::string(signal) + "_";
+  const std::string name(signal == "TRACES" ? "traces" : "logs");
+  bool own = false;
+  if (const auto specific = environment(prefix + "ENDPOINT"); specific && !trim(*specific).empty()) {
+    target.url = std::string(trim(*specific));  // used as is
+    own = true;
   } else if (const auto base = environment("OTEL_EXPORTER_OTLP_ENDPOINT"); base && !trim(*base).empty()) {
     std::string url(trim(*base));
     if (!url.ends_with('/')) url += '/';
-    config.url = url + "v1/traces";
+    target.url = url + std::string(path);
   }
-  if (!config.url.empty() && !config.url.starts_with("http://") && !config.url.starts_with("https://")) {
-    warnings.push_back("the OTLP traces endpoint is not an http:// or https:// URL; traces are not exported");
-    config.url.clear();
+  if (!target.url.empty() && !target.url.starts_with("http://") && !target.url.starts_with("https://")) {
+    warnings.push_back("the OTLP " + name + " endpoint is not an http:// or https:// URL; " + name +
+                       " are not exported");
+    target.url.clear();
   }
 
-  if (const auto protocol = either(environment, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")) {
+  if (const auto protocol = either(environment, prefix + "PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")) {
     const std::string value = lower(*protocol);
     if (value == "http/json") {
-      config.protocol = Protocol::Json;
+      target.protocol = Protocol::Json;
     } else if (value != "http/protobuf") {
-      warnings.push_back("OTLP protocol '" + value.substr(0, 40) +
-                         "' is not served (http/protobuf and http/json are); traces are not exported");
-      config.url.clear();
+      warnings.push_back("OTLP protocol '" + value.substr(0, 40) + "' is not served (http/protobuf and http/json are); " +
+                         name + " are not exported");
+      target.url.clear();
     }
   }
 
-  if (const auto headers = either(environment, "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")) {
+  if (const auto headers = either(environment, prefix + "HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")) {
     size_t skipped = 0;
-    config.headers = readKeyValueList(*headers, &skipped);
+    target.headers = readKeyValueList(*headers, &skipped);
     if (skipped > 0) warnings.push_back(std::to_string(skipped) + " OTLP header entries without a name were skipped");
   }
-  if (const auto timeout = either(environment, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")) {
+  if (const auto timeout = either(environment, prefix + "TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")) {
     if (const auto value = wholeNumber(*timeout, 1, 600'000)) {
-      config.timeout_ms = static_cast<int>(*value);
+      target.timeout_ms = static_cast<int>(*value);
     } else {
       warnings.push_back("OTEL_EXPORTER_OTLP_TIMEOUT is not a number of milliseconds from 1 to 600000; 10000 stays");
     }
   }
+  return own;
+}
+
+// The batch queue's sizes: OTEL_BSP_* for spans, OTEL_BLRP_* for log records.
+void readBatching(const Environment& environment, std::string_view prefix, ExportTarget& target,
+                  std::vector<std::string>& warnings) {
+  const std::string p(prefix);
+  readNumber(environment, p + "MAX_QUEUE_SIZE", 1, 1'000'000, target.max_queue, warnings);
+  readNumber(environment, p + "MAX_EXPORT_BATCH_SIZE", 1, 100'000, target.max_batch, warnings);
+  readNumber(environment, p + "SCHEDULE_DELAY", 1, 3'600'000, target.schedule_delay_ms, warnings);
+  target.max_batch = std::min(target.max_batch, target.max_queue);  // the spec: batch <= queue
+}
+
+bool sdkDisabled(const Environment& environment) {
+  const auto disabled = environment("OTEL_SDK_DISABLED");
+  return disabled && trueText(*disabled);
+}
+
+}  // namespace
+
+TraceExport readTraceExport(const Environment& environment) {
+  TraceExport config;
+  auto& warnings = config.warnings;
+  readTarget(environment, "TRACES", "v1/traces", config, warnings);
 
   if (const auto resource = environment("OTEL_RESOURCE_ATTRIBUTES"); resource && !trim(*resource).empty()) {
     config.resource = readKeyValueList(*resource);
@@ -146,13 +178,18 @@ TraceExport readTraceExport(const Environment& environment) {
     }
   }
 
-  readNumber(environment, "OTEL_BSP_MAX_QUEUE_SIZE", 1, 1'000'000, config.max_queue, warnings);
-  readNumber(environment, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, 100'000, config.max_batch, warnings);
-  readNumber(environment, "OTEL_BSP_SCHEDULE_DELAY", 1, 3'600'000, config.schedule_delay_ms, warnings);
-  config.max_batch = std::min(config.max_batch, config.max_queue);  // the spec: batch <= queue
+  readBatching(environment, "OTEL_BSP_", config, warnings);
+  config.enabled = !config.url.empty() && !sdkDisabled(environment);
+  return config;
+}
 
-  const auto disabled = environment("OTEL_SDK_DISABLED");
-  config.enabled = !config.url.empty() && !(disabled && trueText(*disabled));
+LogExport readLogExport(const Environment& environment) {
+  LogExport config;
+  config.schedule_delay_ms = 1000;  // the spec's default for log records
+  config.own_endpoint = readTarget(environment, "LOGS", "v1/logs", config, config.warnings);
+  readBatching(environment, "OTEL_BLRP_", config, config.warnings);
+  config.enabled = !config.url.empty() && !sdkDisabled(environment);
+  config.own_endpoint = config.own_endpoint && config.enabled;
   return config;
 }
 

@@ -130,6 +130,40 @@ Writer spanMessage(const Span& span) {
   return w;
 }
 
+Writer logMessage(const LogRecord& record) {
+  Writer w;
+  w.fixed64(1, record.time_unix_nano);
+  w.number(2, static_cast<uint64_t>(record.severity_number));
+  w.text(3, record.severity_text);
+  w.message(5, anyString(record.body));
+  attributes(w, 6, record.attributes);
+  if (!record.trace_id.empty()) w.fixed32(8, 1u);  // the row's trace was sampled, or it has no trace id
+  if (!record.trace_id.empty()) w.bytes(9, idBytes(record.trace_id));
+  if (!record.span_id.empty()) w.bytes(10, idBytes(record.span_id));
+  w.fixed64(11, record.observed_time_unix_nano);
+  return w;
+}
+
+// Resource { repeated KeyValue attributes 1 } and InstrumentationScope { name 1; version 2 }, the
+// first two fields of ResourceSpans/ScopeSpans and ResourceLogs/ScopeLogs alike; `items` are the
+// spans or log records (field 2 of the scope message).
+std::string envelope(const Sender& sender, const std::vector<Writer>& items) {
+  Writer resource;
+  attributes(resource, 1, sender.resource);
+  Writer scope;
+  scope.text(1, sender.scope_name);
+  scope.text(2, sender.scope_version);
+  Writer scoped;
+  scoped.message(1, scope);
+  for (const auto& item : items) scoped.message(2, item);
+  Writer resourced;
+  resourced.message(1, resource);
+  resourced.message(2, scoped);
+  Writer request;
+  request.message(1, resourced);
+  return request.take();
+}
+
 // --- JSON --------------------------------------------------------------------------------------
 
 nlohmann::json jsonValue(const decltype(Attribute::value)& value) {
@@ -176,35 +210,60 @@ nlohmann::json jsonSpan(const Span& span) {
   return out;
 }
 
+nlohmann::json jsonLog(const LogRecord& record) {
+  nlohmann::json out = {{"timeUnixNano", std::to_string(record.time_unix_nano)},
+                        {"observedTimeUnixNano", std::to_string(record.observed_time_unix_nano)},
+                        {"severityNumber", record.severity_number},
+                        {"severityText", record.severity_text},
+                        {"body", {{"stringValue", record.body}}},
+                        {"attributes", jsonAttributes(record.attributes)}};
+  if (!record.trace_id.empty()) {
+    out["traceId"] = record.trace_id;
+    out["flags"] = 1;
+  }
+  if (!record.span_id.empty()) out["spanId"] = record.span_id;
+  return out;
+}
+
+std::string jsonEnvelope(const Sender& sender, std::string_view resource_key, std::string_view scope_key,
+                         std::string_view items_key, nlohmann::json items) {
+  nlohmann::json scope = {{"name", sender.scope_name}};
+  if (!sender.scope_version.empty()) scope["version"] = sender.scope_version;
+  nlohmann::json scoped = {{"scope", scope}};
+  scoped[std::string(items_key)] = std::move(items);
+  nlohmann::json resourced = {{"resource", {{"attributes", jsonAttributes(sender.resource)}}}};
+  resourced[std::string(scope_key)] = nlohmann::json::array({std::move(scoped)});
+  nlohmann::json request = nlohmann::json::object();
+  request[std::string(resource_key)] = nlohmann::json::array({std::move(resourced)});
+  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string encodeTracesProtobuf(const Sender& sender, const std::vector<Span>& spans) {
-  Writer resource;
-  attributes(resource, 1, sender.resource);
-  Writer scope;
-  scope.text(1, sender.scope_name);
-  scope.text(2, sender.scope_version);
-  Writer scope_spans;
-  scope_spans.message(1, scope);
-  for (const auto& span : spans) scope_spans.message(2, spanMessage(span));
-  Writer resource_spans;
-  resource_spans.message(1, resource);
-  resource_spans.message(2, scope_spans);
-  Writer request;
-  request.message(1, resource_spans);
-  return request.take();
+  std::vector<Writer> items;
+  items.reserve(spans.size());
+  for (const auto& span : spans) items.push_back(spanMessage(span));
+  return envelope(sender, items);
 }
 
 std::string encodeTracesJson(const Sender& sender, const std::vector<Span>& spans) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& span : spans) list.push_back(jsonSpan(span));
-  nlohmann::json scope = {{"name", sender.scope_name}};
-  if (!sender.scope_version.empty()) scope["version"] = sender.scope_version;
-  const nlohmann::json request = {
-      {"resourceSpans",
-       {{{"resource", {{"attributes", jsonAttributes(sender.resource)}}},
-         {"scopeSpans", {{{"scope", scope}, {"spans", list}}}}}}}};
-  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return jsonEnvelope(sender, "resourceSpans", "scopeSpans", "spans", std::move(list));
+}
+
+std::string encodeLogsProtobuf(const Sender& sender, const std::vector<LogRecord>& records) {
+  std::vector<Writer> items;
+  items.reserve(records.size());
+  for (const auto& record : records) items.push_back(logMessage(record));
+  return envelope(sender, items);
+}
+
+std::string encodeLogsJson(const Sender& sender, const std::vector<LogRecord>& records) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& record : records) list.push_back(jsonLog(record));
+  return jsonEnvelope(sender, "resourceLogs", "scopeLogs", "logRecords", std::move(list));
 }
 
 }  // namespace sluice::telemetry

@@ -16,4 +16,8 @@ namespace sluice::telemetry {
 std::string encodeTracesProtobuf(const Sender& sender, const std::vector<Span>& spans);
 std::string encodeTracesJson(const Sender& sender, const std::vector<Span>& spans);
 
+// An ExportLogsServiceRequest (opentelemetry/proto/collector/logs/v1), in the same two encodings.
+std::string encodeLogsProtobuf(const Sender& sender, const std::vector<LogRecord>& records);
+std::string encodeLogsJson(const Sender& sender, const std::vector<LogRecord>& records);
+
 }  // namespace sluice::telemetry

@@ -1,6 +1,6 @@
 #pragma once
-// A finished span as OTLP carries it (opentelemetry/proto/trace/v1/trace.proto), and the resource
-// and scope that send it. Plain values.
+// A finished span and a log record as OTLP carries them (opentelemetry/proto/trace/v1/trace.proto,
+// logs/v1/logs.proto), and the resource and scope that send them. Plain values.
 
 #include <cstdint>
 #include <string>
@@ -38,6 +38,18 @@ struct Span {
   StatusCode status = StatusCode::Unset;
   std::string status_message;
   bool sampled = true;  // trace flags bit 0 (span.flags carries it)
+};
+
+// A log record as OTLP carries it (opentelemetry/proto/logs/v1/logs.proto): one audit row.
+struct LogRecord {
+  uint64_t time_unix_nano = 0;           // when the request completed
+  uint64_t observed_time_unix_nano = 0;  // when the row was read for export
+  int severity_number = 9;               // SeverityNumber: 9 INFO, 13 WARN, 17 ERROR
+  std::string severity_text = "INFO";
+  std::string body;
+  std::vector<Attribute> attributes;
+  std::string trace_id;  // 32 hex digits, or empty
+  std::string span_id;   // 16 hex digits, or empty
 };
 
 // Who sends: the resource's attributes (service.name first) and the instrumentation scope.

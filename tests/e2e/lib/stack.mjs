@@ -143,11 +143,12 @@ function makeMemberKey(databaseUrl) {
 }
 
 // `editCatalog(dir)`, when given, changes the catalog copy before the gateway starts (a test
-// file's own settings, e.g. gateway.data_protection); `env` adds to the gateway's environment.
-export async function startStack({ editCatalog, env: extraEnv = {} } = {}) {
+// file's own settings, e.g. gateway.data_protection); `mockArgs` are added to the mock's flags;
+// `gatewayEnv(mockUrl)` returns variables added to the gateway's environment.
+export async function startStack({ editCatalog, mockArgs = [], gatewayEnv } = {}) {
   const mock = await startChild(
     'sluice-mock-provider',
-    ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir],
+    ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir, ...mockArgs],
     { ...process.env },
   );
   let catalog;
@@ -172,7 +173,8 @@ export async function startStack({ editCatalog, env: extraEnv = {} } = {}) {
       BEDROCK_BASE_URL: mock.url,
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
-    }, extraEnv);
+    });
+    if (gatewayEnv) Object.assign(env, gatewayEnv(mock.url));
     const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
     const identity = databaseUrl
       ? ['--database-url', databaseUrl, '--audit-spool', path.join(catalog, 'audit.spool')]

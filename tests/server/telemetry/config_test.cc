@@ -89,4 +89,35 @@ BOOST_AUTO_TEST_CASE(samplers_timeouts_and_batch_sizes_are_read_and_bad_values_k
   BOOST_TEST((off.sampler.root == SamplerKind::AlwaysOff));
 }
 
+BOOST_AUTO_TEST_CASE(audit_logs_go_to_their_own_endpoint_always_or_to_the_generic_one_on_request) {
+  BOOST_TEST(!readLogExport(env({})).enabled);
+  const LogExport generic = readLogExport(env({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}}));
+  BOOST_TEST(generic.enabled);
+  BOOST_TEST(!generic.own_endpoint);  // only while the catalog says audit_logs: true
+  BOOST_TEST(generic.url == "http://collector:4318/v1/logs");
+  BOOST_TEST(generic.schedule_delay_ms == 1000);
+  const LogExport own = readLogExport(env({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"},
+                                           {"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "https://logs.example/ingest"},
+                                           {"OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http/json"},
+                                           {"OTEL_EXPORTER_OTLP_HEADERS", "k=generic"},
+                                           {"OTEL_EXPORTER_OTLP_LOGS_HEADERS", "k=logs"},
+                                           {"OTEL_BLRP_MAX_QUEUE_SIZE", "100"},
+                                           {"OTEL_BLRP_MAX_EXPORT_BATCH_SIZE", "500"},
+                                           {"OTEL_BSP_MAX_QUEUE_SIZE", "7"}}));
+  BOOST_TEST(own.own_endpoint);
+  BOOST_TEST(own.url == "https://logs.example/ingest");
+  BOOST_TEST((own.protocol == Protocol::Json));
+  BOOST_REQUIRE(own.headers.size() == 1u);
+  BOOST_TEST(own.headers[0].second == "logs");
+  BOOST_TEST(own.max_queue == 100u);  // OTEL_BLRP_*, not OTEL_BSP_*
+  BOOST_TEST(own.max_batch == 100u);  // never more than the queue
+  const LogExport off = readLogExport(env({{"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "http://c/v1/logs"}, {"OTEL_SDK_DISABLED", "true"}}));
+  BOOST_TEST(!off.enabled);
+  BOOST_TEST(!off.own_endpoint);
+  const LogExport bad = readLogExport(env({{"OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "collector:4318"}}));
+  BOOST_TEST(!bad.enabled);
+  BOOST_REQUIRE(bad.warnings.size() == 1u);
+  BOOST_TEST(bad.warnings[0] == "the OTLP logs endpoint is not an http:// or https:// URL; logs are not exported");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
