@@ -22,6 +22,11 @@
           ['Client', both(r.client_family, r.client_wire && `on the ${r.client_wire} wire`, ' ')],
           ['Client address', el('span', { id: 'client-address', text: r.client_address || '—' })], ['Arrived', S.fmtTime(r.created_at)],
           ['Completed', S.fmtTime(r.completed_at)], ['Probe', r.probe ? 'yes (console Test)' : 'no'],
+          ['Trace', r.trace_id
+            ? (r.trace_url && /^https?:\/\//.test(r.trace_url)
+              ? el('a', { id: 'trace-id', href: r.trace_url, target: '_blank', rel: 'noopener noreferrer', text: r.trace_id })
+              : el('code', { id: 'trace-id', text: r.trace_id }))
+            : '—'],
         ])),
         el('div', { class: 'card', id: 'request-routing' }, el('h2', { text: 'What served it' }), S.kv([
           ['Asked for', r.requested_model], ['Model', r.model], ['Route', r.route_id], ['Strategy', r.strategy],

@@ -4,7 +4,7 @@ import os
 import subprocess
 
 ORDER = ["direct", "nginx", "sluice-pass", "sluice-trans", "sluice-masked", "sluice-anth", "sluice-bedrock",
-         "sluice-pass+db", "sluice-trans+db", "portkey"]
+         "sluice-pass+db", "sluice-trans+db", "sluice-pass+otel", "portkey"]
 LABELS = {
     "direct": "direct (upstream)",
     "nginx": "nginx proxy_pass",
@@ -15,6 +15,7 @@ LABELS = {
     "sluice-bedrock": "Sluice Bedrock (SigV4, InvokeModel)",
     "sluice-pass+db": "Sluice passthrough + keys & audit",
     "sluice-trans+db": "Sluice translation + keys & audit",
+    "sluice-pass+otel": "Sluice passthrough + keys & audit, traced (OTLP, 100 %)",
     "portkey": "Portkey gateway",
 }
 
@@ -93,6 +94,14 @@ def write(res, out):
           f"{num(b16['cpu_us_per_req'] - a16['cpu_us_per_req'])} µs of CPU per request more "
           f"(the body rewritten and the request signed with SigV4); added p50 at c=1 "
           f"{us(bedrock['1']['p50_us'] - anth['1']['p50_us'])}. Request/response only: no streaming lane.")
+    audited, traced = t.get("sluice-pass+db", {}).get("closed"), t.get("sluice-pass+otel", {}).get("closed")
+    if audited and traced:
+        w("")
+        w(f"OpenTelemetry at 100 % sampling (spans and audit log records over OTLP/HTTP) against the same "
+          f"audited passthrough untraced: {num(traced['16']['rps'])} vs {num(audited['16']['rps'])} req/s at c=16 "
+          f"({ratio(traced['16']['rps'], audited['16']['rps'])}); "
+          f"{num(traced['16']['cpu_us_per_req'] - audited['16']['cpu_us_per_req'])} µs of CPU per request more "
+          f"(target: under 5); added p50 at c=1 {us(traced['1']['p50_us'] - audited['1']['p50_us'])} (target: none).")
     w("")
 
     w(f"## Throughput frontier and steady {res['targets'].get('sluice-pass', {}).get('steady', {}).get('rate', 2000):.0f} req/s (open loop)")
@@ -185,7 +194,8 @@ def write(res, out):
         r = t[n].get("rss_kib", {})
         # The lanes one process serves are one row: translation, masking, Anthropic and Bedrock
         # share the process of the passthrough lane of their database setting.
-        key = "sluice-pass+db" if n.endswith("+db") else ("sluice-pass" if n.startswith("sluice") else n)
+        key = n if n.endswith("+otel") else (
+            "sluice-pass+db" if n.endswith("+db") else ("sluice-pass" if n.startswith("sluice") else n))
         if key in seen_pid:
             continue
         seen_pid.add(key)

@@ -15,6 +15,8 @@ Targets (request/response lanes go to the static upstream, streaming lanes to th
   sluice-bedrock  Sluice, Anthropic client -> Bedrock InvokeModel (`platform: bedrock`, wire anthropic):
                   the anthropic passthrough plus the body rewrite and SigV4 signing (no database);
                   request/response only (the static upstream frames no event stream)
+  sluice-pass+otel  sluice-pass+db with OpenTelemetry on: every request traced (always_on), spans and
+                  audit rows (as log records) exported over OTLP/HTTP to a stand-in answering 200
   sluice-pass+db  the same two lanes with --database-url: API keys and the audit writer on
   sluice-trans+db   a real PostgreSQL, as a user runs it
   portkey         the Portkey gateway (npm @portkey-ai/gateway), provider openai, custom host
@@ -564,25 +566,40 @@ def run_all(args, bench, procs, workdir):
     res["sluice_auth"] = has_auth
     sluice_common = [binary("sluice"), "--services", args.catalog, "--listen", "127.0.0.1:0",
                      "--threads", str(args.sluice_threads)]
-    configs = [("", [] + (["--insecure-no-auth"] if has_auth else []), None)]
+    configs = [("", [] + (["--insecure-no-auth"] if has_auth else []), None, {})]
     key_for_fleet = [None]
     if args.database_url:
         key = prepare_database(args, binary, res)
         key_for_fleet[0] = key
         configs.append(("+db", ["--database-url", args.database_url, "--audit-spool",
-                                os.path.join(workdir, "audit.spool")], key))
+                                os.path.join(workdir, "audit.spool")], key, {}))
+        # The same, traced: every request sampled, its spans and its audit row (as a log record)
+        # exported over OTLP/HTTP protobuf to the static upstream, which answers 200 to anything.
+        configs.append(("+otel", ["--database-url", args.database_url, "--audit-spool",
+                                  os.path.join(workdir, "audit-otel.spool")], key,
+                        {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{static_port}",
+                         "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": f"http://127.0.0.1:{static_port}/v1/logs",
+                         "OTEL_TRACES_SAMPLER": "always_on", "OTEL_BSP_SCHEDULE_DELAY": "1000"}))
     else:
         res["notes"].append("no database URL: the audit lanes were not run")
     anthropic_stream = {"model": "bench-stream", "max_tokens": 256, "stream": True,
                         "messages": [{"role": "user", "content": "Hello there"}]}
-    for suffix, flags, key in configs:
+    for suffix, flags, key, extra_env in configs:
         idle_before = None
-        sluice, port = procs.start(f"sluice{suffix}", sluice_common + flags, env=sluice_env, wait_listening=True)
+        sluice, port = procs.start(f"sluice{suffix}", sluice_common + flags, env={**sluice_env, **extra_env},
+                                   wait_listening=True)
         time.sleep(1.0)
         idle_before = rss_kib(sluice.pid)
         bearer = [f"Authorization: Bearer {key}"] if key else []
         xkey = [f"x-api-key: {key}"] if key else []
         script = []
+        if suffix == "+otel":
+            # Request/response only: the cost of tracing against the same lane untraced (+db).
+            o = Target("sluice-pass+otel", "Sluice passthrough + audit, traced (100 %)", port, "/v1/chat/completions",
+                       bearer, PASS_BODY, sluice.pid, sluice=True)
+            o.idle_rss = idle_before
+            targets.append(o)
+            continue
         p = Target(f"sluice-pass{suffix}", f"Sluice passthrough{' + audit' if suffix else ''}", port,
                    "/v1/chat/completions", bearer, PASS_BODY, sluice.pid,
                    stream_path="/v1/chat/completions", stream_headers=bearer + script,

@@ -263,4 +263,17 @@ std::string_view stripContextMarker(std::string_view requested) {
   return requested;
 }
 
+std::string traceLink(const TelemetrySettings& telemetry, std::string_view trace_id) {
+  if (telemetry.trace_url.empty() || trace_id.size() != 32) return {};
+  for (const char c : trace_id) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return {};
+  }
+  std::string link = telemetry.trace_url;
+  constexpr std::string_view kMark = "{trace_id}";
+  for (size_t at = link.find(kMark); at != std::string::npos; at = link.find(kMark, at + trace_id.size())) {
+    link.replace(at, kMark.size(), trace_id);
+  }
+  return link;
+}
+
 }  // namespace sluice::catalog

@@ -78,6 +78,7 @@ struct Draft {
   std::optional<PresenceHub> presence;
   std::optional<Location> presence_at;  // written (even if invalid)
   GatewayLimits limits;
+  TelemetrySettings telemetry;
   std::optional<DataProtection> data_protection;
   std::vector<AccessRuleDraft> access_rules;
 };

@@ -239,7 +239,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (!body) return;
   Fields gateway =
       reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
-                                       "ad_hoc_chains", "presence", "data_protection", "limits", "webhooks"});
+                                       "ad_hoc_chains", "presence", "data_protection", "limits", "webhooks", "telemetry"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -280,6 +280,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   }
   if (const Entry* e = gateway.find("data_protection")) readDataProtection(reader, context, *e, draft);
   if (const Entry* limits = gateway.find("limits")) readGatewayLimits(reader, *limits, draft.limits);
+  if (const Entry* telemetry = gateway.find("telemetry")) readTelemetry(reader, *telemetry, draft.telemetry);
 }
 
 }  // namespace sluice::catalog

@@ -16,4 +16,27 @@ void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& li
   }
 }
 
+void readTelemetry(YamlReader& reader, const Entry& entry, TelemetrySettings& telemetry) {
+  Fields fields = reader.fields(entry, "telemetry", {"trace_url", "audit_logs"});
+  if (!fields.ok()) return;
+  if (const Entry* url = fields.find("trace_url")) {
+    if (auto text = reader.string(*url, "trace_url of telemetry")) {
+      if (!text->starts_with("https://") && !text->starts_with("http://")) {
+        reader.error(url->value_at, "trace_url of telemetry must be an http:// or https:// URL, e.g. "
+                                    "https://grafana.example.com/explore?traceId={trace_id}");
+      } else if (text->find("{trace_id}") == std::string::npos) {
+        reader.error(url->value_at, "trace_url of telemetry needs {trace_id} where the trace id goes, e.g. "
+                                    "https://jaeger.example.com/trace/{trace_id}");
+      } else if (text->size() > 2048) {
+        reader.error(url->value_at, "trace_url of telemetry is longer than 2048 characters");
+      } else {
+        telemetry.trace_url = *text;
+      }
+    }
+  }
+  if (const Entry* logs = fields.find("audit_logs")) {
+    telemetry.audit_logs = reader.boolean(*logs, "audit_logs of telemetry").value_or(false);
+  }
+}
+
 }  // namespace sluice::catalog

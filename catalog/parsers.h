@@ -42,6 +42,8 @@ void parseAccessRules(const SourceText& source, const ParseContext& context, Dra
 
 // gateway.limits (parse_limits.cc).
 void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
+// gateway.telemetry: trace_url (an http(s) URL with {trace_id}) and audit_logs.
+void readTelemetry(YamlReader& reader, const Entry& entry, TelemetrySettings& telemetry);
 // gateway.quotas (parse_quotas.cc).
 void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas);
 // gateway.webhooks, a window's alerts:, and every alert naming a declared webhook (parse_webhooks.cc).

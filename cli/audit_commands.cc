@@ -1,5 +1,7 @@
 #include "cli/audit_commands.h"
 
+#include "catalog/catalog.h"
+
 #include <cstdio>
 #include <ostream>
 
@@ -73,6 +75,9 @@ void printRequest(const nlohmann::json& row, std::ostream& out) {
   field("client", orDash(str(row, "client_family")) + ", " + orDash(str(row, "client_wire")) + " wire" +
                       (row.value("is_streaming", false) ? ", streaming" : ""));
   field("client address", orDash(str(row, "client_address")));
+  std::string trace = orDash(str(row, "trace_id"));
+  if (!str(row, "trace_url").empty()) trace += "  " + str(row, "trace_url");
+  field("trace", trace);
   field("requested model", orDash(str(row, "requested_model")));
   field("model", orDash(str(row, "model")));
   field("route", orDash(str(row, "route_id")) + (str(row, "strategy").empty() ? "" : " (" + str(row, "strategy") + ")"));
@@ -142,8 +147,8 @@ std::expected<TimePoint, int> windowStart(const std::string& since, TimePoint no
 
 }  // namespace
 
-int auditShow(const std::string& database_url, const std::string& id_or_prefix, bool json, std::ostream& out,
-              std::ostream& err) {
+int auditShow(const std::string& database_url, const std::string& id_or_prefix, const std::string& trace_url,
+              bool json, std::ostream& out, std::ostream& err) {
   if (id_or_prefix.size() < 4) {
     err << "sluicectl: give at least 4 characters of the request id\n";
     return 2;
@@ -164,6 +169,12 @@ int auditShow(const std::string& database_url, const std::string& id_or_prefix, 
     }
     nlohmann::json& row = rows.front();
     addDerived(row);
+    if (row.contains("trace_id") && row["trace_id"].is_string()) {
+      catalog::TelemetrySettings telemetry;
+      telemetry.trace_url = trace_url;
+      const std::string link = catalog::traceLink(telemetry, row["trace_id"].get<std::string>());
+      if (!link.empty()) row["trace_url"] = link;
+    }
     if (json) {
       out << row.dump(2) << "\n";
     } else {

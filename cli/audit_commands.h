@@ -15,9 +15,10 @@ namespace sluice::cli {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-// One request, everything the row holds, with cost in dollars and the gateway's overhead.
-int auditShow(const std::string& database_url, const std::string& id_or_prefix, bool json, std::ostream& out,
-              std::ostream& err);
+// One request, everything the row holds, with cost in dollars and the gateway's overhead, and a
+// link to its trace when `trace_url` (gateway.telemetry.trace_url's form) is given.
+int auditShow(const std::string& database_url, const std::string& id_or_prefix, const std::string& trace_url,
+              bool json, std::ostream& out, std::ostream& err);
 
 struct RequestsListOptions {
   std::string since = "1h";

@@ -343,4 +343,13 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
   return 0;
 }
 
+std::string catalogTraceUrl(const std::string& services_dir) {
+  try {
+    const auto result = config::loadCatalog(services_dir, config::processEnvironment());
+    return result.catalog ? result.catalog->telemetry.trace_url : std::string();
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 }  // namespace sluice::cli

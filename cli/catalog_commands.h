@@ -18,4 +18,8 @@ int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, 
 int catalogExplain(const std::string& services_dir, const std::string& model, const QuotaWho& who, bool json,
                    std::ostream& out, std::ostream& err);
 
+// gateway.telemetry.trace_url of the catalog in `services_dir`; "" when there is none or the
+// catalog does not load (the audit command then shows the trace id without a link).
+std::string catalogTraceUrl(const std::string& services_dir);
+
 }  // namespace sluice::cli

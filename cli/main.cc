@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   std::string request_id;
   auto* audit = app.add_subcommand("audit", "show everything recorded about one request");
   audit->add_option("REQUEST-ID", request_id, "the x-sluice-request-id, or a unique prefix of it")->required();
+  std::string trace_url;
+  audit->add_option("--trace-url", trace_url,
+                    "a link to the trace, {trace_id} replaced (default: gateway.telemetry.trace_url of --services)")
+      ->envname("SLUICE_TRACE_URL");
   audit->fallthrough();
 
   sluice::cli::RequestsListOptions list_options;
@@ -231,7 +235,10 @@ int main(int argc, char** argv) {
     return sluice::cli::catalogExplain(services, model, who, json, std::cout, std::cerr);
   }
   if (*migrate) return sluice::cli::migrate(database_url, migrations_dir, status_only, json, std::cout, std::cerr);
-  if (*audit) return sluice::cli::auditShow(database_url, request_id, json, std::cout, std::cerr);
+  if (*audit) {
+    if (trace_url.empty()) trace_url = sluice::cli::catalogTraceUrl(services);
+    return sluice::cli::auditShow(database_url, request_id, trace_url, json, std::cout, std::cerr);
+  }
   if (*list) {
     list_options.user = given(user);
     list_options.project = given(list_project);

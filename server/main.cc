@@ -17,6 +17,7 @@
 #include "server/boot/memory_keeper.h"
 #include "server/boot/readiness.h"
 #include "server/boot/shutdown.h"
+#include "server/boot/tracing.h"
 #include "server/boot/tunables.h"
 #include "server/http/gateway.h"
 #include "server/presence/poller.h"
@@ -42,7 +43,10 @@ int serve(const boot::Settings& settings) {
   wiring.audit = audit.writer();
   if (const int code = boot::bootIdentity(options, wiring); code != 0) return code;
   if (const int code = boot::loadTls(options, wiring); code != 0) return code;
+  boot::Tracing tracing;  // OpenTelemetry traces and audit logs, when an OTEL_EXPORTER_OTLP_*ENDPOINT is set
+  tracing.configure(options, wiring);
   http::Gateway gateway(options, catalog, std::move(wiring));
+  const auto audit_rows_sink = tracing.start(gateway, audit);  // goes before the gateway
   if (const int code = boot::checkIdentityServable(gateway); code != 0) return code;
   const auto observation = audit.observeIn(gateway);  // goes before the gateway, on every return path
 
@@ -76,7 +80,7 @@ int serve(const boot::Settings& settings) {
   listener.announce(catalog->version);
 
   const int stop_signal = boot::waitForStop(signals, reloader);
-  return boot::drain({.reloader = reloader,
+  const int drained = boot::drain({.reloader = reloader,
                       .housekeeping = housekeeping.get(),
                       .listener = listener,
                       .gateway = gateway,
@@ -84,6 +88,8 @@ int serve(const boot::Settings& settings) {
                       .drain_seconds = options.drain_seconds,
                       .drain_delay_ms = options.drain_delay_ms,
                       .signal = stop_signal});
+  tracing.stop();  // the last spans, while the gateway that counts drops is still there
+  return drained;
 }
 
 }  // namespace

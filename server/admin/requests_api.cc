@@ -68,6 +68,10 @@ Reply requestDetail(ConsoleContext& context, const std::string& id) {
   if (row["latency_ms"].is_number() && row["upstream_ms"].is_number()) {
     row["overhead_ms"] = row["latency_ms"].get<int64_t>() - row["upstream_ms"].get<int64_t>();
   }
+  if (row["trace_id"].is_string()) {
+    const std::string link = catalog::traceLink(context.gateway.catalog()->telemetry, row["trace_id"].get<std::string>());
+    if (!link.empty()) row["trace_url"] = link;
+  }
   return Reply::json(row);
 }
 

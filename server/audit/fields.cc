@@ -145,7 +145,7 @@ constexpr std::string_view kBigint = "bigint";
 constexpr std::string_view kJsonb = "jsonb";
 constexpr std::string_view kBoolean = "boolean";
 
-const std::array<Field, 43> kFields = {{
+const std::array<Field, 45> kFields = {{
     {{"id", kText, ""}, FieldKind::Text, of<&Record::id>},
     {{"created_at", kTime, ""}, FieldKind::Time, of<&Record::created_at>},
     {{"completed_at", kTime, ""}, FieldKind::Time,
@@ -200,6 +200,8 @@ const std::array<Field, 43> kFields = {{
     {{"unit", kText, ""}, FieldKind::Text, of<&Record::unit>},
     {{"units", kBigint, "0"}, FieldKind::Integer, of<&Record::units>},
     {{"client_address", kText, ""}, FieldKind::Text, of<&Record::client_address>},
+    {{"trace_id", kText, ""}, FieldKind::Text, of<&Record::trace_id>},
+    {{"span_id", kText, ""}, FieldKind::Text, of<&Record::span_id>},
 }};
 
 std::string invalid(std::string_view column, std::string_view what) {

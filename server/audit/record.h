@@ -29,6 +29,10 @@ struct AttemptRecord {
   std::string result;
   std::string error;      // the upstream's or transport's message, short; empty when none
   int64_t duration_ms = 0;
+  // For tracing only (not stored): when the try began, and the span id it was sent with in its
+  // traceparent (empty when tracing is off or it was never sent).
+  TimePoint started_at{};
+  std::string span_id{};
 };
 
 // The gateway's own classification of how a request ended (column `outcome`). Public API:
@@ -76,6 +80,10 @@ struct Record {
   // The caller's IP address: the connection's peer, or, behind a trusted proxy
   // (gateway.trusted_proxies) that sent X-Forwarded-For, the address that proxy saw.
   std::string client_address;
+  // The OpenTelemetry trace this request's SERVER span belongs to, and that span (hex); empty when
+  // tracing is off or the trace was not sampled.
+  std::string trace_id;
+  std::string span_id;
 
   // What was asked and what served it.
   std::string requested_model;     // as the client sent it (alias, retired id, …)

@@ -106,4 +106,9 @@ store::RollupFacts rollupFacts(const Record& record) {
   return facts;
 }
 
+std::string rowJsonOfLine(std::string_view line) {
+  if (line.starts_with('{')) return std::string(line);
+  return copyLineToRowJson(line);
+}
+
 }  // namespace sluice::audit

@@ -36,6 +36,10 @@ void appendInterruptedCopyLine(std::string& out, const Record& so_far);
 // std::invalid_argument for a line that is not one (a torn journal line).
 std::string copyLineToRowJson(std::string_view line);
 
+// A JSON line as it is, a COPY line through copyLineToRowJson (what Writer's on_committed hands
+// over). Throws std::invalid_argument as copyLineToRowJson does.
+std::string rowJsonOfLine(std::string_view line);
+
 // The fields of the oldest COPY line still read: what a journal of the release before
 // client_address was added holds.
 inline constexpr size_t kOldestCopyFields = 42;

@@ -124,6 +124,13 @@ struct Writer::State {
     return lines;
   }
 
+  static std::vector<std::string> committedLines(std::vector<QueuedRow> rows) {
+    std::vector<std::string> lines;
+    lines.reserve(rows.size());
+    for (auto& row : rows) lines.push_back(row.copy.empty() ? std::move(row.json) : std::move(row.copy));
+    return lines;
+  }
+
   void spoolLines(const std::vector<std::string>& lines) {
     if (lines.empty()) return;
     const std::string text = joinLines(lines);
@@ -158,6 +165,7 @@ struct Writer::State {
         break;
       }
       rows_replayed.fetch_add(chunk.lines.size());
+      if (options.on_committed) options.on_committed(chunk.lines);
       offset = chunk.next_offset;
     }
     if (offset > 0) {
@@ -204,7 +212,11 @@ struct Writer::State {
         log::error("audit: spool unavailable", {{"error", error.what()}});
       }
       const size_t taken = lines.size();
-      if (!lines.empty() && !(spool_empty && database.write(lines))) spoolLines(jsonOf(std::move(lines)));
+      if (!lines.empty() && !(spool_empty && database.write(lines))) {
+        spoolLines(jsonOf(std::move(lines)));
+      } else if (!lines.empty() && options.on_committed) {
+        options.on_committed(committedLines(std::move(lines)));
+      }
       {
         std::lock_guard lock(mutex);
         processed += taken;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/audit/record.h"
 #include "server/audit/sink.h"
@@ -41,6 +42,10 @@ struct WriterOptions {
   // Called on the writer's thread after every batch written into PostgreSQL (rows, seconds);
   // must be quick and must not throw. For metrics (gateway_audit_batch_rows).
   std::function<void(size_t rows, double seconds)> on_batch;
+  // Called on the writer's thread with the rows just committed to PostgreSQL (COPY lines or JSON
+  // lines: rowJsonOfLine() in record_json.h reads either), replayed spool rows included; for the
+  // OTLP audit logs. Must be quick (hand them to a queue) and must not throw. Unset: nothing kept.
+  std::function<void(std::vector<std::string> lines)> on_committed;
   // Keep <spool>.journal so that a process killed outright still leaves every row (journal.h).
   bool journal = true;
 };

@@ -75,6 +75,9 @@ int AuditTrail::start(const http::ServerOptions& options, const AuditSettings& s
   writer_options.on_batch = [this](size_t rows, double) {
     if (auto* histogram = batch_rows_.load()) histogram->observe(static_cast<double>(rows));
   };
+  writer_options.on_committed = [this](std::vector<std::string> lines) {
+    if (const auto sink = committed_.load()) (*sink)(std::move(lines));
+  };
   writer_ = std::make_unique<audit::Writer>(writer_options);
   try {
     writer_->start();

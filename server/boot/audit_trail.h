@@ -4,7 +4,10 @@
 // Used by main's thread only.
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "server/audit/partition_keeper.h"
 #include "server/audit/writer.h"
@@ -50,11 +53,18 @@ class AuditTrail {
   };
   [[nodiscard]] Observation observeIn(http::Gateway& gateway);
 
+  // Rows committed to PostgreSQL (COPY or JSON lines, audit::rowJsonOfLine) are handed to `sink`
+  // on the writer's thread, until this is called again with nullptr (a call under way keeps its
+  // sink alive until it returns).
+  using CommittedRows = std::function<void(std::vector<std::string> lines)>;
+  void onCommitted(std::shared_ptr<const CommittedRows> sink) { committed_.store(std::move(sink)); }
+
   // The keeper, then the writer: its queue goes to PostgreSQL, or to the spool.
   void stop();
 
  private:
   std::atomic<metrics::Histogram*> batch_rows_{nullptr};  // before writer_: the writer calls it
+  std::atomic<std::shared_ptr<const CommittedRows>> committed_;  // likewise
   std::unique_ptr<audit::Writer> writer_;
   std::unique_ptr<audit::PartitionKeeper> partition_keeper_;
 };

@@ -9,6 +9,7 @@
 #include "server/audit/writer.h"
 #include "server/http/request_id.h"
 #include "server/log/json_log.h"
+#include "server/telemetry/tracer.h"
 
 namespace sluice::http {
 
@@ -80,6 +81,7 @@ Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> 
     : options_(std::move(options)),
       catalog_(catalog),
       transport_(wiring.transport),
+      tracer_(wiring.tracer),
       aws_credentials_(wiring.transport != nullptr ? *wiring.transport : upstream_),
       audit_(wiring.audit),
       audit_sink_(wiring.audit_sink != nullptr ? wiring.audit_sink : wiring.audit),
@@ -104,6 +106,9 @@ Gateway::Gateway(ServerOptions options, std::shared_ptr<const catalog::Catalog> 
     status_.loaded_by = "boot";
   }
   startRefusalFlush();
+  if (tracer_ != nullptr) {
+    tracer_->on_drop = [&family = metrics_.telemetry_dropped](uint64_t spans) { family.with({"traces"}).inc(spans); };
+  }
 }
 
 void Gateway::catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger) {

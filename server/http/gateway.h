@@ -45,6 +45,10 @@ class Sink;
 class Writer;
 }  // namespace sluice::audit
 
+namespace sluice::telemetry {
+class Tracer;
+}
+
 namespace sluice::http {
 
 class Handler;
@@ -135,6 +139,7 @@ struct Wiring {
   audit::Writer* audit = nullptr;                 // owned by boot; null without a database
   audit::Sink* audit_sink = nullptr;              // where the request path's rows go; null: `audit`
   upstream::Transport* transport = nullptr;       // tests: a fake (must outlive the gateway); null: sockets
+  telemetry::Tracer* tracer = nullptr;            // OpenTelemetry traces; null: off (owned by boot)
 };
 
 class Gateway {
@@ -164,6 +169,8 @@ class Gateway {
   // Prometheus: the registry /metrics renders and the gateway's families.
   metrics::Registry& registry() { return registry_; }
   metrics::GatewayMetrics& metrics() { return metrics_; }
+  // Where finished requests' spans go (OTEL_EXPORTER_OTLP_*); null when tracing is off.
+  telemetry::Tracer* tracer() const { return tracer_; }
 
   // Live reload: swaps the catalog when `next` is valid (ok), records the outcome either way.
   void catalogReloaded(std::shared_ptr<const catalog::Catalog> next, const std::string& trigger);
@@ -211,6 +218,7 @@ class Gateway {
   std::atomic<std::shared_ptr<const catalog::Catalog>> catalog_;
   upstream::Client upstream_;
   upstream::Transport* transport_ = nullptr;
+  telemetry::Tracer* tracer_ = nullptr;
   metrics::Registry registry_;
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;

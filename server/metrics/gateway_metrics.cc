@@ -209,6 +209,11 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                      "claimed_elsewhere (another replica sends it), dropped (queue full), error "
                                      "(the database failed).",
                                      {"window", "threshold", "outcome"})),
+      telemetry_dropped(registry.counter("gateway_telemetry_dropped_total",
+                                         "OpenTelemetry data not exported, by signal (traces: spans): the queue "
+                                         "was full, or the collector refused or could not be reached after its "
+                                         "tries.",
+                                         {"signal"})),
       audit_(std::make_shared<AuditSource>()),
       presence_(std::make_shared<PresenceSource>()) {
   registry.gaugeCallback("gateway_presence_node_up",

@@ -198,6 +198,9 @@ struct GatewayMetrics {
   // gateway_budget_alerts_total{window,threshold,outcome}: budget alerts by outcome
   // (server/alerts/alert_sender.h)
   CounterFamily& budget_alerts;
+  // gateway_telemetry_dropped_total{signal}: spans not exported (queue full, collector refused or
+  // unreachable after its tries)
+  CounterFamily& telemetry_dropped;
 
  private:
   struct AuditSource;

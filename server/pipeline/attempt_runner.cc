@@ -1,5 +1,7 @@
 #include "server/pipeline/attempt_runner.h"
 
+#include <strings.h>
+
 #include <cassert>
 
 #include "server/cloud/bedrock_call.h"
@@ -138,6 +140,13 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
                                                   call.content_type, call.accept, aws_keys_ ? &*aws_keys_ : nullptr);
     request.body_source = call.body_source;
+    if (std::string traceparent = ledger_.attemptTraceparent(); !traceparent.empty()) {
+      // Ours names this attempt's span; a client's own (forward_headers) would skip the gateway.
+      std::erase_if(request.headers, [](const auto& header) {
+        return header.first.size() == 11 && ::strncasecmp(header.first.c_str(), "traceparent", 11) == 0;
+      });
+      request.headers.emplace_back("traceparent", std::move(traceparent));
+    }
     if (budget_) budget_->take();  // the exchange checked one is left; a retry asked mayRetry()
     const auto sent_at = Clock::now();
     auto in_flight = states_.enter(endpoint.key);

@@ -50,6 +50,7 @@ Exchange::Exchange(http::Gateway& gateway, Profile& profile, http::Request& requ
       admission_(gateway, request.id()),
       body_lease_(body_lease) {
   if (const std::string_view operation = profile.operation(); !operation.empty()) ledger_.noteOperation(operation);
+  if (gateway.tracer() != nullptr) ledger_.startTrace(request.header("traceparent"), request.header("tracestate"));
 }
 
 void Exchange::run() {

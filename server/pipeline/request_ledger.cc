@@ -6,6 +6,7 @@
 
 #include "server/http/gateway.h"
 #include "server/log/json_log.h"
+#include "server/telemetry/tracer.h"
 
 namespace sluice::pipeline {
 
@@ -139,6 +140,10 @@ void RequestLedger::recordAttempt(const dispatch::Attempt& attempt, int status, 
   record.error = std::move(error);
   if (record.error.starts_with(": ")) record.error.erase(0, 2);
   record.duration_ms = duration_ms;
+  if (trace_) {
+    record.started_at = std::chrono::system_clock::now() - std::chrono::milliseconds(duration_ms);
+    record.span_id = std::exchange(pending_attempt_span_, std::string());
+  }
   gateway_.metrics().upstream_attempts.with({attempt.provider->id, attempt.endpoint->id, record.result}).inc();
   audit_.record().attempts.push_back(std::move(record));
 }
@@ -292,9 +297,42 @@ void RequestLedger::end(int status, std::string_view error_key) {
   end_error_key_ = std::string(error_key);
 }
 
+void RequestLedger::startTrace(std::string_view traceparent, std::string_view tracestate) {
+  telemetry::Tracer* tracer = gateway_.tracer();
+  if (tracer == nullptr) return;
+  telemetry::RequestTrace trace;
+  trace.parent = telemetry::parseTraceparent(traceparent, tracestate);
+  trace.trace_id = trace.parent ? trace.parent->trace_id : telemetry::newTraceId();
+  trace.server_span_id = telemetry::newSpanId();
+  trace.sampled = tracer->sample(trace.parent, trace.trace_id);
+  if (trace.sampled) {
+    audit_.record().trace_id = trace.trace_id;
+    audit_.record().span_id = trace.server_span_id;
+  }
+  trace_ = std::move(trace);
+}
+
+std::string RequestLedger::attemptTraceparent() {
+  if (!trace_) return {};
+  pending_attempt_span_ = telemetry::newSpanId();
+  return telemetry::formatTraceparent(trace_->trace_id, pending_attempt_span_, trace_->sampled);
+}
+
+const std::string& RequestLedger::traceId() const {
+  static const std::string none;
+  return trace_ ? trace_->trace_id : none;
+}
+
 void RequestLedger::flush() {
   if (flushed_ || !ended_) return;
   flushed_ = true;
+  if (trace_ && trace_->sampled && kind_ == Kind::Request) {
+    if (telemetry::Tracer* tracer = gateway_.tracer()) {
+      const auto catalog = gateway_.catalog();
+      tracer->offer(telemetry::requestSpans(audit_.record(), {"POST", path_}, *trace_, catalog.get(),
+                                            std::chrono::system_clock::now()));
+    }
+  }
   const int status = end_status_;
   const std::string& error_key = end_error_key_;
   const auto elapsed = elapsed_;

@@ -35,6 +35,7 @@
 #include "server/protection/detectors.h"
 #include "server/wire/api_error.h"
 #include "server/pipeline/http_types.h"
+#include "server/telemetry/request_spans.h"
 
 namespace sluice::pipeline {
 
@@ -74,6 +75,14 @@ class RequestLedger {
   void noteMasked(const std::map<protection::Kind, int>& counts, catalog::Trust tier);
   // The other /v1 endpoints: gen_ai_operation_name for the metrics ("embeddings", …).
   void noteOperation(std::string_view operation) { operation_ = operation; }
+  // Tracing (when the gateway has a tracer): continues the client's trace context (or starts a
+  // trace) and decides sampling; flush() then offers the request's spans (telemetry/request_spans.h).
+  void startTrace(std::string_view traceparent, std::string_view tracestate);
+  // The traceparent for the provider call about to be sent: a new span id, which the next
+  // recordAttempt() gives its CLIENT span; "" when tracing is off.
+  std::string attemptTraceparent();
+  // The trace id ("" when tracing is off).
+  const std::string& traceId() const;
   // Before served(): what the answer counted besides tokens (the row's unit and units).
   void noteUnits(const dispatch::Units& units);
   void noteQuotaWarning(std::string message) { quota_warning_ = std::move(message); }
@@ -150,6 +159,8 @@ class RequestLedger {
   std::chrono::microseconds elapsed_{0};
   bool row_suppressed_ = false;
   std::vector<catalog::Trust> masked_tiers_;  // counted in sluice_data_protection_masked_total
+  std::optional<telemetry::RequestTrace> trace_;
+  std::string pending_attempt_span_;
 };
 
 }  // namespace sluice::pipeline

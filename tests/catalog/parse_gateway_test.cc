@@ -94,7 +94,35 @@ BOOST_AUTO_TEST_CASE(unknown_gateway_key_is_refused) {
   edit(sources.gateway, "  quotas:\n", "  quota:\n");
   expectError(compileCatalog(sources), at(sources.gateway, "quota:"),
               "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas, identity, trusted_proxies, "
-              "ad_hoc_chains, presence, data_protection, limits, webhooks (did you mean 'quotas'?)");
+              "ad_hoc_chains, presence, data_protection, limits, webhooks, telemetry (did you mean 'quotas'?)");
+}
+
+BOOST_AUTO_TEST_CASE(telemetry_trace_url_and_audit_logs_are_read_and_linked) {
+  CatalogSources sources = baselineSources();
+  append(sources.gateway,
+         "  telemetry:\n    audit_logs: true\n    trace_url: \"https://grafana.example/explore?t={trace_id}&again={trace_id}\"\n");
+  auto catalog = compileClean(sources);
+  BOOST_TEST(catalog->telemetry.audit_logs);
+  const std::string id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  BOOST_TEST(traceLink(catalog->telemetry, id) == "https://grafana.example/explore?t=" + id + "&again=" + id);
+  // An id that is not 32 lowercase hex digits never goes into a link.
+  BOOST_TEST(traceLink(catalog->telemetry, "4bf92f3577b34da6a3ce929d0e0e473\"").empty());
+  BOOST_TEST(traceLink(catalog->telemetry, "4BF92F3577B34DA6A3CE929D0E0E4736").empty());
+  BOOST_TEST(traceLink(TelemetrySettings{}, id).empty());
+  BOOST_TEST(!compileClean(baselineSources())->telemetry.audit_logs);
+}
+
+BOOST_AUTO_TEST_CASE(a_trace_url_without_its_placeholder_or_scheme_is_refused) {
+  CatalogSources sources = baselineSources();
+  append(sources.gateway, "  telemetry: { trace_url: \"https://jaeger.example/trace/\" }\n");
+  expectError(compileCatalog(sources), at(sources.gateway, "\"https://jaeger.example/trace/\""),
+              "trace_url of telemetry needs {trace_id} where the trace id goes, e.g. "
+              "https://jaeger.example.com/trace/{trace_id}");
+  CatalogSources javascript = baselineSources();
+  append(javascript.gateway, "  telemetry: { trace_url: \"javascript:alert({trace_id})\" }\n");
+  expectError(compileCatalog(javascript), at(javascript.gateway, "\"javascript:"),
+              "trace_url of telemetry must be an http:// or https:// URL, e.g. "
+              "https://grafana.example.com/explore?traceId={trace_id}");
 }
 
 BOOST_AUTO_TEST_CASE(route_needs_an_id) {

@@ -42,6 +42,8 @@ nlohmann::json row(const std::string& id, system_clock::time_point created, cons
           {"client_family", "anthropic-sdk-python"},
           {"client_wire", "anthropic"},
           {"client_address", "203.0.113.7"},
+          {"trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"},
+          {"span_id", "00f067aa0ba902b7"},
           {"requested_model", "sonnet"},
           {"model", model},
           {"route_id", model + "-route"},
@@ -122,6 +124,22 @@ BOOST_AUTO_TEST_CASE(audit_prints_one_request_by_id_or_unique_prefix) {
         "project           research (from header)", "client address    203.0.113.7"}) {
     BOOST_TEST(text.find(squeeze(expected)) != std::string::npos, "missing: " << expected << "\n" << run.out);
   }
+}
+
+BOOST_AUTO_TEST_CASE(audit_names_the_trace_and_links_to_it_with_the_trace_url) {
+  seed();
+  const auto bare = runSluicectl(withUrl({"--services", "/nonexistent", "audit", "0192f0c4-bbbb"}));
+  BOOST_TEST(bare.code == 0, bare.err);
+  BOOST_TEST(squeeze(bare.out).find(squeeze("trace             4bf92f3577b34da6a3ce929d0e0e4736\n")) != std::string::npos, bare.out);
+  const auto linked = runSluicectl(
+      withUrl({"audit", "0192f0c4-bbbb", "--trace-url", "https://jaeger.example/trace/{trace_id}"}));
+  BOOST_TEST(linked.code == 0, linked.err);
+  BOOST_TEST(linked.out.find("4bf92f3577b34da6a3ce929d0e0e4736  https://jaeger.example/trace/4bf92f3577b34da6a3ce929d0e0e4736") !=
+                 std::string::npos,
+             linked.out);
+  const auto json = runSluicectl(
+      withUrl({"--json", "audit", "0192f0c4-bbbb", "--trace-url", "https://jaeger.example/trace/{trace_id}"}));
+  BOOST_TEST(nlohmann::json::parse(json.out)["trace_url"] == "https://jaeger.example/trace/4bf92f3577b34da6a3ce929d0e0e4736");
 }
 
 BOOST_AUTO_TEST_CASE(audit_json_is_the_row_with_cost_in_dollars) {

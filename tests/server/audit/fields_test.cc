@@ -71,6 +71,8 @@ audit::Record everyFieldSet() {
   record.unit = "images";
   record.units = 3;
   record.client_address = "198.51.100.23";
+  record.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  record.span_id = "00f067aa0ba902b7";
   return record;
 }
 
@@ -115,7 +117,7 @@ BOOST_AUTO_TEST_CASE(a_copy_line_keeps_the_order_and_spelling_earlier_versions_w
       "openai-chat", "rm", "m", "r", "ordered", "pv", "ep", "spv", "sep", "route:r",
       R"([{"endpoint":"ep","provider":"pv","status":503,"result":"status_503","duration_ms":7,"error":"busy"}])",
       "t", "200", "ok", "\\N", "\\N", "1", "2", "3", "4", "5", "6", "7", "8", "9", "\\N", "f", "t", "{}", "\\N", "r1",
-      R"({"email":2})", "images", "3", "198.51.100.23"};
+      R"({"email":2})", "images", "3", "198.51.100.23", "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"};
   std::string line;
   for (const auto& field : expected) line += (line.empty() ? "" : "\t") + field;
   line += '\n';

@@ -1,6 +1,9 @@
 #include "server/audit/writer.h"
 
 #include <fstream>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
 
 #include <boost/test/unit_test.hpp>
 
@@ -140,6 +143,40 @@ BOOST_AUTO_TEST_CASE(rows_go_to_the_spool_while_postgres_is_unreachable_and_are_
   BOOST_TEST(test::auditRows() == 100);
   BOOST_TEST(test::distinctAuditIds() == 100);
   BOOST_TEST(test::auditDatabase().scalar("SELECT sum(requests) FROM ai_usage_hourly") == "100");
+}
+
+// The OTLP audit logs are fed from here: a row is handed over once it is committed, never while
+// it waits in the spool, and a replayed row when its replay commits.
+BOOST_AUTO_TEST_CASE(committed_rows_are_handed_over_once_and_spooled_ones_only_when_replayed) {
+  const auto [host, port] = test::hostPort(test::auditDatabase().url());
+  test::TcpProxy proxy(host, port);
+  std::mutex mutex;
+  std::vector<std::string> ids;
+  audit::WriterOptions writer_options = options(test::withHostPort(test::auditDatabase().url(), "127.0.0.1", proxy.port()));
+  writer_options.on_committed = [&](std::vector<std::string> lines) {
+    std::lock_guard lock(mutex);
+    for (const auto& line : lines) ids.push_back(nlohmann::json::parse(audit::rowJsonOfLine(line))["id"]);
+  };
+  const auto handed = [&] {
+    std::lock_guard lock(mutex);
+    return ids;
+  };
+  audit::Writer writer(writer_options);
+  writer.start();
+  for (int i = 0; i < 3; ++i) writer.submit(test::sampleRecord(id("live", i)));
+  BOOST_TEST(writer.flush(30s));
+  BOOST_TEST((handed() == std::vector<std::string>{"live-0", "live-1", "live-2"}));
+
+  proxy.setUp(false);
+  writer.submit(test::sampleRecord("spooled"));
+  BOOST_TEST(writer.flush(30s));
+  BOOST_TEST(writer.stats().rows_spooled == 1u);
+  BOOST_TEST(handed().size() == 3u);  // not committed: not handed over
+
+  proxy.setUp(true);
+  BOOST_TEST(test::eventually([&] { return writer.stats().spool_bytes == 0; }));
+  writer.stop();
+  BOOST_TEST((handed() == std::vector<std::string>{"live-0", "live-1", "live-2", "spooled"}));
 }
 
 BOOST_AUTO_TEST_CASE(a_writer_pointed_at_a_closed_port_spools_and_the_next_start_replays) {
