@@ -157,6 +157,10 @@ describe('admin console', () => {
     assert.match(await page.textContent('#served-provider'), /failover/);
     const attempts = await page.textContent('#attempts');
     assert.match(attempts, /deepseek[\s\S]*transport:connect[\s\S]*openai[\s\S]*ok/);
+    // The request's trace, linked with gateway.telemetry.trace_url.
+    const trace = await page.getAttribute('#trace-id', 'href');
+    assert.match(trace, /^https:\/\/tempo\.example\.com\/trace\/[0-9a-f]{32}$/);
+    assert.equal(await page.textContent('#trace-id'), trace.split('/').pop());
     await shot('request-failover');
   });
 

@@ -135,6 +135,10 @@ export async function startStack() {
     .split(agent).join(`${agent}    trust: trusted_raw\n`)
     .replace(responses, responses.replace(/ }$/, ', trust: public }')));
   fs.appendFileSync(path.join(catalog, 'ai/gateway.yaml'), '  data_protection:\n    mask: [email, api_key]\n');
+  // Traced requests (to a collector that is not there: spans are dropped, rows keep their trace
+  // id) and a link to each trace on the request page.
+  fs.appendFileSync(path.join(catalog, 'ai/gateway.yaml'),
+    '  telemetry:\n    trace_url: "https://tempo.example.com/trace/{trace_id}"\n');
   const dbName = 'sluice_console_' + crypto.randomBytes(6).toString('hex');
   psql(databaseUrl, `CREATE DATABASE ${dbName}`);
   const dbUrl = withDatabaseName(databaseUrl, dbName);
@@ -197,6 +201,7 @@ export class Stack {
       BEDROCK_BASE_URL: this.mock.url,
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${this.deadPort}/v1/traces`,
     });
     const spool = path.join(this.work, `audit-${this.gateways.length}.spool`);
     const args = ['--services', this.catalog, '--listen', '127.0.0.1:0', '--threads', '64',
