@@ -28,12 +28,13 @@ std::string_view toString(Wire wire) {
     case Wire::OpenAIChat: return "openai-chat";
     case Wire::OpenAIResponses: return "openai-responses";
     case Wire::Gemini: return "gemini";
+    case Wire::BedrockConverse: return "bedrock-converse";
   }
   return "unknown";
 }
 
 std::optional<Wire> parseWire(std::string_view text) {
-  for (Wire wire : {Wire::Anthropic, Wire::OpenAIChat, Wire::OpenAIResponses, Wire::Gemini}) {
+  for (Wire wire : {Wire::Anthropic, Wire::OpenAIChat, Wire::OpenAIResponses, Wire::Gemini, Wire::BedrockConverse}) {
     if (toString(wire) == text) return wire;
   }
   return std::nullopt;

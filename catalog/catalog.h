@@ -26,7 +26,8 @@ namespace sluice::catalog {
 
 struct ZoneRules;  // catalog/zone_rules.h
 
-enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini };
+// BedrockConverse: Bedrock's Converse / ConverseStream API (platform: bedrock only; any model).
+enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini, BedrockConverse };
 std::string_view toString(Wire wire);
 std::optional<Wire> parseWire(std::string_view text);
 

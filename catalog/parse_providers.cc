@@ -140,26 +140,30 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
                                             "presence_hosts", "credential"});
     if (fields.ok()) {
       const Entry* wire = fields.find("wire");
-      if (wire != nullptr && wire->value.IsScalar() && wire->value.Scalar() == "bedrock-converse") {
-        reader.error(wire->value_at, "wire of " + what + ": bedrock-converse (Converse/ConverseStream) is not served "
-                                     "yet; on platform: bedrock use wire: anthropic (InvokeModel, Claude models)");
-      } else if (wire != nullptr) {
+      if (wire != nullptr) {
         auto parsed = reader.choice<Wire>(*wire, "wire of " + what,
                                           {{"anthropic", Wire::Anthropic},
                                            {"openai-chat", Wire::OpenAIChat},
                                            {"openai-responses", Wire::OpenAIResponses},
-                                           {"gemini", Wire::Gemini}});
+                                           {"gemini", Wire::Gemini},
+                                           {"bedrock-converse", Wire::BedrockConverse}});
         if (parsed) endpoint.wire = *parsed;
+        if (parsed == Wire::BedrockConverse && provider.platform != Platform::Bedrock) {
+          reader.error(wire->value_at, "wire of " + what + ": bedrock-converse is Bedrock's Converse API and needs "
+                                       "platform: bedrock on provider '" + provider.id + "'");
+        }
       } else {
-        reader.error(e.key_at, what + " needs wire: anthropic, openai-chat, openai-responses or gemini");
+        reader.error(e.key_at, what + " needs wire: anthropic, openai-chat, openai-responses, gemini or bedrock-converse");
       }
       if (const Entry* presence = fields.find("presence")) {
         if (auto node = reader.string(*presence, "presence of " + what)) {
           if (checkName(reader, {*node, presence->value_at}, "presence node")) endpoint.presence_node = *node;
         }
       }
-      if (provider.platform == Platform::Bedrock && endpoint.wire != Wire::Anthropic) {
-        reader.error(e.key_at, what + " is on platform: bedrock, which serves wire: anthropic (InvokeModel) only");
+      if (provider.platform == Platform::Bedrock && endpoint.wire != Wire::Anthropic &&
+          endpoint.wire != Wire::BedrockConverse) {
+        reader.error(e.key_at, what + " is on platform: bedrock, which serves wire: anthropic (InvokeModel) and "
+                                      "bedrock-converse (Converse)");
       }
       if (const Entry* url = fields.find("url")) {
         endpoint.url = readUrl(reader, *url, "url of " + what).value_or("");

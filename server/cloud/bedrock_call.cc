@@ -43,7 +43,10 @@ upstream::aws::SigningKeyCache& signingKeys() {
 
 class BedrockAnswer : public upstream::Response {
  public:
-  explicit BedrockAnswer(std::unique_ptr<upstream::Response> inner) : inner_(std::move(inner)), status_(inner_->status()) {
+  BedrockAnswer(std::unique_ptr<upstream::Response> inner, bool converse)
+      : inner_(std::move(inner)),
+        status_(inner_->status()),
+        reframer_(converse ? bedrock::Framing::ConverseEvents : bedrock::Framing::AnthropicChunks) {
     if (status_ >= 400) {
       std::string raw;
       while (raw.size() < kMaxErrorBytes && inner_->readSome(raw)) {
@@ -188,8 +191,13 @@ void bearerBedrockCall(upstream::Request& call, std::string_view api_key) {
   put(call.headers, "Authorization", "Bearer " + std::string(api_key));
 }
 
-std::unique_ptr<upstream::Response> bedrockAnswer(std::unique_ptr<upstream::Response> inner) {
-  return std::make_unique<BedrockAnswer>(std::move(inner));
+std::unique_ptr<upstream::Response> bedrockAnswer(std::unique_ptr<upstream::Response> inner, bool converse) {
+  return std::make_unique<BedrockAnswer>(std::move(inner), converse);
+}
+
+void toBedrockConverse(upstream::Request& call, bool stream) {
+  for (const char* name : {"anthropic-beta", "anthropic-version", "x-api-key", "authorization"}) drop(call.headers, name);
+  put(call.headers, "Accept", stream ? std::string(bedrock::kEventStreamContentType) : "application/json");
 }
 
 }  // namespace sluice::cloud

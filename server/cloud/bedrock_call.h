@@ -44,6 +44,12 @@ void bearerBedrockCall(upstream::Request& call, std::string_view api_key);
 //    an exception later becomes an Anthropic `error` event;
 //  - x-amzn-requestid is shown as request-id.
 // Throws TransportError as upstream::Response::readSome does.
-std::unique_ptr<upstream::Response> bedrockAnswer(std::unique_ptr<upstream::Response> inner);
+//  - `converse`: a ConverseStream answer's events are handed on as `event: <type>` / `data:
+//    <payload>` SSE for the bedrock-converse codec instead (errors and exceptions as above).
+std::unique_ptr<upstream::Response> bedrockAnswer(std::unique_ptr<upstream::Response> inner, bool converse = false);
+
+// Makes `call` (its URL already /model/{id}/converse[-stream], its body Converse's) ready to
+// sign: no credential header of another wire, Accept the event stream's or JSON.
+void toBedrockConverse(upstream::Request& call, bool stream);
 
 }  // namespace sluice::cloud

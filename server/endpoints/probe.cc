@@ -18,8 +18,8 @@ using nlohmann::json;
 constexpr int64_t kMaxTokens = 64;
 
 // The members of a probe body that are settings, not text: never masked.
-constexpr std::array<std::string_view, 5> kSettingKeys = {"model", "role", "max_tokens", "max_output_tokens",
-                                                          "maxOutputTokens"};
+constexpr std::array<std::string_view, 6> kSettingKeys = {"model", "role", "max_tokens", "max_output_tokens",
+                                                          "maxOutputTokens", "maxTokens"};
 
 std::string requestBody(catalog::Wire wire, const std::string& upstream_model, const std::string& prompt) {
   switch (wire) {
@@ -32,6 +32,9 @@ std::string requestBody(catalog::Wire wire, const std::string& upstream_model, c
     case catalog::Wire::Gemini:
       return json{{"contents", {{{"role", "user"}, {"parts", {{{"text", prompt}}}}}}},
                   {"generationConfig", {{"maxOutputTokens", kMaxTokens}}}}.dump();
+    case catalog::Wire::BedrockConverse:
+      return json{{"messages", {{{"role", "user"}, {"content", {{{"text", prompt}}}}}}},
+                  {"inferenceConfig", {{"maxTokens", kMaxTokens}}}}.dump();
   }
   return "{}";
 }

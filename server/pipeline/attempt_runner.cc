@@ -157,7 +157,10 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     std::string error_body;
     try {
       response = transport_.send(request, &cancel_);
-      if (bedrock) response = cloud::bedrockAnswer(std::move(response));  // Anthropic's answer shape
+      if (bedrock) {
+        // Anthropic's answer shape (InvokeModel), or ConverseStream's events as SSE.
+        response = cloud::bedrockAnswer(std::move(response), endpoint.wire == catalog::Wire::BedrockConverse);
+      }
       if (response->status() >= 400) {
         error_body = readBounded(*response);
         if (cancel_.cancelled()) throw upstream::TransportError(upstream::TransportFailure::Reset, "cancelled");

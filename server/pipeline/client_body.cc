@@ -71,7 +71,8 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
     case catalog::Wire::Anthropic: max_tokens_key_ = kMaxTokens; break;
     case catalog::Wire::OpenAIChat: max_tokens_key_ = member(kMaxCompletionTokens) ? kMaxCompletionTokens : kMaxTokens; break;
     case catalog::Wire::OpenAIResponses:
-    case catalog::Wire::Gemini: max_tokens_key_ = kMaxOutputTokens; break;  // NOTE: Gemini is never a client wire
+    case catalog::Wire::Gemini:
+    case catalog::Wire::BedrockConverse: max_tokens_key_ = kMaxOutputTokens; break;  // NOTE: never client wires
   }
   return {};
 }

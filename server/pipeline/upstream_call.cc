@@ -60,9 +60,17 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Requ
   } else if (attempt.credential->kind == catalog::CredentialKind::Platform && attempt.credential->secret) {
     call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));
   }
-  if (attempt.provider->platform == catalog::Platform::Bedrock && path.empty() &&
-      cloud::toBedrockInvoke(call, base_url.empty() ? attempt.endpoint->url : base_url,
-                             attempt.deployment->upstream_model, stream)) {
+  bool bedrock_ready = false;
+  if (attempt.provider->platform == catalog::Platform::Bedrock && path.empty()) {
+    if (wire == catalog::Wire::BedrockConverse) {
+      cloud::toBedrockConverse(call, stream);  // the URL and body are Converse's already
+      bedrock_ready = true;
+    } else {
+      bedrock_ready = cloud::toBedrockInvoke(call, base_url.empty() ? attempt.endpoint->url : base_url,
+                                             attempt.deployment->upstream_model, stream);
+    }
+  }
+  if (bedrock_ready) {
     if (aws_keys) {
       cloud::signBedrockCall(call, *aws_keys, attempt.provider->region, std::chrono::system_clock::now());
     } else if (personal_key) {

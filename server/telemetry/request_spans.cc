@@ -57,6 +57,7 @@ std::string providerName(const catalog::Provider& provider, const catalog::Endpo
     case catalog::Wire::OpenAIChat:
     case catalog::Wire::OpenAIResponses: return "openai";
     case catalog::Wire::Gemini: return "gcp.gemini";
+    case catalog::Wire::BedrockConverse: return "aws.bedrock";
   }
   return "unknown";
 }

@@ -34,6 +34,7 @@ ApiError ApiError::upstreamStreamTruncated(std::string message) {
 std::string errorTypeFor(Wire wire, int status) {
   switch (wire) {
     case Wire::Anthropic:
+    case Wire::BedrockConverse:  // Bedrock's errors reach the gateway in Anthropic's shape
       switch (status) {
         case 400: return "invalid_request_error";
         case 401: return "authentication_error";
@@ -88,7 +89,8 @@ std::string renderError(Wire wire, const ApiError& error, const std::string& req
   const int status = clientStatusFor(wire, error.status);
   json body;
   switch (wire) {
-    case Wire::Anthropic: {
+    case Wire::Anthropic:
+    case Wire::BedrockConverse: {  // never a client wire; Anthropic's shape, as its errors arrive
       json inner = {{"type", errorTypeFor(wire, status)}, {"message", error.message}};
       if (!error.key.empty()) inner["error_key"] = error.key;
       body = {{"type", "error"}, {"error", inner}};

@@ -1,6 +1,7 @@
 #include "server/wire/codec.h"
 
 #include "server/wire/anthropic/codec.h"
+#include "server/wire/bedrock/converse_codec.h"
 #include "server/wire/gemini/codec.h"
 #include "server/wire/openai_chat/codec.h"
 #include "server/wire/openai_responses/codec.h"
@@ -15,6 +16,7 @@ using catalog::Wire;
     case Wire::OpenAIChat: return openai_chat::call; \
     case Wire::OpenAIResponses: return openai_responses::call; \
     case Wire::Gemini: return gemini::call;         \
+    case Wire::BedrockConverse: return converse::call; \
   }
 
 std::expected<Request, ApiError> decodeRequest(Wire wire, std::string_view body) {

@@ -1,5 +1,7 @@
 #include "server/wire/endpoint.h"
 
+#include "server/wire/bedrock/invoke.h"
+
 namespace sluice::wire {
 
 using catalog::Wire;
@@ -11,6 +13,7 @@ std::string upstreamPath(Wire wire, const std::string& upstream_model, bool stre
     case Wire::OpenAIResponses: return "/responses";
     case Wire::Gemini:
       return "/v1beta/models/" + upstream_model + (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+    case Wire::BedrockConverse: return bedrock::conversePath(upstream_model, stream);
   }
   return "/";
 }
@@ -19,7 +22,8 @@ std::pair<std::string, std::string> credentialHeader(Wire wire, const std::strin
   switch (wire) {
     case Wire::Anthropic: return {"x-api-key", secret};
     case Wire::OpenAIChat:
-    case Wire::OpenAIResponses: return {"Authorization", "Bearer " + secret};
+    case Wire::OpenAIResponses:
+    case Wire::BedrockConverse: return {"Authorization", "Bearer " + secret};  // a Bedrock API key
     case Wire::Gemini: return {"x-goog-api-key", secret};
   }
   return {"Authorization", "Bearer " + secret};
@@ -32,7 +36,8 @@ std::span<const std::string_view> protocolHeaders(catalog::Wire wire) {
     case catalog::Wire::Anthropic: return kAnthropic;
     case catalog::Wire::OpenAIChat:
     case catalog::Wire::OpenAIResponses: return kOpenAI;
-    case catalog::Wire::Gemini: return {};
+    case catalog::Wire::Gemini:
+    case catalog::Wire::BedrockConverse: return {};
   }
   return {};
 }

@@ -48,7 +48,8 @@ UsageShape shapeOf(catalog::Wire wire) {
     case catalog::Wire::Anthropic: return {kAnthropicKeys, kAnthropicNested};
     case catalog::Wire::OpenAIChat: return {kChatKeys, kChatNested};
     case catalog::Wire::OpenAIResponses: return {kResponsesKeys, kResponsesNested};
-    case catalog::Wire::Gemini: break;
+    case catalog::Wire::Gemini:
+    case catalog::Wire::BedrockConverse: break;
   }
   return {};
 }
@@ -92,7 +93,7 @@ std::optional<Json> pick(std::string_view text, std::span<const std::string_view
 }  // namespace
 
 std::optional<UsageReading> scanResponseUsage(catalog::Wire wire, std::string_view body) {
-  if (wire == catalog::Wire::Gemini) return std::nullopt;
+  if (wire == catalog::Wire::Gemini || wire == catalog::Wire::BedrockConverse) return std::nullopt;
   const MemberScan scan = scanTopLevelMember(body, "usage");
   if (!scan.walked) return std::nullopt;
   UsageReading reading;
@@ -115,7 +116,8 @@ std::optional<UsageReading> scanResponseUsage(catalog::Wire wire, std::string_vi
       reading.reported = true;
       break;
     case catalog::Wire::OpenAIResponses: reading.reported = openai_responses::readUsage(usage, reading.usage); break;
-    case catalog::Wire::Gemini: return std::nullopt;
+    case catalog::Wire::Gemini:
+    case catalog::Wire::BedrockConverse: return std::nullopt;
   }
   return reading;
 }

@@ -46,12 +46,19 @@ BOOST_AUTO_TEST_CASE(bedrock_on_the_anthropic_wire_is_served_without_a_warning) 
   BOOST_TEST(compileBedrock(bedrockSources())->provider("bedrock-us") != nullptr);
 }
 
-BOOST_AUTO_TEST_CASE(bedrock_converse_is_refused_as_not_served_yet) {
+BOOST_AUTO_TEST_CASE(bedrock_converse_is_served_on_bedrock_and_refused_elsewhere) {
   CatalogSources sources = bedrockSources();
-  testing::edit(sources.providers, "claude: { wire: anthropic }", "claude: { wire: bedrock-converse }");
-  expectError(compileCatalog(sources), at(sources.providers, "bedrock-converse"),
-              "wire of endpoint 'bedrock-us/claude': bedrock-converse (Converse/ConverseStream) is not "
-              "served yet; on platform: bedrock use wire: anthropic (InvokeModel, Claude models)");
+  testing::edit(sources.providers, "claude: { wire: anthropic }", "claude: { wire: anthropic }\n      converse: { wire: bedrock-converse }");
+  auto catalog = compileBedrock(sources);
+  BOOST_TEST((catalog->endpoint("bedrock-us/converse")->wire == Wire::BedrockConverse));
+  BOOST_TEST(catalog->endpoint("bedrock-us/converse")->url == "https://bedrock-runtime.us-east-1.amazonaws.com");
+
+  CatalogSources elsewhere = baselineSources();
+  append(elsewhere.providers, "  not-aws:\n    credential: anthropic\n    endpoints:\n"
+                              "      converse: { wire: bedrock-converse, url: https://example.com }\n");
+  expectError(compileCatalog(elsewhere), at(elsewhere.providers, "bedrock-converse"),
+              "wire of endpoint 'not-aws/converse': bedrock-converse is Bedrock's Converse API and needs "
+              "platform: bedrock on provider 'not-aws'");
 }
 
 BOOST_AUTO_TEST_CASE(static_aws_keys_and_the_default_regional_url) {

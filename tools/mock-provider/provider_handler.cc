@@ -13,6 +13,7 @@
 #include "tools/mock-provider/auth_check.h"
 #include "tools/mock-provider/bedrock_auth.h"
 #include "tools/mock-provider/bedrock_render.h"
+#include "tools/mock-provider/converse_render.h"
 #include "tools/mock-provider/error_spec.h"
 #include "tools/mock-provider/fixture_loader.h"
 #include "tools/mock-provider/operations_render.h"
@@ -240,16 +241,21 @@ void sendBedrockError(Exchange& ex, const ErrorSpec& error) {
   ex.note = error.type + ": " + error.message;
 }
 
-// Bedrock's InvokeModel: the signature (or API key) checked, the body checked as Bedrock does,
-// then the Anthropic answer, whole or as event-stream frames.
+// Bedrock's InvokeModel and Converse: the signature (or API key) checked, the body checked as
+// Bedrock does, then the Anthropic answer (InvokeModel) or Converse's, whole or as event-stream
+// frames.
 void serveBedrock(Exchange& ex) {
   if (auto refused = checkBedrockAuth(ex.received, ex.context.awsKeys(), ex.context.apiKey(),
                                       std::chrono::system_clock::now())) {
     sendBedrockError(ex, *refused);
     return;
   }
-  const bool stream = ex.route->endpoint == Endpoint::BedrockInvokeStream;
-  auto body = messagesBodyOf(ex.received.body, ex.route->model, stream);
+  const bool converse = ex.route->endpoint == Endpoint::BedrockConverse ||
+                        ex.route->endpoint == Endpoint::BedrockConverseStream;
+  const bool stream = ex.route->endpoint == Endpoint::BedrockInvokeStream ||
+                      ex.route->endpoint == Endpoint::BedrockConverseStream;
+  auto body = converse ? converseToMessagesBody(ex.received.body, ex.route->model, stream)
+                       : messagesBodyOf(ex.received.body, ex.route->model, stream);
   if (!body) {
     sendBedrockError(ex, body.error());
     return;
@@ -269,11 +275,13 @@ void serveBedrock(Exchange& ex) {
   const Answer planned = plannedAnswer(ex, *info);
   const RenderOptions options = renderOptions(ex, *info);
   if (!stream) {
-    sendBody(ex, 200, "application/json", renderAnswer(messages, planned, options).body);
+    const std::string answer = renderAnswer(messages, planned, options).body;
+    sendBody(ex, 200, "application/json", converse ? converseAnswerOf(answer) : answer);
     return;
   }
+  const auto events = streamEvents(messages, planned, options);
   sendStream(ex, 200, "application/vnd.amazon.eventstream",
-             eventStreamFrames(streamEvents(messages, planned, options), ex.script));
+             converse ? converseStreamFrames(events, ex.script) : eventStreamFrames(events, ex.script));
 }
 
 // The first of the script's reject_fields the body carries, refused in the wire's own words.

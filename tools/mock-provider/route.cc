@@ -11,14 +11,18 @@ int hexValue(char c) {
   return -1;
 }
 
-// Bedrock: /model/{id}/invoke[-with-response-stream], the id percent-decoded (nullopt when bad).
+// Bedrock: /model/{id}/invoke[-with-response-stream] or /model/{id}/converse[-stream], the id
+// percent-decoded (nullopt when bad).
 std::optional<Route> bedrockRoute(std::string_view path) {
   if (!path.starts_with("/model/")) return std::nullopt;
   std::string_view rest = path.substr(7);
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash == 0) return std::nullopt;
   const std::string_view action = rest.substr(slash + 1);
-  if (action != "invoke" && action != "invoke-with-response-stream") return std::nullopt;
+  if (action != "invoke" && action != "invoke-with-response-stream" && action != "converse" &&
+      action != "converse-stream") {
+    return std::nullopt;
+  }
   std::string model;
   for (size_t i = 0; i < slash; ++i) {
     if (rest[i] != '%') {
@@ -29,7 +33,11 @@ std::optional<Route> bedrockRoute(std::string_view path) {
     model.push_back(char(hexValue(rest[i + 1]) * 16 + hexValue(rest[i + 2])));
     i += 2;
   }
-  Route route{action == "invoke" ? Endpoint::BedrockInvoke : Endpoint::BedrockInvokeStream, Wire::Anthropic, model};
+  const Endpoint endpoint = action == "invoke"     ? Endpoint::BedrockInvoke
+                            : action == "converse" ? Endpoint::BedrockConverse
+                            : action == "converse-stream" ? Endpoint::BedrockConverseStream
+                                                          : Endpoint::BedrockInvokeStream;
+  Route route{endpoint, Wire::Anthropic, model};
   route.bedrock = true;
   return route;
 }

@@ -30,6 +30,9 @@ enum class Endpoint {
   // AWS Bedrock's InvokeModel (wire Anthropic, answered by bedrock_render.h):
   BedrockInvoke,          // POST /model/{id}/invoke
   BedrockInvokeStream,    // POST /model/{id}/invoke-with-response-stream (event stream)
+  // AWS Bedrock's Converse (answered by converse_render.h):
+  BedrockConverse,        // POST /model/{id}/converse
+  BedrockConverseStream,  // POST /model/{id}/converse-stream (event stream)
 };
 
 // One of the OpenAI endpoints besides chat and responses (embeddings … rerank).
@@ -40,7 +43,7 @@ struct Route {
   Wire wire;
   std::string model;    // Gemini only: the model named in the path
   bool vertex = false;  // Gemini only: a Vertex AI path (`…/publishers/google/models/…`)
-  bool bedrock = false; // Bedrock InvokeModel: `model` is the model id, percent-decoded
+  bool bedrock = false; // Bedrock InvokeModel or Converse: `model` is the model id, percent-decoded
 };
 
 // Returns the route for `path` (no query string), or nullopt when no provider endpoint matches.

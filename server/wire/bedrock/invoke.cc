@@ -82,7 +82,9 @@ std::string errorEvent(std::string_view type, std::string message) {
 
 }  // namespace
 
-std::string invokePath(std::string_view model_id, bool stream) {
+namespace {
+
+std::string modelPath(std::string_view model_id) {
   static constexpr char digits[] = "0123456789ABCDEF";
   std::string path = "/model/";
   for (unsigned char c : model_id) {
@@ -94,8 +96,17 @@ std::string invokePath(std::string_view model_id, bool stream) {
       path.push_back(digits[c & 0xf]);
     }
   }
-  path += stream ? "/invoke-with-response-stream" : "/invoke";
   return path;
+}
+
+}  // namespace
+
+std::string invokePath(std::string_view model_id, bool stream) {
+  return modelPath(model_id) + (stream ? "/invoke-with-response-stream" : "/invoke");
+}
+
+std::string conversePath(std::string_view model_id, bool stream) {
+  return modelPath(model_id) + (stream ? "/converse-stream" : "/converse");
 }
 
 std::optional<std::string> invokeBody(std::string_view anthropic_body, std::string_view anthropic_beta_header) {
@@ -215,6 +226,7 @@ std::string InvokeStreamReframer::reframe(const EventMessage& message) {
     }
     return errorEvent(anthropicErrorType(exceptionName(type)), text);
   }
+  if (framing_ == Framing::ConverseEvents) return reframeConverse(message);
   if (message.text(":event-type").value_or("") != "chunk") return "";  // e.g. initial-response
   Json payload = parseBounded(message.payload);
   std::optional<std::string> event;
@@ -228,6 +240,20 @@ std::string InvokeStreamReframer::reframe(const EventMessage& message) {
   }
   ++chunks_;
   return sseFrame(parsed["type"].get_ref<const std::string&>(), dumpJsonText(parsed));
+}
+
+std::string InvokeStreamReframer::reframeConverse(const EventMessage& message) {
+  const std::string_view type = message.text(":event-type").value_or("");
+  static constexpr std::string_view kEvents[] = {"messageStart", "contentBlockStart", "contentBlockDelta",
+                                                 "contentBlockStop", "messageStop", "metadata"};
+  if (std::find(std::begin(kEvents), std::end(kEvents), type) == std::end(kEvents)) return "";  // e.g. initial-response
+  const Json payload = parseBounded(message.payload);
+  if (!payload.is_object()) {
+    failure_ = "Converse " + std::string(type) + " event does not carry a JSON object";
+    return "";
+  }
+  ++chunks_;
+  return sseFrame(type, dumpJsonText(payload));
 }
 
 std::string InvokeStreamReframer::feed(std::string_view bytes) {

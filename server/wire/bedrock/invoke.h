@@ -18,6 +18,8 @@ inline constexpr std::string_view kEventStreamContentType = "application/vnd.ama
 // "/model/{id}/invoke" or "/model/{id}/invoke-with-response-stream", the id percent-encoded (a
 // ':' or an ARN's '/' as %3A, %2F).
 std::string invokePath(std::string_view model_id, bool stream);
+// "/model/{id}/converse" or "/model/{id}/converse-stream", the id encoded as above.
+std::string conversePath(std::string_view model_id, bool stream);
 
 // The Anthropic Messages body without `model` and `stream`, with `anthropic_version` set (the
 // client's own kept if it sent one) and the `anthropic-beta` header's comma-separated values
@@ -57,13 +59,20 @@ struct StreamException {
   std::string message;
 };
 
-// Event-stream bytes in, Anthropic SSE text out. An exception message becomes an Anthropic
+// What a stream's events carry: InvokeModelWithResponseStream's `chunk` events (base64 Anthropic
+// events, reframed as those events), or ConverseStream's events (messageStart, contentBlockDelta,
+// ..., reframed as `event: <event type>` / `data: <payload>`, for the bedrock-converse codec).
+enum class Framing { AnthropicChunks, ConverseEvents };
+
+// Event-stream bytes in, SSE text out (Framing above). An exception message becomes an Anthropic
 // `error` event (what an Anthropic stream says mid-answer); a framing error (bad CRC, a frame cut
 // short, one too large) stops it and is reported by failure(), for the caller to treat as a
 // transport failure.
 class InvokeStreamReframer {
  public:
-  explicit InvokeStreamReframer(size_t max_message_bytes = kMaxEventMessageBytes) : decoder_(max_message_bytes) {}
+  explicit InvokeStreamReframer(Framing framing = Framing::AnthropicChunks,
+                                size_t max_message_bytes = kMaxEventMessageBytes)
+      : framing_(framing), decoder_(max_message_bytes) {}
   std::string feed(std::string_view bytes);
   std::string finish();
   const std::optional<std::string>& failure() const { return decoder_.error() ? decoder_.error() : failure_; }
@@ -73,6 +82,8 @@ class InvokeStreamReframer {
 
  private:
   std::string reframe(const EventMessage& message);
+  std::string reframeConverse(const EventMessage& message);
+  Framing framing_;
   EventStreamDecoder decoder_;
   std::optional<std::string> failure_;
   std::optional<StreamException> exception_;
