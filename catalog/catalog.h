@@ -106,6 +106,25 @@ struct AwsCredential {
   std::string session_token;                     // "" for long-term keys
 };
 
+// Google credentials for a `platform: vertex` provider (an OAuth access token per call).
+struct GcpCredential {
+  // `chain: default`: application default credentials at run time (GOOGLE_APPLICATION_CREDENTIALS,
+  // then the metadata server).
+  bool chain = false;
+  std::string service_account_ref;                // env:/file: ref of a service-account key file
+  std::optional<std::string> service_account;     // its JSON; nullopt when unreadable; never logged
+};
+
+// Azure credentials for a `platform: azure` provider: an api-key, Entra ID client credentials, or
+// `chain: default` (workload identity, then managed identity) at run time.
+struct AzureCredential {
+  bool chain = false;
+  std::string api_key_ref, client_secret_ref;     // env:/file: refs
+  std::optional<std::string> api_key;             // resolved; never logged
+  std::string tenant_id, client_id;               // with client_secret (not secrets)
+  std::optional<std::string> client_secret;       // resolved; never logged
+};
+
 struct Credential {
   std::string id;
   CredentialKind kind = CredentialKind::Platform;
@@ -113,12 +132,16 @@ struct Credential {
   std::string secret_ref;              // "env:NAME" or "file:PATH" after interpolation; empty for personal
   std::optional<std::string> secret;   // the platform secret; nullopt when it could not be read
   std::optional<AwsCredential> aws;    // `aws:` instead of `secret:` (Bedrock providers only)
+  std::optional<GcpCredential> gcp;    // `gcp:` (Vertex providers only)
+  std::optional<AzureCredential> azure;  // `azure:` (Azure providers only)
   Location where;
 
   // Personal credentials are bound per request from the member's stored key.
   bool configured() const {
     return kind == CredentialKind::Personal || secret.has_value() ||
-           (aws && (aws->chain || (aws->access_key_id && aws->secret_access_key)));
+           (aws && (aws->chain || (aws->access_key_id && aws->secret_access_key))) ||
+           (gcp && (gcp->chain || gcp->service_account)) ||
+           (azure && (azure->chain || azure->api_key || azure->client_secret));
   }
 };
 
@@ -167,6 +190,7 @@ struct Endpoint {
   // The endpoint's own `credential:`, sent instead of its provider's. An own machine reached at
   // the address its hub reports is sent no credential at all unless it declares one here.
   std::optional<std::string> credential_id;
+  std::string api_version;  // `api_version:` (platform: azure): the classic deployments API
   std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
   std::optional<Trust> trust_written;  // the endpoint's own `trust:`
   // The effective tier: the endpoint's own, else its provider's, else Public. It matters only
@@ -177,13 +201,15 @@ struct Endpoint {
 
 // Where the provider's endpoints live: directly at the vendor, or on a cloud platform that frames,
 // addresses and authenticates the same wire its own way.
-enum class Platform { Direct, Bedrock };
+enum class Platform { Direct, Bedrock, Vertex, Azure };
 
 struct Provider {
   std::string id;
   std::string display_name;
   Platform platform = Platform::Direct;
-  std::string region;  // `region:` of a cloud platform (Bedrock: the SigV4 signing region)
+  std::string region;  // `region:` of a cloud platform (Bedrock: the SigV4 signing region; Vertex: a location)
+  std::string project;  // `project:` (platform: vertex): the Google Cloud project id
+  std::string url;      // the provider's `url:`: its endpoints' base unless they give their own
   std::string credential_id;
   std::vector<std::pair<std::string, std::string>> headers;
   // Request headers a caller may send that are passed on to this provider (lower case), e.g.
