@@ -84,7 +84,9 @@
         el('h3', {}, p.id, ' ', el('span', { class: 'muted', text: p.display_name })),
         S.kv([
           ['Credential', el('span', {}, el('code', { text: p.credential }), ` (${p.credential_kind}) `,
-            el('span', { class: p.configured ? 'good' : 'bad', text: p.configured ? 'configured' : 'not configured' }))],
+            el('span', { class: p.configured ? 'good' : 'bad', text: p.configured ? 'configured' : 'not configured' }),
+            p.cloud_credential ? el('span', { class: p.cloud_credential.usable ? 'good' : 'bad',
+              text: p.cloud_credential.usable ? '; usable now' : `; not usable now: ${p.cloud_credential.detail}` }) : '')],
           ['Governance', [p.european ? 'european' : null, p.no_retain ? 'no_retain' : null].filter(Boolean).join(', ') || 'none'],
           ['Retry / breaker', `${p.retry_attempts} retries; opens after ${p.breaker_failures} failures for ${p.breaker_cooldown_s} s`],
           ['Timeouts', `connect ${p.timeouts.connect_ms} ms, first byte ${p.timeouts.first_byte_ms} ms, idle ${p.timeouts.idle_ms} ms`],

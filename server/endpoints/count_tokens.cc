@@ -46,9 +46,10 @@ std::expected<pipeline::Inspected, wire::ApiError> CountTokens::read(pipeline::E
 }
 
 bool CountTokens::passesOver(const catalog::Catalog& catalog, const dispatch::Attempt& attempt) const {
-  // Bedrock's InvokeModel has no /v1/messages/count_tokens: the gateway's estimate answers instead.
+  // Bedrock's InvokeModel has no /v1/messages/count_tokens, nor do the other clouds at that path:
+  // the gateway's estimate answers instead.
   return attempt.endpoint->wire != catalog::Wire::Anthropic || catalog.masks(*attempt.endpoint) ||
-         attempt.provider->platform == catalog::Platform::Bedrock;
+         attempt.provider->platform != catalog::Platform::Direct;
 }
 
 pipeline::MaskOutcome CountTokens::maskOnce(const protection::Detector&, const protection::MaskLimits&) {

@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "server/cloud/bedrock_call.h"
+#include "server/cloud/platform_call.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/optional_field.h"
 #include "server/pipeline/relay.h"
@@ -107,6 +108,7 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
     }
     aws_keys_ = std::move(*keys);
   }
+  if (auto failed = bindCloud(attempt)) return failed;
   if (ask_breaker) {
     const auto admitted =
         states_.apply(endpoint, attempt.provider->breaker, dispatch::BreakerEvent::probe(), Clock::now());
@@ -119,6 +121,30 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
   return std::nullopt;
 }
 
+// On a Vertex or Azure provider: the header that authorises the call (an api-key, or a token
+// fetched now when none is fresh). A token that cannot be had fails the attempt over.
+std::optional<Failed> AttemptRunner::bindCloud(const dispatch::Attempt& attempt) {
+  cloud_header_.reset();
+  const catalog::Platform platform = attempt.provider->platform;
+  if ((platform != catalog::Platform::Vertex && platform != catalog::Platform::Azure) || !attempt.credential) {
+    return std::nullopt;
+  }
+  std::expected<cloud::Header, std::string> auth = std::unexpected("no cloud credential store");
+  if (attempt.credential->gcp || attempt.credential->azure) {
+    if (cloud_auth_) auth = cloud_auth_->authorize(*attempt.credential, transport_);
+  } else if (personal_key_ || attempt.credential->secret) {
+    auth = cloud::Header{"api-key", personal_key_ ? *personal_key_ : *attempt.credential->secret};  // an Azure key
+  } else {
+    auth = std::unexpected("the credential has no key");
+  }
+  if (!auth) {
+    ledger_.recordAttempt(attempt, 0, "skipped:credential_unavailable", attempt.endpoint->key + ": " + auth.error(), 0);
+    return Failed{Failed::Stage::Unbound, auth.error(), {}, {}};
+  }
+  cloud_header_ = std::move(*auth);
+  return std::nullopt;
+}
+
 AttemptResult AttemptRunner::send(AttemptCall call) {
   assert(bound_ == call.attempt);
   if (cancel_.cancelled()) return ClientGone{};
@@ -126,6 +152,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   const catalog::Endpoint& endpoint = *attempt.endpoint;
   const std::optional<std::string> personal_key = personal_key_;
   const bool bedrock = attempt.provider->platform == catalog::Platform::Bedrock && call.path.empty();
+  const bool cloud = cloud_header_ && call.path.empty();  // Vertex or Azure: readdressed, maybe reframed
+  const bool rewrites = bedrock || (cloud && attempt.provider->platform == catalog::Platform::Vertex);
   int retries = 0;
   bool field_retried = !call.field_retry || call.single_try;
   for (;;) {
@@ -134,10 +162,14 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     // per attempt cost megabyte bodies a second pass over their pages on the event loop. Bedrock
     // rewrites the body it is given, so it gets a copy.
     upstream::Request request = buildUpstreamCall(attempt, call.client, call.client_wire,
-                                                  bedrock ? std::string(call.body) : std::move(call.body), call.stream,
+                                                  rewrites ? std::string(call.body) : std::move(call.body), call.stream,
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
                                                   call.content_type, call.accept, aws_keys_ ? &*aws_keys_ : nullptr);
     request.body_source = call.body_source;
+    if (cloud) {
+      cloud::toPlatformCall(request, *attempt.provider, endpoint, call.base_url.empty() ? endpoint.url : call.base_url,
+                            attempt.deployment->upstream_model, call.stream, *cloud_header_);
+    }
     if (budget_) budget_->take();  // the exchange checked one is left; a retry asked mayRetry()
     const auto sent_at = Clock::now();
     auto in_flight = states_.enter(endpoint.key);
@@ -164,7 +196,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
       outcome = dispatch::AttemptOutcome::transportFailure(kindOf(failure.failure()));
       failure_text = failure.what();
     }
-    if (!bedrock) call.body = std::move(request.body);  // Bedrock's was rewritten: call.body is still the client's
+    if (!rewrites) call.body = std::move(request.body);  // Bedrock's was rewritten: call.body is still the client's
     if (response) {
       const int status = response->status();
       outcome = dispatch::AttemptOutcome::http(
