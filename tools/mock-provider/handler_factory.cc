@@ -4,11 +4,16 @@
 
 #include "tools/mock-provider/admin_handler.h"
 #include "tools/mock-provider/provider_handler.h"
+#include "tools/mock-provider/token_handler.h"
 
 namespace sluice::mock {
 
 Poco::Net::HTTPRequestHandler* HandlerFactory::createRequestHandler(const Poco::Net::HTTPServerRequest& request) {
   if (request.getURI().starts_with("/_mock/")) return new AdminHandler(context_);
+  const std::string& uri = request.getURI();
+  if (auto endpoint = tokenEndpointOf(std::string_view(uri).substr(0, uri.find('?')))) {
+    return new TokenHandler(context_, *endpoint);
+  }
   return new ProviderHandler(context_);
 }
 
