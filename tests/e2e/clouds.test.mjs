@@ -62,12 +62,16 @@ before(async () => {
   stack = await startStack({
     editCatalog,
     mockArgs: ['--gcp-service-account', path.join(dir, 'sa.json'), '--token-lifetime', '600'],
-    gatewayEnv: (mockUrl) => ({
-      VERTEX_SERVICE_ACCOUNT_JSON: keyFile(`${mockUrl}/token`),
-      VERTEX_BASE_URL: mockUrl,
-      AZURE_OPENAI_BASE_URL: mockUrl,
-      AZURE_OPENAI_API_KEY: AZURE_KEY,
-    }),
+    gatewayEnv: (mockUrl) => {
+      // The shipped catalog's chain: default reads the key file GOOGLE_APPLICATION_CREDENTIALS names.
+      fs.writeFileSync(path.join(dir, 'adc.json'), keyFile(`${mockUrl}/token`));
+      return {
+        GOOGLE_APPLICATION_CREDENTIALS: path.join(dir, 'adc.json'),
+        VERTEX_BASE_URL: mockUrl,
+        AZURE_OPENAI_BASE_URL: mockUrl,
+        AZURE_OPENAI_API_KEY: AZURE_KEY,
+      };
+    },
   });
 });
 after(async () => {

@@ -239,10 +239,23 @@ BOOST_AUTO_TEST_CASE(azure_v1_classic_responses_and_foundry_paths_carry_the_api_
   BOOST_TEST(sent["path"] == "/anthropic/v1/messages");
   BOOST_TEST(sent["headers"]["api-key"] == "azure-key-it");
 
-  // Azure streams a prompt-filter chunk without choices first: the client never sees it.
+  // Azure streams a prompt-filter chunk without choices first: passed through to a chat client,
+  // skipped when translated for an Anthropic one.
   const auto streamed = chatStream("gpt-azure");
   BOOST_REQUIRE_EQUAL(streamed.status, 200);
   BOOST_TEST(chatStreamText(streamed.body) == "Hello from the mock provider (gpt-4o-deploy).");
+  const auto translated = gateway.stream(
+      "/v1/messages", {{"anthropic-version", "2023-06-01"}},
+      R"({"model":"gpt-azure","max_tokens":50,"stream":true,"messages":[{"role":"user","content":"hi"}]})");
+  BOOST_REQUIRE_EQUAL(translated.status, 200);
+  std::string text;
+  for (const auto& event : sluice::test::parseSse(translated.body)) {
+    if (event.event != "content_block_delta") continue;
+    const json data = json::parse(event.data);
+    if (data["delta"].contains("text")) text += data["delta"]["text"].get<std::string>();
+  }
+  BOOST_TEST(text == "Hello from the mock provider (gpt-4o-deploy).");
+  BOOST_TEST(sluice::test::parseSse(translated.body).back().event == "message_stop");
 }
 
 BOOST_AUTO_TEST_CASE(entra_client_credentials_and_workload_identity_authorise_azure) {
