@@ -247,6 +247,44 @@ describe('Azure OpenAI through Sluice, checked with openai’s AzureOpenAI clien
   });
 });
 
+describe('tools through the clouds', () => {
+  const schema = { type: 'object', properties: { city: { type: 'string', description: 'The city' } }, required: ['city'] };
+  const ask = [{ role: 'user', content: 'What is the weather in Paris? Use the tool.' }];
+
+  test('Vertex’s Claude calls a tool for a Chat client, streamed; Azure for an Anthropic client', async () => {
+    const stream = await stack.openai().chat.completions.create({
+      model: 'claude-sonnet-4-5-vertex', stream: true, messages: ask,
+      tools: [{ type: 'function', function: { name: 'get_weather', description: 'The weather', parameters: schema } }],
+    });
+    let name = '';
+    let args = '';
+    let finish;
+    for await (const chunk of stream) {
+      for (const call of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        name += call.function?.name ?? '';
+        args += call.function?.arguments ?? '';
+      }
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    assert.equal(name, 'get_weather');
+    assert.deepEqual(JSON.parse(args), { city: 'mock-city' });
+    assert.equal(finish, 'tool_calls');
+    const sent = await lastRequestTo('/publishers/anthropic/');
+    assert.ok(sent.path.endsWith(':streamRawPredict'));
+    assert.equal(sent.json.tools[0].name, 'get_weather');
+
+    const message = await stack.anthropic().messages.create({
+      model: 'gpt-5-5-azure', max_tokens: 64, messages: ask,
+      tools: [{ name: 'get_weather', description: 'The weather', input_schema: schema }],
+    });
+    const use = message.content.find((block) => block.type === 'tool_use');
+    assert.equal(use.name, 'get_weather');
+    assert.deepEqual(use.input, { city: 'mock-city' });
+    assert.equal(message.stop_reason, 'tool_use');
+    assert.equal((await stack.mockJson('/_mock/last')).json.tools[0].name, 'get_weather');
+  });
+});
+
 describe('failover across clouds', () => {
   test('a chain azure → vertex → bedrock is answered by Bedrock when the first two fail', async () => {
     await stack.mockJson('/_mock/reset', 'POST');
