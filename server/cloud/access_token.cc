@@ -145,6 +145,12 @@ std::expected<std::string, std::string> TokenCache::get(const std::string& key, 
   }
 }
 
+void TokenCache::forget(const std::string& key, const std::string& value) {
+  std::lock_guard lock(mutex_);
+  const auto found = entries_.find(key);
+  if (found != entries_.end() && found->second.token.value == value) found->second.token = AccessToken{};
+}
+
 std::expected<bool, std::string> TokenCache::standing(const std::string& key) const {
   std::lock_guard lock(mutex_);
   const auto found = entries_.find(key);

@@ -47,6 +47,10 @@ class TokenCache {
   // endpoint is not asked by every request. `fetch` may throw: that is a failure too.
   std::expected<std::string, std::string> get(const std::string& key, const Fetch& fetch);
 
+  // Drops the token cached under `key` when it is still `value` (one the cloud refused: revoked,
+  // or the cloud restarted), so the next get() fetches a new one; a newer token is kept.
+  void forget(const std::string& key, const std::string& value);
+
   // The standing of `key`: usable (a token with time left), the last error, or "" when never
   // fetched.
   std::expected<bool, std::string> standing(const std::string& key) const;

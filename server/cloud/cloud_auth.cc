@@ -73,6 +73,15 @@ std::expected<Header, std::string> CloudAuth::authorize(const catalog::Credentia
   return Header{"Authorization", "Bearer " + *token};
 }
 
+bool CloudAuth::refused(const catalog::Credential& credential, const Header& used) {
+  constexpr std::string_view kBearer = "Bearer ";
+  if ((!credential.gcp && !credential.azure) || used.first != "Authorization" || !used.second.starts_with(kBearer)) {
+    return false;
+  }
+  tokens_.forget(cacheKey(credential), used.second.substr(kBearer.size()));
+  return true;
+}
+
 std::expected<AccessToken, std::string> CloudAuth::fetchGoogle(const catalog::GcpCredential& gcp,
                                                                upstream::Transport& transport) {
   std::optional<std::string> key_file = gcp.service_account;

@@ -42,6 +42,11 @@ class CloudAuth {
   // why none can be had (never a secret).
   std::expected<Header, std::string> authorize(const catalog::Credential& credential, upstream::Transport& transport);
 
+  // The cloud answered 401 to a call `credential` authorised with `used`: a cached token in it is
+  // forgotten (an api-key is left alone). True when there was a token to forget, so a new one may
+  // be asked for.
+  bool refused(const catalog::Credential& credential, const Header& used);
+
   // Each gcp:/azure: credential of `catalog`: usable now (a key, or a token in hand), or why not
   // (for /readyz and the console). A token credential not yet used is "not fetched yet".
   struct Standing {

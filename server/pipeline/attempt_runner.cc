@@ -145,6 +145,16 @@ std::optional<Failed> AttemptRunner::bindCloud(const dispatch::Attempt& attempt)
   return std::nullopt;
 }
 
+bool AttemptRunner::retryWithNewToken(const dispatch::Attempt& attempt) {
+  if (!cloud_auth_ || !attempt.credential || !cloud_header_ || !cloud_auth_->refused(*attempt.credential, *cloud_header_)) {
+    return false;
+  }
+  auto fresh = cloud_auth_->authorize(*attempt.credential, transport_);
+  if (!fresh) return false;
+  cloud_header_ = std::move(*fresh);
+  return true;
+}
+
 AttemptResult AttemptRunner::send(AttemptCall call) {
   assert(bound_ == call.attempt);
   if (cancel_.cancelled()) return ClientGone{};
@@ -156,6 +166,7 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   const bool rewrites = bedrock || (cloud && attempt.provider->platform == catalog::Platform::Vertex);
   int retries = 0;
   bool field_retried = !call.field_retry || call.single_try;
+  bool token_retried = !cloud;
   for (;;) {
     // The body moves into the provider's request and back once it is sent (the transport reads it
     // through a const reference): a retry or a refused optional field needs it again, and a copy
@@ -201,6 +212,16 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
       const int status = response->status();
       outcome = dispatch::AttemptOutcome::http(
           status, wire::parseRetryAfter(response->header("Retry-After"), std::chrono::system_clock::now()));
+      if (status == 401 && !token_retried && (!budget_ || budget_->left()) && retryWithNewToken(attempt)) {
+        // The cloud refused a token still in its lifetime (revoked, or the cloud forgot it): once,
+        // with a new one.
+        ledger_.addUpstreamMs(ledger_.millisSince(sent_at));
+        ledger_.recordAttempt(attempt, status, "status_401",
+                              "the cloud refused its access token; retried with a new one",
+                              ledger_.millisSince(sent_at));
+        token_retried = true;
+        continue;
+      }
       if (status >= 400 && !field_retried && (!budget_ || budget_->left())) {
         if (auto retry = dispatch::optionalFieldRetry(status, error_body, call.body)) {
           ledger_.addUpstreamMs(ledger_.millisSince(sent_at));

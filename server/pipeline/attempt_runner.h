@@ -142,6 +142,9 @@ class AttemptRunner {
   cloud::CloudAuth* cloud_auth_ = nullptr;
   std::optional<cloud::Header> cloud_header_;  // of bound_, on a Vertex or Azure provider
   std::optional<Failed> bindCloud(const dispatch::Attempt& attempt);
+  // After a 401 from Vertex or Azure: forgets the refused token and authorises anew; false when
+  // there was no token (an api-key) or none can be had now.
+  bool retryWithNewToken(const dispatch::Attempt& attempt);
   int sent_ = 0;
   std::vector<std::string> field_segments_;
 };

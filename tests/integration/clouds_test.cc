@@ -205,6 +205,23 @@ BOOST_AUTO_TEST_CASE(a_short_lived_token_is_refreshed_before_the_cloud_refuses_i
   BOOST_TEST(requestsAt("/token").size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(a_token_the_cloud_refuses_is_dropped_and_the_call_retried_with_a_new_one) {
+  BOOST_REQUIRE_EQUAL(anthropic("claude-vertex").status, 200);
+  BOOST_REQUIRE_EQUAL(chat("gpt-entra").status, 200);
+  sluice::test::HttpConnection mock(gateway.mock().host(), gateway.mock().port());
+  BOOST_REQUIRE_EQUAL(mock.request("POST", "/_mock/revoke-tokens").status, 200);
+  // Both tokens are still within their lifetime for the gateway, but the clouds now answer 401.
+  const auto vertex = anthropic("claude-vertex");
+  BOOST_REQUIRE_EQUAL(vertex.status, 200);
+  BOOST_TEST(attemptResultsOf(row(vertex.header("x-sluice-request-id"))) == "vertex/claude=status_401,vertex/claude=ok");
+  BOOST_TEST(requestsAt("/token").size() == 2u);
+  const auto azure = chat("gpt-entra");
+  BOOST_REQUIRE_EQUAL(azure.status, 200);
+  BOOST_TEST(requestsAt("/mock-tenant/oauth2/v2.0/token").size() == 2u);
+  // An api-key the cloud refuses is not retried: the client hears the 401.
+  BOOST_TEST(chat("gpt-azure", R"({"status":401})").status == 401);
+}
+
 BOOST_AUTO_TEST_CASE(the_metadata_server_gives_vertex_its_token) {
   const auto response = anthropic("claude-metadata");
   BOOST_REQUIRE_EQUAL(response.status, 200);

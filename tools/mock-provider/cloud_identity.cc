@@ -146,6 +146,11 @@ TokenRing::Found TokenRing::check(const std::string& token, Clock::time_point no
   return now < found->second ? Found::Valid : Found::Expired;
 }
 
+void TokenRing::revokeAll() {
+  std::lock_guard lock(mutex_);
+  issued_.clear();
+}
+
 std::uint64_t TokenRing::issuedCount() const {
   std::lock_guard lock(mutex_);
   return issued_count_;

@@ -45,6 +45,8 @@ class TokenRing {
   // Tokens that look like this ring's own (its prefix).
   bool owns(std::string_view token) const { return token.starts_with(prefix_); }
   std::uint64_t issuedCount() const;
+  // Every token issued so far stops working (a revocation, or the cloud forgetting them).
+  void revokeAll();
 
  private:
   const std::string prefix_;

@@ -44,6 +44,16 @@ BOOST_FIXTURE_TEST_CASE(a_token_is_reused_until_its_refresh_margin_then_fetched_
   BOOST_TEST(cache.get("other", fetch).value() == "token-3");  // each credential its own
 }
 
+BOOST_FIXTURE_TEST_CASE(a_refused_token_is_forgotten_but_a_newer_one_kept, Fixture) {
+  const auto fetch = counting(1h);
+  BOOST_TEST(cache.get("k", fetch).value() == "token-1");
+  cache.forget("k", "token-1");
+  BOOST_TEST(cache.get("k", fetch).value() == "token-2");  // fetched again at once
+  cache.forget("k", "token-1");                            // a caller late with the old one
+  BOOST_TEST(cache.get("k", fetch).value() == "token-2");
+  BOOST_TEST(fetches == 2);
+}
+
 BOOST_FIXTURE_TEST_CASE(a_short_lived_token_is_refreshed_at_half_its_life, Fixture) {
   const auto fetch = counting(4s);
   BOOST_TEST(cache.get("k", fetch).value() == "token-1");
