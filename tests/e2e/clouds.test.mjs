@@ -3,7 +3,7 @@
 // signature checked with node:crypto); the Vertex and Azure requests Sluice sends are compared with
 // those @anthropic-ai/vertex-sdk and openai's AzureOpenAI send for the same call, and the mock
 // answers those SDKs' own requests; the official SDKs reach the shipped catalog's Vertex and Azure
-// deployments in every client format, streamed and not; a chain azure → vertex → bedrock fails
+// deployments in every client format, streamed and not, with tools (the AI SDK too); a chain azure → vertex → bedrock fails
 // over across clouds. The mock's token endpoints verify the grants (tests/integration/clouds_test.cc
 // has the token flows in detail).
 import assert from 'node:assert/strict';
@@ -13,7 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import AnthropicVertex from '@anthropic-ai/vertex-sdk';
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { JWT } from 'google-auth-library';
 import { AzureOpenAI } from 'openai';
 
@@ -283,6 +286,39 @@ describe('tools through the clouds', () => {
     assert.equal(message.stop_reason, 'tool_use');
     assert.equal((await stack.mockJson('/_mock/last')).json.tools[0].name, 'get_weather');
   });
+});
+
+describe('the AI SDK through the clouds: a tool round trip', () => {
+  const weather = () => tool({
+    description: 'The current weather in a city.',
+    inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+    execute: async () => '18 degrees and sunny',
+  });
+  for (const [model, upstream] of [['claude-sonnet-4-5-vertex', 'claude-sonnet-4-5@20250929'], ['gpt-5-5-azure', 'gpt-5.5']]) {
+    test(`${model}: streamed on Chat, and on Responses`, async () => {
+      const compatible = createOpenAICompatible({ name: 'sluice', baseURL: `${stack.gatewayUrl}/v1`, apiKey: stack.apiKey });
+      const streamed = streamText({
+        model: compatible.chatModel(model), tools: { get_weather: weather() },
+        prompt: 'What is the weather in Paris? Use the tool.', stopWhen: stepCountIs(3), maxRetries: 0,
+      });
+      let text = '';
+      const calls = [];
+      for await (const part of streamed.fullStream) {
+        if (part.type === 'text-delta') text += part.text;
+        if (part.type === 'tool-call') calls.push(part.toolName);
+        if (part.type === 'error') throw part.error;
+      }
+      assert.deepEqual(calls, ['get_weather']);
+      assert.ok(text.includes(mockText(upstream)), text);
+      const openai = createOpenAI({ baseURL: `${stack.gatewayUrl}/v1`, apiKey: stack.apiKey });
+      const whole = await generateText({
+        model: openai.responses(model), tools: { get_weather: weather() }, providerOptions: { openai: { store: false } },
+        prompt: 'What is the weather in Paris? Use the tool.', stopWhen: stepCountIs(3), maxRetries: 0,
+      });
+      assert.equal(whole.steps[0].toolCalls[0].toolName, 'get_weather');
+      assert.ok(whole.text.includes(mockText(upstream)), whole.text);
+    });
+  }
 });
 
 describe('failover across clouds', () => {
