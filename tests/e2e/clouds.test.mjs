@@ -3,8 +3,8 @@
 // signature checked with node:crypto); the Vertex and Azure requests Sluice sends are compared with
 // those @anthropic-ai/vertex-sdk and openai's AzureOpenAI send for the same call, and the mock
 // answers those SDKs' own requests; the official SDKs reach the shipped catalog's Vertex and Azure
-// deployments in every client format, streamed and not, with tools (the AI SDK too); a chain azure → vertex → bedrock fails
-// over across clouds. The mock's token endpoints verify the grants (tests/integration/clouds_test.cc
+// deployments in every client format, streamed and not, with tools (the AI SDK too); a chain
+// azure → vertex → bedrock fails over across clouds. The mock's token endpoints verify the grants (tests/integration/clouds_test.cc
 // has the token flows in detail).
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
