@@ -48,18 +48,41 @@ void mergeBetas(wire::Json& body, std::string_view header) {
 
 std::string pathSegment(std::string_view text) { return percentEncode(text, "@"); }
 
+namespace {
+
+std::string publishersUrl(std::string_view base_url, const catalog::Provider& provider) {
+  return std::string(base_url) + "/v1/projects/" + pathSegment(provider.project) + "/locations/" +
+         pathSegment(provider.region) + "/publishers/";
+}
+
+// Claude's Messages body as Vertex takes it: anthropic_version in it (the client's kept), the
+// beta header's values as anthropic_beta, neither header sent; `model` dropped unless kept.
+bool toVertexAnthropicBody(upstream::Request& call, bool keep_model) {
+  wire::Json body = wire::parseBounded(call.body);
+  if (!body.is_object()) return false;
+  if (!keep_model) body.erase("model");
+  if (!body.contains("anthropic_version")) body["anthropic_version"] = kVertexAnthropicVersion;
+  take(call.headers, "anthropic-version");
+  mergeBetas(body, take(call.headers, "anthropic-beta"));
+  call.body = wire::dumpJsonText(body);
+  return true;
+}
+
+}  // namespace
+
+bool toVertexCountTokensCall(upstream::Request& call, std::string_view base_url, const catalog::Provider& provider,
+                             const Header& auth) {
+  if (!toVertexAnthropicBody(call, /*keep_model=*/true)) return false;
+  call.url = publishersUrl(base_url, provider) + "anthropic/models/count-tokens:rawPredict";
+  authorizeCall(call, auth);
+  return true;
+}
+
 bool toVertexCall(upstream::Request& call, std::string_view base_url, const catalog::Provider& provider,
                   catalog::Wire wire, std::string_view model, bool stream) {
-  std::string url = std::string(base_url) + "/v1/projects/" + pathSegment(provider.project) + "/locations/" +
-                    pathSegment(provider.region) + "/publishers/";
+  const std::string url = publishersUrl(base_url, provider);
   if (wire == catalog::Wire::Anthropic) {
-    wire::Json body = wire::parseBounded(call.body);
-    if (!body.is_object()) return false;
-    body.erase("model");
-    if (!body.contains("anthropic_version")) body["anthropic_version"] = kVertexAnthropicVersion;
-    take(call.headers, "anthropic-version");
-    mergeBetas(body, take(call.headers, "anthropic-beta"));
-    call.body = wire::dumpJsonText(body);
+    if (!toVertexAnthropicBody(call, /*keep_model=*/false)) return false;
     call.url = url + "anthropic/models/" + pathSegment(model) + (stream ? ":streamRawPredict" : ":rawPredict");
     return true;
   }

@@ -24,6 +24,12 @@ inline constexpr std::string_view kVertexAnthropicVersion = "vertex-2023-10-16";
 bool toVertexCall(upstream::Request& call, std::string_view base_url, const catalog::Provider& provider,
                   catalog::Wire wire, std::string_view model, bool stream);
 
+// Vertex's token count for Claude, at base_url + …/publishers/anthropic/models/count-tokens:rawPredict:
+// the Messages body keeps `model` (the upstream model) and gains `anthropic_version`, as for
+// rawPredict; authorised with `auth`. False (call left as it was) when the body is not a JSON object.
+bool toVertexCountTokensCall(upstream::Request& call, std::string_view base_url, const catalog::Provider& provider,
+                             const Header& auth);
+
 // Azure, at base_url:
 //  - openai-chat / openai-responses: the v1 API, /openai/v1/chat/completions or
 //    /openai/v1/responses (the deployment name is the body's model); with the endpoint's

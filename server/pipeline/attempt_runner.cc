@@ -163,10 +163,12 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   const std::optional<std::string> personal_key = personal_key_;
   const bool bedrock = attempt.provider->platform == catalog::Platform::Bedrock && call.path.empty();
   const bool cloud = cloud_header_ && call.path.empty();  // Vertex or Azure: readdressed, maybe reframed
-  const bool rewrites = bedrock || (cloud && attempt.provider->platform == catalog::Platform::Vertex);
+  const bool vertex = attempt.provider->platform == catalog::Platform::Vertex;
+  const bool vertex_count = cloud_header_ && vertex && call.path == "/v1/messages/count_tokens";
+  const bool rewrites = bedrock || ((cloud || vertex_count) && vertex);
   int retries = 0;
   bool field_retried = !call.field_retry || call.single_try;
-  bool token_retried = !cloud;
+  bool token_retried = !cloud && !vertex_count;
   for (;;) {
     // The body moves into the provider's request and back once it is sent (the transport reads it
     // through a const reference): a retry or a refused optional field needs it again, and a copy
@@ -180,6 +182,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     if (cloud) {
       cloud::toPlatformCall(request, *attempt.provider, endpoint, call.base_url.empty() ? endpoint.url : call.base_url,
                             attempt.deployment->upstream_model, call.stream, *cloud_header_);
+    } else if (vertex_count) {
+      cloud::toVertexCountTokensCall(request, endpoint.url, *attempt.provider, *cloud_header_);
     }
     if (budget_) budget_->take();  // the exchange checked one is left; a retry asked mayRetry()
     const auto sent_at = Clock::now();

@@ -159,6 +159,17 @@ describe('Google Vertex AI through Sluice, checked with Google’s and Anthropic
       assert.equal(ours.headers['anthropic-version'], undefined);
       assert.equal(theirs.headers.get('anthropic-version'), null);
     }
+    // Token counting: the SDK's count-tokens:rawPredict and Sluice's carry the same path and body.
+    await assert.rejects(capture.messages.countTokens({ model: 'claude-sonnet-4-5@20250929', messages: hi }));
+    const counted = await stack.anthropic().messages.countTokens({ model: 'claude-sonnet-4-5-vertex', messages: hi });
+    assert.ok(counted.input_tokens > 0);
+    const ourCount = await lastRequestTo('/count-tokens:rawPredict');
+    const theirCount = sent.at(-1);
+    assert.equal(ourCount.path, theirCount.url.pathname);
+    assert.equal(ourCount.json.model, theirCount.body.model);
+    assert.deepEqual(ourCount.json.messages, theirCount.body.messages);
+    assert.deepEqual(Object.keys(ourCount.json).sort(), Object.keys(theirCount.body).sort());
+
     // The SDK's own request, sent to the mock with the token Google's endpoint gave Sluice.
     const vertex = new AnthropicVertex({
       region: 'us-east5', projectId: 'acme-ml', baseURL: `${stack.mockUrl}/v1`, authClient, maxRetries: 0,

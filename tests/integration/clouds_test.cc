@@ -180,6 +180,19 @@ BOOST_AUTO_TEST_CASE(vertex_claude_is_reached_with_a_verified_service_account_to
   BOOST_TEST(attemptResultsOf(row(whole.header("x-sluice-request-id"))) == "vertex/claude=ok");
 }
 
+BOOST_AUTO_TEST_CASE(vertex_counts_claudes_tokens_at_count_tokens_raw_predict) {
+  const auto counted = gateway.call("POST", "/v1/messages/count_tokens", {{"anthropic-version", "2023-06-01"}},
+                                    R"({"model":"claude-vertex","messages":[{"role":"user","content":"count these words"}]})");
+  BOOST_REQUIRE_EQUAL(counted.status, 200);
+  BOOST_TEST(counted.json()["input_tokens"].get<int>() > 0);
+  const json sent = gateway.mockJson("/_mock/last");
+  BOOST_TEST(sent["path"] ==
+             "/v1/projects/acme-ml/locations/europe-west1/publishers/anthropic/models/count-tokens:rawPredict");
+  BOOST_TEST(sent["json"]["model"] == "claude-sonnet-4-5@20250929");
+  BOOST_TEST(sent["json"]["anthropic_version"] == "vertex-2023-10-16");
+  BOOST_TEST(sent["headers"]["authorization"].get<std::string>().starts_with("Bearer ya29.mock-"));
+}
+
 BOOST_AUTO_TEST_CASE(vertex_gemini_streams_on_stream_generate_content_with_alt_sse) {
   const auto streamed = chatStream("gemini-vertex");
   BOOST_REQUIRE_EQUAL(streamed.status, 200);

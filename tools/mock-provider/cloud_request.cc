@@ -44,7 +44,9 @@ CloudRefusal azureRefusal(int status, std::string message) {
 std::expected<std::string, CloudRefusal> vertexMessagesBody(const Route& route, const std::string& text) {
   Json body = Json::parse(text, nullptr, false);
   if (!body.is_object()) return std::unexpected(anthropicRefusal("The request body is not a JSON object"));
-  if (body.contains("model")) return std::unexpected(anthropicRefusal("model: Extra inputs are not permitted"));
+  const bool count = route.endpoint == Endpoint::CountTokens;  // count-tokens:rawPredict names its model
+  if (count && !body.contains("model")) return std::unexpected(anthropicRefusal("model: Field required"));
+  if (!count && body.contains("model")) return std::unexpected(anthropicRefusal("model: Extra inputs are not permitted"));
   if (!body.contains("anthropic_version")) return std::unexpected(anthropicRefusal("anthropic_version: Field required"));
   if (body["anthropic_version"] != kVertexAnthropicVersion) {
     return std::unexpected(anthropicRefusal("anthropic_version: Input should be 'vertex-2023-10-16'"));
@@ -54,7 +56,7 @@ std::expected<std::string, CloudRefusal> vertexMessagesBody(const Route& route, 
   }
   body.erase("anthropic_version");
   body.erase("anthropic_beta");
-  body["model"] = route.model;
+  if (!count) body["model"] = route.model;
   if (route.raw_stream) body["stream"] = true;
   return body.dump();
 }

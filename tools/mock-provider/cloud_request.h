@@ -3,7 +3,8 @@
 //  - Vertex (a `/publishers/` path): `Authorization: Bearer` with an access token the mock's Google
 //    token endpoint or metadata server issued and that has not expired (else Google's 401
 //    UNAUTHENTICATED); Claude's rawPredict body without `model` and with anthropic_version
-//    "vertex-2023-10-16" (anthropic_beta allowed), read as a Messages body for the model in the path.
+//    "vertex-2023-10-16" (anthropic_beta allowed), read as a Messages body for the model in the path;
+//    `…/models/count-tokens:rawPredict` the same body with its `model`, answered as count_tokens.
 //  - Azure (an `api-key` header, a token the mock's Entra ID issued, or the classic
 //    `/openai/deployments/…` path): the key (--api-key when set, else any) or a valid Entra token;
 //    `api-version` on the classic API (`/openai/…` but not `/openai/v1/…`) else 404; Claude on AI

@@ -30,6 +30,23 @@ BOOST_AUTO_TEST_CASE(the_global_location_and_odd_model_names_stay_inside_their_p
              "https://x/v1/projects/acme-ml/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
 }
 
+BOOST_AUTO_TEST_CASE(a_vertex_token_count_keeps_its_model_and_gains_the_vertex_anthropic_version) {
+  catalog::Provider provider;
+  provider.platform = catalog::Platform::Vertex;
+  provider.project = "acme-ml";
+  provider.region = "us-east5";
+  upstream::Request call;
+  call.headers = {{"x-api-key", "client"}, {"anthropic-version", "2023-06-01"}};
+  call.body = R"({"model":"claude-sonnet-4-5@20250929","messages":[]})";
+  BOOST_REQUIRE(toVertexCountTokensCall(call, "https://x", provider, Header{"Authorization", "Bearer t"}));
+  BOOST_TEST(call.url == "https://x/v1/projects/acme-ml/locations/us-east5/publishers/anthropic/models/count-tokens:rawPredict");
+  const auto body = nlohmann::json::parse(call.body);
+  BOOST_TEST(body["model"] == "claude-sonnet-4-5@20250929");
+  BOOST_TEST(body["anthropic_version"] == "vertex-2023-10-16");
+  BOOST_REQUIRE_EQUAL(call.headers.size(), 1u);
+  BOOST_TEST(call.headers[0].first == "Authorization");
+}
+
 BOOST_AUTO_TEST_CASE(classic_responses_take_the_api_version_and_keep_the_deployment_in_the_body) {
   catalog::Endpoint endpoint;
   endpoint.wire = catalog::Wire::OpenAIResponses;
