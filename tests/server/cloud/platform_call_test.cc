@@ -9,13 +9,22 @@
 
 namespace sluice::cloud {
 
-BOOST_AUTO_TEST_SUITE(platform_call)
+namespace {
 
-BOOST_AUTO_TEST_CASE(the_global_location_and_odd_model_names_stay_inside_their_path_segment) {
+catalog::Provider vertexProvider(std::string region) {
   catalog::Provider provider;
   provider.platform = catalog::Platform::Vertex;
   provider.project = "acme-ml";
-  provider.region = "global";
+  provider.region = std::move(region);
+  return provider;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(platform_call)
+
+BOOST_AUTO_TEST_CASE(the_global_location_and_odd_model_names_stay_inside_their_path_segment) {
+  const catalog::Provider provider = vertexProvider("global");
   upstream::Request call;
   call.body = R"({"model":"m","anthropic_version":"vertex-2099-01-01","messages":[]})";
   BOOST_REQUIRE(toVertexCall(call, "https://aiplatform.googleapis.com", provider, catalog::Wire::Anthropic,
@@ -31,10 +40,7 @@ BOOST_AUTO_TEST_CASE(the_global_location_and_odd_model_names_stay_inside_their_p
 }
 
 BOOST_AUTO_TEST_CASE(a_vertex_token_count_keeps_its_model_and_gains_the_vertex_anthropic_version) {
-  catalog::Provider provider;
-  provider.platform = catalog::Platform::Vertex;
-  provider.project = "acme-ml";
-  provider.region = "us-east5";
+  const catalog::Provider provider = vertexProvider("us-east5");
   upstream::Request call;
   call.headers = {{"x-api-key", "client"}, {"anthropic-version", "2023-06-01"}};
   call.body = R"({"model":"claude-sonnet-4-5@20250929","messages":[]})";
