@@ -85,8 +85,8 @@
         S.kv([
           ['Credential', el('span', {}, el('code', { text: p.credential }), ` (${p.credential_kind}) `,
             el('span', { class: p.configured ? 'good' : 'bad', text: p.configured ? 'configured' : 'not configured' }))],
-          // AWS keys (`aws:` credentials): whether they can sign now, where they came from, or why not.
-          ...(p.cloud_credential ? [['AWS keys', el('span', { 'data-cloud-credential': p.credential,
+          // Cloud credentials (`aws:`, `gcp:`, `azure:`): whether they can be used now, where they came from, or why not.
+          ...(p.cloud_credential ? [['Cloud credential', el('span', { 'data-cloud-credential': p.credential,
             class: p.cloud_credential.usable ? 'good' : (p.cloud_credential.pending ? 'muted' : 'bad'),
             text: p.cloud_credential.usable ? `usable: ${p.cloud_credential.detail}`
               : `${p.cloud_credential.pending ? 'pending' : 'unusable'}: ${p.cloud_credential.detail}` })]] : []),

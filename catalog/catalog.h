@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "catalog/cidr.h"
+#include "catalog/cloud_credentials.h"
+#include "catalog/telemetry_settings.h"
 
 namespace sluice::protection {
 class Detector;
@@ -94,19 +96,6 @@ struct Location {
   int column = 0;
 };
 
-// AWS credentials for a `platform: bedrock` provider (requests signed with SigV4).
-struct AwsCredential {
-  // `chain: default`: the standard AWS chain. Its first link, the environment variables
-  // AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, is read at load (into the keys
-  // below); the others (web identity, container credentials, IMDSv2) at run time.
-  bool chain = false;
-  std::string role_arn;  // optional with chain: assumed with STS AssumeRole from the chain's credentials
-  std::string access_key_id_ref, secret_access_key_ref, session_token_ref;  // env:/file: refs
-  std::optional<std::string> access_key_id;      // resolved; nullopt when it could not be read
-  std::optional<std::string> secret_access_key;  // resolved; never logged or echoed
-  std::string session_token;                     // "" for long-term keys
-};
-
 struct Credential {
   std::string id;
   CredentialKind kind = CredentialKind::Platform;
@@ -114,12 +103,16 @@ struct Credential {
   std::string secret_ref;              // "env:NAME" or "file:PATH" after interpolation; empty for personal
   std::optional<std::string> secret;   // the platform secret; nullopt when it could not be read
   std::optional<AwsCredential> aws;    // `aws:` instead of `secret:` (Bedrock providers only)
+  std::optional<GcpCredential> gcp;    // `gcp:` (Vertex providers only)
+  std::optional<AzureCredential> azure;  // `azure:` (Azure providers only)
   Location where;
 
   // Personal credentials are bound per request from the member's stored key.
   bool configured() const {
     return kind == CredentialKind::Personal || secret.has_value() ||
-           (aws && (aws->chain || (aws->access_key_id && aws->secret_access_key)));
+           (aws && (aws->chain || (aws->access_key_id && aws->secret_access_key))) ||
+           (gcp && (gcp->chain || gcp->service_account)) ||
+           (azure && (azure->chain || azure->api_key || azure->client_secret));
   }
 };
 
@@ -168,6 +161,7 @@ struct Endpoint {
   // The endpoint's own `credential:`, sent instead of its provider's. An own machine reached at
   // the address its hub reports is sent no credential at all unless it declares one here.
   std::optional<std::string> credential_id;
+  std::string api_version;  // `api_version:` (platform: azure): the classic deployments API
   std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
   std::optional<Trust> trust_written;  // the endpoint's own `trust:`
   // The effective tier: the endpoint's own, else its provider's, else Public. It matters only
@@ -178,13 +172,15 @@ struct Endpoint {
 
 // Where the provider's endpoints live: directly at the vendor, or on a cloud platform that frames,
 // addresses and authenticates the same wire its own way.
-enum class Platform { Direct, Bedrock };
+enum class Platform { Direct, Bedrock, Vertex, Azure };
 
 struct Provider {
   std::string id;
   std::string display_name;
   Platform platform = Platform::Direct;
-  std::string region;  // `region:` of a cloud platform (Bedrock: the SigV4 signing region)
+  std::string region;  // `region:` of a cloud platform (Bedrock: the SigV4 signing region; Vertex: a location)
+  std::string project;  // `project:` (platform: vertex): the Google Cloud project id
+  std::string url;      // the provider's `url:`: its endpoints' base unless they give their own
   std::string credential_id;
   std::vector<std::pair<std::string, std::string>> headers;
   // Request headers a caller may send that are passed on to this provider (lower case), e.g.
@@ -392,21 +388,6 @@ struct PresenceHub {
   int stale_ms = 5000;    // a last successful poll older than this makes every node stale
   Location where;
 };
-
-// gateway.telemetry: what the OpenTelemetry export (docs/observability.md) takes from the catalog;
-// where it goes comes from the OTEL_* environment.
-struct TelemetrySettings {
-  // A link to a trace in the tracing backend, "{trace_id}" replaced by the row's trace id; shown
-  // by the console's request page and `sluicectl requests show`. "" = no link.
-  std::string trace_url;
-  // Audit rows as OTLP log records through the generic OTEL_EXPORTER_OTLP_ENDPOINT (with
-  // OTEL_EXPORTER_OTLP_LOGS_ENDPOINT set they are exported whatever this says).
-  bool audit_logs = false;
-};
-
-// trace_url with every {trace_id} replaced by `trace_id`; "" when there is no template or the id is
-// not 32 lowercase hex digits (an id read from a row is never put into a link unchecked).
-std::string traceLink(const TelemetrySettings& telemetry, std::string_view trace_id);
 
 struct AccessBands {
   std::vector<std::string> person;

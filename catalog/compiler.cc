@@ -133,7 +133,11 @@ std::set<std::string> secretVariables(const CatalogSources& sources) {
     if (sources.gateway) parseGateway(*sources.gateway, context, draft);
   } catch (const YAML::Exception&) {
   }
-  for (const Credential& credential : draft.credentials) add(credential.secret_ref);
+  for (const Credential& credential : draft.credentials) {
+    add(credential.secret_ref);
+    if (credential.gcp) add(credential.gcp->service_account_ref);
+    if (credential.azure) add(credential.azure->api_key_ref), add(credential.azure->client_secret_ref);
+  }
   for (const Webhook& webhook : draft.webhooks) add(webhook.secret_ref);
   return names;
 }
@@ -169,7 +173,11 @@ std::vector<std::string> secretFilesReferenced(const CatalogSources& sources) {
     std::string path = ref.substr(kPrefix.size());
     if (std::ranges::find(paths, path) == paths.end()) paths.push_back(std::move(path));
   };
-  for (const Credential& credential : draft.credentials) add(credential.secret_ref);
+  for (const Credential& credential : draft.credentials) {
+    add(credential.secret_ref);
+    if (credential.gcp) add(credential.gcp->service_account_ref);
+    if (credential.azure) add(credential.azure->api_key_ref), add(credential.azure->client_secret_ref);
+  }
   // The data protection vault is read the same way (its content is as secret as a key).
   if (sources.gateway) {
     try {

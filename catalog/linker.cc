@@ -104,6 +104,7 @@ void linkProviders(LinkState& state) {
       }
     }
     checkAwsCredentials(state, draft, provider);
+    checkCloudCredentials(state, draft, provider);
     state.catalog.providers.push_back(std::move(provider));
   }
 }

@@ -31,6 +31,8 @@ struct LinkState {
 };
 
 void linkProviders(LinkState& state);
+// gcp: and azure: credentials serve their own platform alone; Vertex needs gcp: (parse_clouds.cc).
+void checkCloudCredentials(LinkState& state, const ProviderDraft& draft, const Provider& provider);
 void linkModels(LinkState& state);
 void linkDeployments(LinkState& state);
 void linkRoutes(LinkState& state);

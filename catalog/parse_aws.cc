@@ -104,25 +104,34 @@ AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context,
 void readPlatform(YamlReader& reader, const Entry* platform, const Entry* region, const std::string& owner,
                   Provider& provider) {
   if (platform != nullptr) {
-    provider.platform = reader.choice<Platform>(*platform, "platform of " + owner, {{"bedrock", Platform::Bedrock}})
+    provider.platform = reader.choice<Platform>(*platform, "platform of " + owner,
+                                                {{"bedrock", Platform::Bedrock},
+                                                 {"vertex", Platform::Vertex},
+                                                 {"azure", Platform::Azure}})
                             .value_or(Platform::Direct);
   }
   if (region != nullptr) {
-    if (provider.platform != Platform::Bedrock) {
-      reader.error(region->key_at, "region of " + owner + " needs platform: bedrock");
+    if (provider.platform != Platform::Bedrock && provider.platform != Platform::Vertex) {
+      reader.error(region->key_at, "region of " + owner + " needs platform: bedrock or vertex");
       return;
     }
     auto text = reader.string(*region, "region of " + owner);
     if (!text) return;
     if (!validRegion(*text)) {
-      reader.error(region->value_at, "region of " + owner + " must be an AWS region such as us-east-1, got '" +
-                                         *text + "'");
+      reader.error(region->value_at, "region of " + owner +
+                                         (provider.platform == Platform::Vertex
+                                              ? " must be a Google Cloud location such as europe-west1 or global"
+                                              : " must be an AWS region such as us-east-1") +
+                                         ", got '" + *text + "'");
       return;
     }
     provider.region = *text;
   } else if (provider.platform == Platform::Bedrock && platform != nullptr) {
     reader.error(platform->key_at, owner + " with platform: bedrock needs region: (the signing region, e.g. "
                                            "us-east-1)");
+  } else if (provider.platform == Platform::Vertex && platform != nullptr) {
+    reader.error(platform->key_at, owner + " with platform: vertex needs region: (a location such as "
+                                           "europe-west1, or global)");
   }
 }
 
@@ -130,6 +139,8 @@ std::string platformDefaultUrl(const Provider& provider) {
   if (provider.platform == Platform::Bedrock && !provider.region.empty()) {
     return "https://bedrock-runtime." + provider.region + ".amazonaws.com";
   }
+  if (!provider.url.empty()) return provider.url;
+  if (provider.platform == Platform::Vertex) return vertexDefaultUrl(provider);
   return "";
 }
 

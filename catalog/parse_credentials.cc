@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "catalog/parsers.h"
 
@@ -72,7 +73,7 @@ Credential readCredential(YamlReader& reader, const ParseContext& context, const
   credential.id = entry.key;
   credential.where = entry.key_at;
   std::string what = "credential '" + entry.key + "'";
-  Fields fields = reader.fields(entry, what, {"kind", "secret", "aws", "description"});
+  Fields fields = reader.fields(entry, what, {"kind", "secret", "aws", "gcp", "azure", "description"});
   if (!fields.ok()) return credential;
 
   const Entry* kind = fields.find("kind");
@@ -92,16 +93,31 @@ Credential readCredential(YamlReader& reader, const ParseContext& context, const
 
   const Entry* secret = fields.find("secret");
   const Entry* aws = fields.find("aws");
+  const Entry* gcp = fields.find("gcp");
+  const Entry* azure = fields.find("azure");
   if (!parsed_kind) return credential;
   if (credential.kind == CredentialKind::Personal) {
-    if (secret != nullptr || aws != nullptr) {
-      reader.error((secret ? secret : aws)->key_at,
+    if (const Entry* given = secret ? secret : aws ? aws : gcp ? gcp : azure) {
+      reader.error(given->key_at,
                    "personal " + what + " must not have a secret: each member stores their own key");
     }
     return credential;
   }
-  if (secret != nullptr && aws != nullptr) {
-    reader.error(aws->key_at, "platform " + what + " has both secret: and aws:; give one");
+  std::vector<std::string> given;
+  for (const auto& [name, e] : {std::pair{"secret:", secret}, {"aws:", aws}, {"gcp:", gcp}, {"azure:", azure}}) {
+    if (e != nullptr) given.emplace_back(name);
+  }
+  if (given.size() > 1) {
+    reader.error((aws ? aws : gcp ? gcp : azure)->key_at,
+                 "platform " + what + " has both " + given[0] + " and " + given[1] + "; give one");
+    return credential;
+  }
+  if (gcp != nullptr) {
+    credential.gcp = readGcpCredential(reader, context, *gcp, credential.id);
+    return credential;
+  }
+  if (azure != nullptr) {
+    credential.azure = readAzureCredential(reader, context, *azure, credential.id);
     return credential;
   }
   if (aws != nullptr) {

@@ -137,7 +137,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
     Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust",
-                                            "presence_hosts", "credential"});
+                                            "presence_hosts", "credential", "api_version"});
     if (fields.ok()) {
       const Entry* wire = fields.find("wire");
       if (wire != nullptr) {
@@ -165,6 +165,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
         reader.error(e.key_at, what + " is on platform: bedrock, which serves wire: anthropic (InvokeModel) and "
                                       "bedrock-converse (Converse)");
       }
+      readEndpointPlatform(reader, e, fields.find("api_version"), what, provider, endpoint);
       if (const Entry* url = fields.find("url")) {
         endpoint.url = readUrl(reader, *url, "url of " + what).value_or("");
       } else if (!platformDefaultUrl(provider).empty()) {
@@ -246,7 +247,7 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   Fields fields = reader.fields(entry, owner,
                                 {"display_name", "credential", "headers", "forward_headers", "user_agent",
                                  "governance", "retry", "breaker", "timeouts", "trust", "endpoints", "platform",
-                                 "region"});
+                                 "region", "project", "url"});
   if (!fields.ok()) return draft;
   if (const Entry* e = fields.find("display_name")) {
     provider.display_name = reader.string(*e, "display_name of " + owner).value_or(entry.key);
@@ -287,6 +288,8 @@ ProviderDraft readProvider(YamlReader& reader, const Entry& entry) {
   readPolicies(reader, fields, owner, provider);
   if (const Entry* e = fields.find("trust")) provider.trust = readTrust(reader, *e, owner);
   readPlatform(reader, fields.find("platform"), fields.find("region"), owner, provider);
+  readProject(reader, fields.find("project"), fields.find("platform"), owner, provider);
+  if (const Entry* e = fields.find("url")) provider.url = readUrl(reader, *e, "url of " + owner).value_or("");
   if (const Entry* e = fields.find("endpoints")) {
     readEndpoints(reader, *e, owner, provider);
   } else {

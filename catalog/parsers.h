@@ -34,6 +34,17 @@ AwsCredential readAwsCredential(YamlReader& reader, const ParseContext& context,
 void readPlatform(YamlReader& reader, const Entry* platform, const Entry* region, const std::string& owner,
                   Provider& provider);
 std::string platformDefaultUrl(const Provider& provider);
+// Google Cloud and Azure (parse_clouds.cc): a credential's `gcp:` and `azure:`, a provider's
+// `project:`, an endpoint's platform rules and `api_version:`, Vertex's default url.
+GcpCredential readGcpCredential(YamlReader& reader, const ParseContext& context, const Entry& entry,
+                                const std::string& credential_id);
+AzureCredential readAzureCredential(YamlReader& reader, const ParseContext& context, const Entry& entry,
+                                    const std::string& credential_id);
+void readProject(YamlReader& reader, const Entry* project, const Entry* platform, const std::string& owner,
+                 Provider& provider);
+void readEndpointPlatform(YamlReader& reader, const Entry& endpoint_entry, const Entry* api_version,
+                          const std::string& what, const Provider& provider, Endpoint& endpoint);
+std::string vertexDefaultUrl(const Provider& provider);
 void parseProviders(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseModels(const SourceText& source, const ParseContext& context, Draft& draft);
 void parseDeployments(const SourceText& source, const ParseContext& context, Draft& draft);

@@ -86,6 +86,12 @@ export GEMINI_API_KEY=${GEMINI_API_KEY:-mock-gemini-key}
 export BEDROCK_BASE_URL=${BEDROCK_BASE_URL:-${mock}}
 export BEDROCK_ACCESS_KEY_ID=${BEDROCK_ACCESS_KEY_ID:-AKIDSLUICEMOCK}
 export BEDROCK_SECRET_ACCESS_KEY=${BEDROCK_SECRET_ACCESS_KEY:-sluice-mock-secret-access-key}
+# Vertex AI: tokens from the mock's metadata server; Azure OpenAI: an api-key.
+export VERTEX_BASE_URL=${VERTEX_BASE_URL:-${mock}}
+export VERTEX_PROJECT=${VERTEX_PROJECT:-acme-ml}
+export GCE_METADATA_HOST=${GCE_METADATA_HOST:-${mock#http://}}
+export AZURE_OPENAI_BASE_URL=${AZURE_OPENAI_BASE_URL:-${mock}}
+export AZURE_OPENAI_API_KEY=${AZURE_OPENAI_API_KEY:-mock-azure-key}
 # The key personal credentials are sealed with (docs/identity.md): kept beside the demo's API key
 # so `sluicectl credentials set` works here and keys stored in one run open in the next.
 master_key_file=${SLUICE_BUILD_DIR}/demo-master-key

@@ -1,6 +1,7 @@
 // The Gateway page's data: what the catalog declares and how this process is dispatching.
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 
@@ -17,6 +18,19 @@ using nlohmann::json;
 std::string breakerName(const std::map<std::string, std::string>& states, const std::string& key) {
   auto it = states.find(key);
   return it == states.end() ? "closed" : it->second;
+}
+
+// Whether a cloud credential (AWS keys, a Google or Azure identity) can be used now, or why not.
+std::optional<json> cloudStanding(http::Gateway& gateway, const catalog::Catalog& catalog, const std::string& id) {
+  for (const auto& standing : gateway.cloudAuth().standing(catalog)) {
+    if (standing.id == id) return json{{"usable", standing.usable}, {"detail", standing.detail}};
+  }
+  for (const auto& standing : gateway.awsCredentials().standing(catalog, std::chrono::system_clock::now())) {
+    if (standing.id == id) {
+      return json{{"usable", standing.usable}, {"pending", standing.pending}, {"detail", standing.detail}};
+    }
+  }
+  return std::nullopt;
 }
 
 std::map<std::string, std::string> breakerStates(http::Gateway& gateway) {
@@ -130,11 +144,6 @@ Reply gatewayProviders(ConsoleContext& context, const Exchange&) {
   const auto states = breakerStates(context.gateway);
   const auto presence = context.gateway.presence().snapshot();
   const auto now = std::chrono::steady_clock::now();
-  // AWS keys: usable or why not, never a key (the chain's keys as last fetched; nothing fetched here).
-  std::map<std::string, json> cloud;
-  for (const auto& standing : context.gateway.awsCredentials().standing(*catalog, std::chrono::system_clock::now())) {
-    cloud[standing.id] = {{"usable", standing.usable}, {"pending", standing.pending}, {"detail", standing.detail}};
-  }
   json providers = json::array();
   for (const auto& provider : catalog->providers) {
     const auto* credential = catalog->credential(provider.credential_id);
@@ -188,8 +197,8 @@ Reply gatewayProviders(ConsoleContext& context, const Exchange&) {
                          {"endpoints", endpoints},
                          {"models", models},
                          {"where", provider.where.file + ":" + std::to_string(provider.where.line)}});
-    if (auto found = cloud.find(provider.credential_id); found != cloud.end()) {
-      providers.back()["cloud_credential"] = found->second;
+    if (auto standing = cloudStanding(context.gateway, *catalog, provider.credential_id)) {
+      providers.back()["cloud_credential"] = std::move(*standing);
     }
   }
   return Reply::json({{"version", catalog->version}, {"providers", providers}});

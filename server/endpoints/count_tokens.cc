@@ -46,9 +46,11 @@ std::expected<pipeline::Inspected, wire::ApiError> CountTokens::read(pipeline::E
 }
 
 bool CountTokens::passesOver(const catalog::Catalog& catalog, const dispatch::Attempt& attempt) const {
-  // Bedrock's InvokeModel has no /v1/messages/count_tokens: the gateway's estimate answers instead.
+  // Vertex counts Claude's tokens (count-tokens:rawPredict, the attempt runner readdresses the
+  // call); Bedrock's InvokeModel and Azure have no such endpoint: the gateway's estimate answers.
+  const catalog::Platform platform = attempt.provider->platform;
   return attempt.endpoint->wire != catalog::Wire::Anthropic || catalog.masks(*attempt.endpoint) ||
-         attempt.provider->platform == catalog::Platform::Bedrock;
+         (platform != catalog::Platform::Direct && platform != catalog::Platform::Vertex);
 }
 
 pipeline::MaskOutcome CountTokens::maskOnce(const protection::Detector&, const protection::MaskLimits&) {

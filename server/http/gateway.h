@@ -15,6 +15,7 @@
 
 #include "catalog/catalog.h"
 #include "server/cloud/aws_credentials.h"
+#include "server/cloud/cloud_auth.h"
 #include "server/http/body_budget.h"
 #include "server/http/client_tls.h"
 #include "server/http/client_watch.h"
@@ -157,6 +158,8 @@ class Gateway {
   EndpointStates& endpoints() { return endpoints_; }
   // The AWS keys Bedrock calls are signed with (`aws:` credentials).
   const cloud::AwsCredentialStore& awsCredentials() const { return aws_credentials_; }
+  // How Vertex and Azure calls are authorised (gcp:/azure: credentials; the token cache).
+  cloud::CloudAuth& cloudAuth() { return cloud_auth_; }
   // What the presence hub last said about the own machines (written by presence::PresencePoller).
   presence::PresenceBoard& presence() { return presence_; }
   // Notices callers that hang up while their request waits on a provider.
@@ -223,6 +226,7 @@ class Gateway {
   metrics::GatewayMetrics metrics_{registry_};
   EndpointStates endpoints_;
   cloud::AwsCredentialStore aws_credentials_;
+  cloud::CloudAuth cloud_auth_;
   presence::PresenceBoard presence_;
   ClientWatch client_watch_;
   DatabaseReadiness database_readiness_;

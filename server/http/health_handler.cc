@@ -33,11 +33,15 @@ void HealthHandler::handle(Request&, ServerResponse& response) {
     // Which cloud credentials can sign now (an unusable one fails its attempts over; it does not
     // make the replica unready). Only ids and reasons: never a key.
     nlohmann::json cloud = nlohmann::json::object();
+    const auto add = [&](const std::string& id, bool usable, const std::string& detail) {
+      cloud[id] = usable ? nlohmann::json{{"usable", true}, {"detail", detail}}
+                         : nlohmann::json{{"usable", false}, {"error", detail}};
+    };
     for (const auto& standing : gateway_.awsCredentials().standing(*catalog, std::chrono::system_clock::now())) {
-      cloud[standing.id] = standing.usable ? nlohmann::json{{"usable", true}, {"detail", standing.detail}}
-                                           : nlohmann::json{{"usable", false}, {"error", standing.detail}};
+      add(standing.id, standing.usable, standing.detail);
       if (standing.pending) cloud[standing.id]["pending"] = true;
     }
+    for (const auto& standing : gateway_.cloudAuth().standing(*catalog)) add(standing.id, standing.usable, standing.detail);
     if (!cloud.empty()) body["cloud_credentials"] = std::move(cloud);
   }
   if (gateway_.options().database_url) {

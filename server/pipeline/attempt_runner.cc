@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "server/cloud/bedrock_call.h"
+#include "server/cloud/platform_call.h"
 #include "server/dispatch/attempt_walk.h"
 #include "server/dispatch/optional_field.h"
 #include "server/pipeline/relay.h"
@@ -109,6 +110,7 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
     }
     aws_keys_ = std::move(*keys);
   }
+  if (auto failed = bindCloud(attempt)) return failed;
   if (ask_breaker) {
     const auto admitted =
         states_.apply(endpoint, attempt.provider->breaker, dispatch::BreakerEvent::probe(), Clock::now());
@@ -121,6 +123,40 @@ std::optional<Failed> AttemptRunner::bind(const dispatch::Attempt& attempt, bool
   return std::nullopt;
 }
 
+// On a Vertex or Azure provider: the header that authorises the call (an api-key, or a token
+// fetched now when none is fresh). A token that cannot be had fails the attempt over.
+std::optional<Failed> AttemptRunner::bindCloud(const dispatch::Attempt& attempt) {
+  cloud_header_.reset();
+  const catalog::Platform platform = attempt.provider->platform;
+  if ((platform != catalog::Platform::Vertex && platform != catalog::Platform::Azure) || !attempt.credential) {
+    return std::nullopt;
+  }
+  std::expected<cloud::Header, std::string> auth = std::unexpected("no cloud credential store");
+  if (attempt.credential->gcp || attempt.credential->azure) {
+    if (cloud_auth_) auth = cloud_auth_->authorize(*attempt.credential, transport_);
+  } else if (personal_key_ || attempt.credential->secret) {
+    auth = cloud::Header{"api-key", personal_key_ ? *personal_key_ : *attempt.credential->secret};  // an Azure key
+  } else {
+    auth = std::unexpected("the credential has no key");
+  }
+  if (!auth) {
+    ledger_.recordAttempt(attempt, 0, "skipped:credential_unavailable", attempt.endpoint->key + ": " + auth.error(), 0);
+    return Failed{Failed::Stage::Unbound, auth.error(), {}, {}};
+  }
+  cloud_header_ = std::move(*auth);
+  return std::nullopt;
+}
+
+bool AttemptRunner::retryWithNewToken(const dispatch::Attempt& attempt) {
+  if (!cloud_auth_ || !attempt.credential || !cloud_header_ || !cloud_auth_->refused(*attempt.credential, *cloud_header_)) {
+    return false;
+  }
+  auto fresh = cloud_auth_->authorize(*attempt.credential, transport_);
+  if (!fresh) return false;
+  cloud_header_ = std::move(*fresh);
+  return true;
+}
+
 AttemptResult AttemptRunner::send(AttemptCall call) {
   assert(bound_ == call.attempt);
   if (cancel_.cancelled()) return ClientGone{};
@@ -128,18 +164,29 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
   const catalog::Endpoint& endpoint = *attempt.endpoint;
   const std::optional<std::string> personal_key = personal_key_;
   const bool bedrock = attempt.provider->platform == catalog::Platform::Bedrock && call.path.empty();
+  const bool cloud = cloud_header_ && call.path.empty();  // Vertex or Azure: readdressed, maybe reframed
+  const bool vertex = attempt.provider->platform == catalog::Platform::Vertex;
+  const bool vertex_count = cloud_header_ && vertex && call.path == "/v1/messages/count_tokens";
+  const bool rewrites = bedrock || ((cloud || vertex_count) && vertex);
   int retries = 0;
   bool field_retried = !call.field_retry || call.single_try;
+  bool token_retried = !cloud && !vertex_count;
   for (;;) {
     // The body moves into the provider's request and back once it is sent (the transport reads it
     // through a const reference): a retry or a refused optional field needs it again, and a copy
     // per attempt cost megabyte bodies a second pass over their pages on the event loop. Bedrock
     // rewrites the body it is given, so it gets a copy.
     upstream::Request request = buildUpstreamCall(attempt, call.client, call.client_wire,
-                                                  bedrock ? std::string(call.body) : std::move(call.body), call.stream,
+                                                  rewrites ? std::string(call.body) : std::move(call.body), call.stream,
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
                                                   call.content_type, call.accept, aws_keys_ ? &*aws_keys_ : nullptr);
     request.body_source = call.body_source;
+    if (cloud) {
+      cloud::toPlatformCall(request, *attempt.provider, endpoint, call.base_url.empty() ? endpoint.url : call.base_url,
+                            attempt.deployment->upstream_model, call.stream, *cloud_header_);
+    } else if (vertex_count) {
+      cloud::toVertexCountTokensCall(request, endpoint.url, *attempt.provider, *cloud_header_);
+    }
     if (std::string traceparent = ledger_.attemptTraceparent(); !traceparent.empty()) {
       // Ours names this attempt's span; a client's own (forward_headers) would skip the gateway.
       std::erase_if(request.headers, [](const auto& header) {
@@ -176,11 +223,21 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
       outcome = dispatch::AttemptOutcome::transportFailure(kindOf(failure.failure()));
       failure_text = failure.what();
     }
-    if (!bedrock) call.body = std::move(request.body);  // Bedrock's was rewritten: call.body is still the client's
+    if (!rewrites) call.body = std::move(request.body);  // Bedrock's was rewritten: call.body is still the client's
     if (response) {
       const int status = response->status();
       outcome = dispatch::AttemptOutcome::http(
           status, wire::parseRetryAfter(response->header("Retry-After"), std::chrono::system_clock::now()));
+      if (status == 401 && !token_retried && (!budget_ || budget_->left()) && retryWithNewToken(attempt)) {
+        // The cloud refused a token still in its lifetime (revoked, or the cloud forgot it): once,
+        // with a new one.
+        ledger_.addUpstreamMs(ledger_.millisSince(sent_at));
+        ledger_.recordAttempt(attempt, status, "status_401",
+                              "the cloud refused its access token; retried with a new one",
+                              ledger_.millisSince(sent_at));
+        token_retried = true;
+        continue;
+      }
       if (status >= 400 && !field_retried && (!budget_ || budget_->left())) {
         if (auto retry = dispatch::optionalFieldRetry(status, error_body, call.body)) {
           ledger_.addUpstreamMs(ledger_.millisSince(sent_at));

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "server/cloud/aws_credentials.h"
+#include "server/cloud/cloud_auth.h"
 #include "server/dispatch/attempt.h"
 #include "server/dispatch/call_budget.h"
 #include "server/dispatch/failover.h"
@@ -103,6 +104,10 @@ class AttemptRunner {
                 upstream::Cancel& cancel, PersonalKeys personal_keys, dispatch::CallBudget* budget = nullptr,
                 const cloud::AwsCredentialStore* aws = nullptr);
 
+  // Vertex and Azure attempts are authorised through `auth` (gcp:/azure: credentials; tokens
+  // fetched through this runner's transport); without it such an attempt is unbound.
+  void useCloudAuth(cloud::CloudAuth* auth) { cloud_auth_ = auth; }
+
   // bind() then send(): the whole attempt.
   AttemptResult run(AttemptCall call);
   // Step one: the credential, then (when `ask_breaker`) the endpoint's breaker. A Failed (Unbound
@@ -134,6 +139,12 @@ class AttemptRunner {
   const dispatch::Attempt* bound_ = nullptr;
   std::optional<std::string> personal_key_;  // of bound_
   std::optional<upstream::aws::Credentials> aws_keys_;  // of bound_, for an `aws:` credential
+  cloud::CloudAuth* cloud_auth_ = nullptr;
+  std::optional<cloud::Header> cloud_header_;  // of bound_, on a Vertex or Azure provider
+  std::optional<Failed> bindCloud(const dispatch::Attempt& attempt);
+  // After a 401 from Vertex or Azure: forgets the refused token and authorises anew; false when
+  // there was no token (an api-key) or none can be had now.
+  bool retryWithNewToken(const dispatch::Attempt& attempt);
   int sent_ = 0;
   std::vector<std::string> field_segments_;
 };

@@ -217,6 +217,7 @@ int Exchange::execute(const dispatch::Plan& plan) {
   dispatch::CallBudget budget(catalog_->limits);
   pipeline::AttemptRunner runner(gateway_.upstream(), gateway_.endpoints(), ledger_, cancel,
                                  pipeline::personalKeys(gateway_, member()), &budget, &gateway_.awsCredentials());
+  runner.useCloudAuth(&gateway_.cloudAuth());
   dispatch::AttemptWalk walk(plan.attempts);
   std::optional<Failed> last;
   std::string unbound;

@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(bedrock_needs_a_region_and_region_needs_bedrock) {
   CatalogSources direct = bedrockSources();
   testing::edit(direct.providers, "    platform: bedrock\n", "");
   expectError(compileCatalog(direct), at(direct.providers, "region: us-east-1"),
-              "region of provider 'bedrock-us' needs platform: bedrock");
+              "region of provider 'bedrock-us' needs platform: bedrock or vertex");
 }
 
 BOOST_AUTO_TEST_CASE(a_region_that_is_not_one_is_refused_before_it_reaches_a_host_name) {

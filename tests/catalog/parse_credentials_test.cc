@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(unknown_key_in_a_credential_is_refused) {
   CatalogSources sources = baselineSources();
   edit(sources.credentials, "    description:", "    descripton:");
   expectError(compileCatalog(sources), at(sources.credentials, "descripton"),
-              "unknown key 'descripton' in credential 'opencode-go'; expected one of: kind, secret, aws, description");
+              "unknown key 'descripton' in credential 'opencode-go'; expected one of: kind, secret, aws, gcp, azure, description");
 }
 
 BOOST_AUTO_TEST_CASE(credential_must_be_a_mapping) {

@@ -39,10 +39,9 @@ std::string scriptableCatalog() {
 }  // namespace
 
 Gateway::Gateway(GatewayOptions options) {
-  mock_ = std::make_unique<ChildProcess>(ChildOptions{
-      .binary = binPath("sluice-mock-provider"),
-      .args = {"--listen", "127.0.0.1:0", "--quiet", "--fixtures", fixturesDir()},
-  });
+  std::vector<std::string> mock_args{"--listen", "127.0.0.1:0", "--quiet", "--fixtures", fixturesDir()};
+  mock_args.insert(mock_args.end(), options.mock_args.begin(), options.mock_args.end());
+  mock_ = std::make_unique<ChildProcess>(ChildOptions{.binary = binPath("sluice-mock-provider"), .args = mock_args});
   const std::string mock = mock_->baseUrl();
   services_ = options.services.empty() ? scriptableCatalog() : options.services;
   ChildOptions gateway{
@@ -75,6 +74,9 @@ Gateway::Gateway(GatewayOptions options) {
   // per-peer cap unless the test gives one (a flag wins over this variable).
   gateway.env.emplace_back("SLUICE_MAX_CONNECTIONS_PER_PEER", "0");
   for (auto& entry : options.extra_env) gateway.env.push_back(entry);
+  if (options.on_mock_started) {
+    for (auto& entry : options.on_mock_started(mock)) gateway.env.push_back(std::move(entry));
+  }
   sluice_ = std::make_unique<ChildProcess>(std::move(gateway));
 }
 

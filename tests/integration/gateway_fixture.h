@@ -2,6 +2,7 @@
 // The real `sluice` in front of the real `sluice-mock-provider`, both on port 0, with the shipped
 // catalog's provider URLs and platform keys pointed at the mock.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,11 @@ struct GatewayOptions {
   // Start with --ops-token kOpsToken (call() presents it on the operations endpoints); off: no
   // token, /metrics open and catalog/status for a signed-in admin only.
   bool ops_token = true;
+  // More flags for the mock provider, and a step run once it listens (given its URL), before the
+  // gateway starts, returning more environment for the gateway: e.g. writing a key file whose
+  // token_uri is the mock's.
+  std::vector<std::string> mock_args;
+  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& mock_url)> on_mock_started;
 };
 
 // The --ops-token the fixture's gateways run with.

@@ -43,6 +43,11 @@ void AdminHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Ne
     context_.prefixCache().clear();
     return send(response, 200, Json{{"reset", true}});
   }
+  if (path == "/_mock/revoke-tokens" && method == "POST") {
+    context_.googleTokens().revokeAll();
+    context_.entraTokens().revokeAll();
+    return send(response, 200, Json{{"revoked", true}});
+  }
   if (path == "/_mock/health" && method == "GET") return send(response, 200, Json{{"status", "ok"}});
   send(response, 404, notFound("no such mock endpoint: " + method + " " + path));
 }

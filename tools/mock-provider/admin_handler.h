@@ -12,6 +12,7 @@ namespace sluice::mock {
 // GET  /_mock/requests → the last 100 provider requests, oldest first
 // POST /_mock/reset    → clears stats and history; {"reset":true}
 // GET  /_mock/health   → {"status":"ok"}
+// POST /_mock/revoke-tokens → every Google and Entra token issued so far is refused from now on
 // Anything else under /_mock/ → 404.
 class AdminHandler : public Poco::Net::HTTPRequestHandler {
  public:

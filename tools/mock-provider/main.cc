@@ -4,10 +4,13 @@
 // Prints exactly one line to stdout once it accepts connections: "listening on HOST:PORT".
 // SIGTERM/SIGINT stop it with exit 0. Exit 2 on bad flags, 1 when it cannot listen.
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
   int aws_delay_ms = 0;
   int threads = 256;
   bool quiet = false;
+  std::string gcp_service_account;
+  sluice::mock::CloudConfig clouds;
+  int token_lifetime = 3600;
   app.add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)")
       ->envname("SLUICE_MOCK_LISTEN")
       ->capture_default_str();
@@ -69,6 +75,20 @@ int main(int argc, char** argv) {
                  "milliseconds the STS, container and IMDS endpoints wait before answering")
       ->envname("SLUICE_MOCK_AWS_CREDENTIALS_DELAY_MS")
       ->check(CLI::Range(0, 60000))
+      ->capture_default_str();
+  app.add_option("--gcp-service-account", gcp_service_account,
+                 "a Google service-account key file: its JWT grants are verified with the key's public half")
+      ->envname("SLUICE_MOCK_GCP_SERVICE_ACCOUNT");
+  app.add_option("--azure-tenant-id", clouds.entra.tenant_id, "the Entra ID tenant the token endpoint serves")
+      ->capture_default_str();
+  app.add_option("--azure-client-id", clouds.entra.client_id, "the application's client id")->capture_default_str();
+  app.add_option("--azure-client-secret", clouds.entra.client_secret, "its client secret")
+      ->envname("SLUICE_MOCK_AZURE_CLIENT_SECRET");
+  app.add_option("--azure-federated-token-file", clouds.entra.federated_token_file,
+                 "a federated assertion is accepted when it equals this file's text (re-read each time)");
+  app.add_option("--token-lifetime", token_lifetime, "seconds the clouds' access tokens live")
+      ->envname("SLUICE_MOCK_TOKEN_LIFETIME")
+      ->check(CLI::Range(1, 86400))
       ->capture_default_str();
   app.add_option("--threads", threads, "maximum concurrent connections")
       ->envname("SLUICE_MOCK_THREADS")
@@ -96,6 +116,19 @@ int main(int argc, char** argv) {
                                       aws_access_key_id, aws_secret_access_key);
   context.awsKeys().configure(std::chrono::seconds(aws_lifetime_s), aws_container_token);
   context.awsKeys().setDelay(std::chrono::milliseconds(aws_delay_ms));
+  if (!gcp_service_account.empty()) {
+    std::ifstream in(gcp_service_account);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto account = sluice::mock::loadGoogleAccount(text.str());
+    if (!in || !account) {
+      std::cerr << "sluice-mock-provider: --gcp-service-account: " << (account ? "cannot be read" : account.error()) << "\n";
+      return 2;
+    }
+    clouds.google = std::move(*account);
+  }
+  clouds.token_lifetime = std::chrono::seconds(token_lifetime);
+  context.setClouds(std::move(clouds));
   Poco::ThreadPool pool("mock", 4, threads, 60);
   std::unique_ptr<Poco::Net::HTTPServer> server;
   std::string bound;
@@ -119,7 +152,7 @@ int main(int argc, char** argv) {
 
   std::fprintf(stdout, "listening on %s\n", bound.c_str());
   std::fflush(stdout);
-  context.log("serving the anthropic, openai-chat, openai-responses and gemini wires and Bedrock InvokeModel; fixtures in " + fixtures);
+  context.log("serving the anthropic, openai-chat, openai-responses and gemini wires, Bedrock, Vertex AI, Azure OpenAI and their token endpoints; fixtures in " + fixtures);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

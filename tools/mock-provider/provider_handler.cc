@@ -13,6 +13,7 @@
 #include "tools/mock-provider/auth_check.h"
 #include "tools/mock-provider/bedrock_auth.h"
 #include "tools/mock-provider/bedrock_render.h"
+#include "tools/mock-provider/cloud_request.h"
 #include "tools/mock-provider/converse_render.h"
 #include "tools/mock-provider/error_spec.h"
 #include "tools/mock-provider/fixture_loader.h"
@@ -48,6 +49,7 @@ struct Exchange {
   HeaderList extra_headers;  // replayed fixture headers
   int status = 0;
   std::string note;          // for the log line
+  bool azure = false;        // taken as an Azure OpenAI / AI Foundry call (cloud_request.h)
 };
 
 ReceivedRequest readRequest(Poco::Net::HTTPServerRequest& request) {
@@ -208,7 +210,10 @@ void answer(Exchange& ex, const RequestInfo& info) {
     return;
   }
   const Answer planned = plannedAnswer(ex, info);
-  const Rendered rendered = renderAnswer(route, planned, renderOptions(ex, info));
+  Rendered rendered = renderAnswer(route, planned, renderOptions(ex, info));
+  if (ex.azure && route.wire == Wire::OpenAiChat && rendered.stream) {
+    rendered.frames.insert(rendered.frames.begin(), azurePromptFilterFrame());
+  }
   rememberSignatures(ex, rendered.stream, rendered.body, rendered.frames);
   if (rendered.stream) sendStream(ex, 200, rendered.content_type, rendered.frames);
   else sendBody(ex, 200, rendered.content_type, rendered.body);
@@ -358,9 +363,21 @@ void serve(Exchange& ex) {
     serveBedrock(ex);
     return;
   }
-  if (auto error = checkAuth(*ex.route, ex.received, ex.context.apiKey())) {
-    sendError(ex, *error);
+  // Vertex and Azure: the platform's own authentication and URL rules (cloud_request.h).
+  CloudCheck cloud = checkCloudRequest(*ex.route, ex.received, ex.context.apiKey(), ex.context.googleTokens(),
+                                       ex.context.entraTokens(), std::chrono::system_clock::now());
+  if (cloud.refusal) {
+    sendBody(ex, cloud.refusal->status, "application/json", cloud.refusal->body);
+    ex.note = cloud.refusal->note;
     return;
+  }
+  if (cloud.messages_body) ex.received.body = std::move(*cloud.messages_body);
+  ex.azure = cloud.azure;
+  if (!cloud.azure && !cloud.vertex) {
+    if (auto error = checkAuth(*ex.route, ex.received, ex.context.apiKey())) {
+      sendError(ex, *error);
+      return;
+    }
   }
   if (isOperation(ex.route->endpoint)) {
     answerOperation(ex);
@@ -386,7 +403,8 @@ void serve(Exchange& ex) {
     return;
   }
   if (ex.script.status && *ex.script.status != 200) {
-    sendError(ex, errorForStatus(wire, *ex.script.status, ex.script));
+    if (ex.azure) sendBody(ex, *ex.script.status, "application/json", azureErrorBody(*ex.script.status, ex.script));
+    else sendError(ex, errorForStatus(wire, *ex.script.status, ex.script));
     return;
   }
   answer(ex, *info);

@@ -72,6 +72,13 @@ std::optional<Route> matchRoute(std::string_view path) {
 
   Route route{Endpoint::GenerateContent, Wire::Gemini, std::string(model)};
   route.vertex = path.substr(0, models).find("/publishers/") != std::string_view::npos;
+  if (route.vertex && path.substr(0, models).ends_with("/publishers/anthropic")) {
+    if (method != "rawPredict" && method != "streamRawPredict") return std::nullopt;
+    route.endpoint = model == "count-tokens" && method == "rawPredict" ? Endpoint::CountTokens : Endpoint::Messages;
+    route.wire = Wire::Anthropic;
+    route.raw_stream = method == "streamRawPredict";
+    return route;
+  }
   if (method == "generateContent") return route;
   if (method == "streamGenerateContent") {
     route.endpoint = Endpoint::StreamGenerateContent;

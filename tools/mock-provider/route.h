@@ -42,7 +42,10 @@ struct Route {
   Endpoint endpoint;
   Wire wire;
   std::string model;    // Gemini only: the model named in the path
-  bool vertex = false;  // Gemini only: a Vertex AI path (`…/publishers/google/models/…`)
+  // A Vertex AI path: Gemini `…/publishers/google/models/{model}:…`, or Claude
+  // `…/publishers/anthropic/models/{model}:rawPredict|:streamRawPredict` (Endpoint::Messages, `model` set).
+  bool vertex = false;
+  bool raw_stream = false;  // Vertex Claude's :streamRawPredict
   bool bedrock = false; // Bedrock InvokeModel or Converse: `model` is the model id, percent-decoded
 };
 

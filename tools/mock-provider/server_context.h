@@ -5,14 +5,24 @@
 #include <cstdint>
 #include <optional>
 
-#include "tools/mock-provider/aws_keyring.h"
+#include <chrono>
 #include <string>
+
+#include "tools/mock-provider/aws_keyring.h"
+#include "tools/mock-provider/cloud_identity.h"
 
 #include "tools/mock-provider/prefix_cache.h"
 #include "tools/mock-provider/stats.h"
 #include "tools/mock-provider/thought_signatures.h"
 
 namespace sluice::mock {
+
+// The Google and Entra ID identities the mock's token endpoints accept (cloud_identity.h).
+struct CloudConfig {
+  std::optional<GoogleAccount> google;  // none: the Google token endpoint refuses every grant
+  EntraApp entra{"mock-tenant", "mock-client", "mock-client-secret", ""};
+  std::chrono::seconds token_lifetime{3600};
+};
 
 class ServerContext {
  public:
@@ -31,6 +41,11 @@ class ServerContext {
   Stats& stats() { return stats_; }
   AwsKeyring& awsKeys() { return aws_keys_; }
   PrefixCache& prefixCache() { return prefix_cache_; }
+  // Set once before serving.
+  void setClouds(CloudConfig clouds) { clouds_ = std::move(clouds); }
+  const CloudConfig& clouds() const { return clouds_; }
+  TokenRing& googleTokens() { return google_tokens_; }
+  TokenRing& entraTokens() { return entra_tokens_; }
   // The Gemini thought signatures handed out so far, checked on every later Gemini request.
   ThoughtSignatures& thoughtSignatures() { return thought_signatures_; }
   // Set once at shutdown; handlers poll it while sleeping or stalled.
@@ -48,6 +63,9 @@ class ServerContext {
   Stats stats_;
   AwsKeyring aws_keys_;
   PrefixCache prefix_cache_;
+  CloudConfig clouds_;
+  TokenRing google_tokens_{"ya29.mock-"};
+  TokenRing entra_tokens_{"mock-entra-"};
   ThoughtSignatures thought_signatures_;
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> seq_{0};

@@ -142,10 +142,10 @@ function makeMemberKey(databaseUrl) {
   return key;
 }
 
-// `editCatalog(dir)`, when given, changes the catalog copy before the gateway starts (a test
-// file's own settings, e.g. gateway.data_protection); `mockArgs` are added to the mock's flags;
-// `gatewayEnv(mockUrl)` returns variables added to the gateway's environment.
-export async function startStack({ editCatalog, mockArgs = [], gatewayEnv } = {}) {
+// `editCatalog(dir, mockUrl)`, when given, changes the catalog copy before the gateway starts (a
+// test file's own settings, e.g. gateway.data_protection). `mockArgs` are more flags for the mock;
+// `gatewayEnv` more environment for the gateway (an object, or a function of the mock's URL).
+export async function startStack({ editCatalog, mockArgs = [], gatewayEnv = {} } = {}) {
   const mock = await startChild(
     'sluice-mock-provider',
     ['--listen', '127.0.0.1:0', '--quiet', '--fixtures', fixturesDir, ...mockArgs],
@@ -156,7 +156,7 @@ export async function startStack({ editCatalog, mockArgs = [], gatewayEnv } = {}
   let apiKey;
   try {
     catalog = scriptableCatalog();
-    if (editCatalog) editCatalog(catalog);
+    if (editCatalog) editCatalog(catalog, mock.url);
     const env = { ...process.env };
     delete env.SLUICE_DATABASE_URL;
     Object.assign(env, {
@@ -173,8 +173,7 @@ export async function startStack({ editCatalog, mockArgs = [], gatewayEnv } = {}
       BEDROCK_BASE_URL: mock.url,
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
-    });
-    if (gatewayEnv) Object.assign(env, gatewayEnv(mock.url));
+    }, typeof gatewayEnv === 'function' ? gatewayEnv(mock.url) : gatewayEnv);
     const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
     const identity = databaseUrl
       ? ['--database-url', databaseUrl, '--audit-spool', path.join(catalog, 'audit.spool')]

@@ -74,6 +74,29 @@ BOOST_AUTO_TEST_CASE(reads_retry_after_seconds_from_the_header) {
   BOOST_TEST(chat::decodeError(429, body, 20).retry_after_seconds.value_or(-1) == 20);
 }
 
+// Azure OpenAI's prompt filter: a 400 whose code is content_filter, with its innererror. It stays a
+// 400 (a client error, answered to the client, never failed over) keyed content_filter.
+BOOST_AUTO_TEST_CASE(maps_azures_content_filter_refusal_with_its_innererror) {
+  const auto error = chat::decodeError(
+      400,
+      R"({"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"violence":{"filtered":true,"severity":"high"}}}}})",
+      std::nullopt);
+  BOOST_TEST(error.status == 400);
+  BOOST_TEST(error.key == "content_filter");
+  BOOST_REQUIRE(error.param.has_value());
+  BOOST_TEST(*error.param == "prompt");
+  BOOST_TEST(error.message.starts_with("The response was filtered due to the prompt"));
+}
+
+// Azure's own error shape: {"error":{"code":"401","message"}} without a type.
+BOOST_AUTO_TEST_CASE(maps_azures_code_and_message_error_shape) {
+  const auto error = chat::decodeError(
+      401, R"({"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint."}})",
+      std::nullopt);
+  BOOST_TEST(error.status == 401);
+  BOOST_TEST(error.message == "Access denied due to invalid subscription key or wrong API endpoint.");
+}
+
 BOOST_AUTO_TEST_CASE(keeps_status_for_a_body_that_is_not_json) {
   const auto error = chat::decodeError(502, "<html>Bad Gateway</html>\n", std::nullopt);
   BOOST_TEST(error.status == 502);
