@@ -6,6 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
+import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
+
 import { decodeFrames, signer } from './lib/aws.mjs';
 import { mockText, startStack } from './lib/stack.mjs';
 
@@ -96,6 +100,51 @@ describe('AWS Bedrock through Sluice, checked with AWS’s signer and codec', ()
     assert.equal(events[0].type, 'message_start');
     assert.equal(events.at(-1).type, 'message_stop');
     const text = events.filter((e) => e.type === 'content_block_delta').map((e) => e.delta.text).join('');
+    assert.equal(text, mockText(MODEL_ID));
+  });
+
+  test('the InvokeModel call Sluice sent is the one @anthropic-ai/bedrock-sdk sends for the same request', async () => {
+    const params = {
+      max_tokens: 64, temperature: 0.3, system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'Hi' }],
+    };
+    await stack.anthropic().messages.create({ ...params, model: MODEL });
+    const ours = await stack.mockJson('/_mock/last');
+    // The vendor's own SDK, signed by AWS's signer, straight to the mock (which checks the signature).
+    const bedrock = new AnthropicBedrock({
+      awsAccessKey: KEYS.accessKeyId, awsSecretKey: KEYS.secretAccessKey, awsRegion: KEYS.region, baseURL: stack.mockUrl,
+      maxRetries: 0,
+    });
+    const answer = await bedrock.messages.create({ ...params, model: MODEL_ID });
+    assert.equal(answer.content[0].text, mockText(MODEL_ID));
+    const theirs = await stack.mockJson('/_mock/last');
+    assert.equal(ours.path, theirs.path);
+    assert.deepEqual(ours.json, theirs.json);
+  });
+
+  test('the AI SDK runs a streamed tool round trip on the Bedrock deployment', async () => {
+    const sluice = createOpenAICompatible({ name: 'sluice', baseURL: `${stack.gatewayUrl}/v1`, apiKey: stack.apiKey, includeUsage: true });
+    const result = streamText({
+      model: sluice.chatModel(MODEL),
+      tools: {
+        get_weather: tool({
+          description: 'The current weather in a city.',
+          inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+          execute: async () => '18 degrees and sunny',
+        }),
+      },
+      prompt: 'What is the weather in Paris? Use the tool.',
+      stopWhen: stepCountIs(3),
+      maxRetries: 0,
+    });
+    let text = '';
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') text += part.text;
+      if (part.type === 'error') throw part.error;
+    }
+    const steps = await result.steps;
+    assert.equal(steps.length, 2, 'a tool call, then the answer');
+    assert.equal(steps[0].toolCalls[0].toolName, 'get_weather');
     assert.equal(text, mockText(MODEL_ID));
   });
 
