@@ -100,11 +100,18 @@ std::expected<AccessToken, std::string> CloudAuth::fetchGoogle(const catalog::Gc
     source = "GOOGLE_APPLICATION_CREDENTIALS";
     if (!key_file) return std::unexpected("GOOGLE_APPLICATION_CREDENTIALS names a file that cannot be read");
   }
-  auto account = parseServiceAccount(*key_file);
-  if (!account) return std::unexpected(source + ": " + account.error());
-  auto assertion = serviceAccountAssertion(*account, std::chrono::system_clock::now());
+  auto file = parseGoogleCredentialsFile(*key_file);
+  if (!file) return std::unexpected(source + ": " + file.error());
+  if (file->authorized_user) {
+    // A user's application default credentials: the refresh token exchanged for an access token.
+    auto token = fetchToken(transport, file->authorized_user->token_uri, refreshTokenGrantForm(*file->authorized_user));
+    if (!token) return std::unexpected("Google token endpoint: " + token.error());
+    return token;
+  }
+  const ServiceAccount& account = *file->service_account;
+  auto assertion = serviceAccountAssertion(account, std::chrono::system_clock::now());
   if (!assertion) return std::unexpected(source + ": " + assertion.error());
-  auto token = fetchToken(transport, account->token_uri, jwtGrantForm(*assertion));
+  auto token = fetchToken(transport, account.token_uri, jwtGrantForm(*assertion));
   if (!token) return std::unexpected("Google token endpoint: " + token.error());
   return token;
 }

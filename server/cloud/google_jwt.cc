@@ -21,13 +21,60 @@ std::string field(const wire::Json& object, const char* name) {
 
 }  // namespace
 
+namespace {
+
+std::expected<std::string, std::string> tokenUriOf(const wire::Json& parsed) {
+  std::string uri = field(parsed, "token_uri");
+  if (uri.empty()) uri = kGoogleTokenUri;
+  if (!uri.starts_with("https://") && !uri.starts_with("http://")) {
+    return std::unexpected("the credentials file's token_uri is not an http(s) URL");
+  }
+  return uri;
+}
+
+std::expected<AuthorizedUser, std::string> authorizedUserOf(const wire::Json& parsed) {
+  AuthorizedUser user{field(parsed, "client_id"), field(parsed, "client_secret"), field(parsed, "refresh_token"), ""};
+  if (user.client_id.empty() || user.client_secret.empty() || user.refresh_token.empty()) {
+    return std::unexpected("the authorized_user file lacks client_id, client_secret or refresh_token");
+  }
+  auto uri = tokenUriOf(parsed);
+  if (!uri) return std::unexpected(uri.error());
+  user.token_uri = std::move(*uri);
+  return user;
+}
+
+}  // namespace
+
+std::expected<GoogleCredentialsFile, std::string> parseGoogleCredentialsFile(std::string_view json) {
+  if (json.size() > kMaxKeyFileBytes) return std::unexpected("the credentials file is larger than 64 KiB");
+  const wire::Json parsed = wire::parseBounded(json);
+  if (!parsed.is_object()) return std::unexpected("the credentials file is not a JSON object");
+  GoogleCredentialsFile file;
+  const std::string type = field(parsed, "type");
+  if (type == "authorized_user") {
+    auto user = authorizedUserOf(parsed);
+    if (!user) return std::unexpected(user.error());
+    file.authorized_user = std::move(*user);
+    return file;
+  }
+  auto account = parseServiceAccount(json);
+  if (!account) return std::unexpected(account.error());
+  file.service_account = std::move(*account);
+  return file;
+}
+
+std::string refreshTokenGrantForm(const AuthorizedUser& user) {
+  return "grant_type=refresh_token&client_id=" + formEncode(user.client_id) + "&client_secret=" +
+         formEncode(user.client_secret) + "&refresh_token=" + formEncode(user.refresh_token);
+}
+
 std::expected<ServiceAccount, std::string> parseServiceAccount(std::string_view json) {
   if (json.size() > kMaxKeyFileBytes) return std::unexpected("the service-account key file is larger than 64 KiB");
   const wire::Json parsed = wire::parseBounded(json);
   if (!parsed.is_object()) return std::unexpected("the service-account key file is not a JSON object");
   if (field(parsed, "type") != "service_account") {
-    return std::unexpected("the key file's type is not service_account (authorized_user and external_account "
-                           "files are not supported)");
+    return std::unexpected("the key file's type is not service_account or authorized_user (external_account "
+                           "files, workload identity federation, are not supported)");
   }
   ServiceAccount account{field(parsed, "client_email"), field(parsed, "private_key"), field(parsed, "private_key_id"),
                          field(parsed, "token_uri")};

@@ -105,7 +105,8 @@ void toAzureCall(upstream::Request& call, std::string_view base_url, const catal
     case catalog::Wire::OpenAIResponses:
       call.url = endpoint.api_version.empty() ? base + "/openai/v1/responses" : base + "/openai/responses" + version;
       break;
-    case catalog::Wire::Gemini: break;  // refused at load
+    case catalog::Wire::Gemini:
+    case catalog::Wire::BedrockConverse: break;  // refused at load
   }
 }
 

@@ -177,6 +177,33 @@ std::expected<GoogleAccount, std::string> loadGoogleAccount(std::string_view key
   return account;
 }
 
+std::expected<GoogleUser, std::string> loadGoogleUser(std::string_view file_json) {
+  const Json parsed = Json::parse(file_json, nullptr, false);
+  if (!parsed.is_object() || parsed.value("type", "") != "authorized_user") {
+    return std::unexpected("not an authorized_user file");
+  }
+  GoogleUser user{parsed.value("client_id", ""), parsed.value("client_secret", ""), parsed.value("refresh_token", "")};
+  if (user.client_id.empty() || user.client_secret.empty() || user.refresh_token.empty()) {
+    return std::unexpected("client_id, client_secret and refresh_token are required");
+  }
+  return user;
+}
+
+std::optional<OAuthError> checkRefreshGrant(const std::map<std::string, std::string>& form, const GoogleUser& user) {
+  const auto value = [&](const char* name) {
+    const auto found = form.find(name);
+    return found == form.end() ? std::string() : found->second;
+  };
+  if (value("grant_type") != "refresh_token") {
+    return OAuthError{400, "unsupported_grant_type", "Invalid grant_type: " + value("grant_type")};
+  }
+  if (value("client_id") != user.client_id || value("client_secret") != user.client_secret) {
+    return OAuthError{401, "invalid_client", "Unauthorized"};
+  }
+  if (value("refresh_token") != user.refresh_token) return OAuthError{400, "invalid_grant", "Bad Request"};
+  return std::nullopt;
+}
+
 std::optional<OAuthError> checkGoogleGrant(const std::map<std::string, std::string>& form, const GoogleAccount& account,
                                            const std::string& token_url, std::chrono::system_clock::time_point now) {
   const auto grant = form.find("grant_type");

@@ -68,6 +68,21 @@ std::expected<GoogleAccount, std::string> loadGoogleAccount(std::string_view key
 std::optional<OAuthError> checkGoogleGrant(const std::map<std::string, std::string>& form, const GoogleAccount& account,
                                            const std::string& token_url, std::chrono::system_clock::time_point now);
 
+// A user's application default credentials as Google's token endpoint knows them: the OAuth client
+// and the refresh token it issued.
+struct GoogleUser {
+  std::string client_id;
+  std::string client_secret;
+  std::string refresh_token;
+};
+// From an `authorized_user` file's JSON; the error says what is missing.
+std::expected<GoogleUser, std::string> loadGoogleUser(std::string_view file_json);
+
+// nullopt when `form` is a valid refresh-token grant of `user` (RFC 6749 §6): grant_type
+// refresh_token, the client's id and secret, the refresh token; Google's own errors otherwise
+// (`invalid_client` "Unauthorized", `invalid_grant` "Bad Request").
+std::optional<OAuthError> checkRefreshGrant(const std::map<std::string, std::string>& form, const GoogleUser& user);
+
 // The Entra ID application the mock's tenant knows.
 struct EntraApp {
   std::string tenant_id;

@@ -79,6 +79,10 @@ int main(int argc, char** argv) {
   app.add_option("--gcp-service-account", gcp_service_account,
                  "a Google service-account key file: its JWT grants are verified with the key's public half")
       ->envname("SLUICE_MOCK_GCP_SERVICE_ACCOUNT");
+  std::string gcp_authorized_user;
+  app.add_option("--gcp-authorized-user", gcp_authorized_user,
+                 "a Google authorized_user file: the token endpoint accepts its refresh-token grant")
+      ->envname("SLUICE_MOCK_GCP_AUTHORIZED_USER");
   app.add_option("--azure-tenant-id", clouds.entra.tenant_id, "the Entra ID tenant the token endpoint serves")
       ->capture_default_str();
   app.add_option("--azure-client-id", clouds.entra.client_id, "the application's client id")->capture_default_str();
@@ -126,6 +130,17 @@ int main(int argc, char** argv) {
       return 2;
     }
     clouds.google = std::move(*account);
+  }
+  if (!gcp_authorized_user.empty()) {
+    std::ifstream in(gcp_authorized_user);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto user = sluice::mock::loadGoogleUser(text.str());
+    if (!in || !user) {
+      std::cerr << "sluice-mock-provider: --gcp-authorized-user: " << (user ? "cannot be read" : user.error()) << "\n";
+      return 2;
+    }
+    clouds.google_user = std::move(*user);
   }
   clouds.token_lifetime = std::chrono::seconds(token_lifetime);
   context.setClouds(std::move(clouds));

@@ -19,7 +19,8 @@ namespace sluice::mock {
 
 // The Google and Entra ID identities the mock's token endpoints accept (cloud_identity.h).
 struct CloudConfig {
-  std::optional<GoogleAccount> google;  // none: the Google token endpoint refuses every grant
+  std::optional<GoogleAccount> google;  // none: the Google token endpoint refuses every JWT grant
+  std::optional<GoogleUser> google_user;  // none: it refuses every refresh-token grant
   EntraApp entra{"mock-tenant", "mock-client", "mock-client-secret", ""};
   std::chrono::seconds token_lifetime{3600};
 };

@@ -69,9 +69,18 @@ void TokenHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Ne
     reply = refused({405, "invalid_request", "method " + received.method + " not allowed"});
   } else if (endpoint_ == TokenEndpoint::Google) {
     const auto& account = context_.clouds().google;
+    const auto& user = context_.clouds().google_user;
     const std::string url = "http://" + findHeader(received.headers, "host").value_or("") + received.path;
-    auto error = account ? checkGoogleGrant(parseForm(received.body), *account, url, now)
-                         : std::optional(OAuthError{400, "invalid_grant", "Invalid grant: account not found"});
+    const auto form = parseForm(received.body);
+    const auto grant = form.find("grant_type");
+    std::optional<OAuthError> error;
+    if (grant != form.end() && grant->second == "refresh_token") {
+      error = user ? checkRefreshGrant(form, *user)
+                   : std::optional(OAuthError{401, "invalid_client", "The OAuth client was not found."});
+    } else {
+      error = account ? checkGoogleGrant(form, *account, url, now)
+                      : std::optional(OAuthError{400, "invalid_grant", "Invalid grant: account not found"});
+    }
     reply = error ? refused(*error)
                   : Reply{200, Json{{"access_token", context_.googleTokens().issue(lifetime, now)},
                                     {"expires_in", lifetime.count()},

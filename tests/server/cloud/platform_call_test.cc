@@ -66,9 +66,27 @@ BOOST_AUTO_TEST_CASE(classic_responses_take_the_api_version_and_keep_the_deploym
   BOOST_TEST(call.headers[0].first == "api-key");
 }
 
-BOOST_AUTO_TEST_CASE(a_key_file_that_is_not_a_service_account_is_refused_without_its_content) {
-  BOOST_TEST(parseServiceAccount(R"({"type":"authorized_user","refresh_token":"rt-secret"})").error() ==
-             "the key file's type is not service_account (authorized_user and external_account files are not supported)");
+BOOST_AUTO_TEST_CASE(an_authorized_user_file_is_a_refresh_token_grant_and_bad_files_are_refused_without_their_content) {
+  const auto user = parseGoogleCredentialsFile(
+      R"({"type":"authorized_user","client_id":"123.apps.googleusercontent.com","client_secret":"cs/secret",)"
+      R"("refresh_token":"1//rt+secret"})");
+  BOOST_REQUIRE(user.has_value());
+  BOOST_REQUIRE(user->authorized_user.has_value());
+  BOOST_TEST(!user->service_account.has_value());
+  BOOST_TEST(user->authorized_user->token_uri == "https://oauth2.googleapis.com/token");
+  BOOST_TEST(refreshTokenGrantForm(*user->authorized_user) ==
+             "grant_type=refresh_token&client_id=123.apps.googleusercontent.com&client_secret=cs%2Fsecret"
+             "&refresh_token=1%2F%2Frt%2Bsecret");
+  BOOST_TEST(parseGoogleCredentialsFile(R"({"type":"authorized_user","client_id":"c","refresh_token":"rt-secret"})").error() ==
+             "the authorized_user file lacks client_id, client_secret or refresh_token");
+  BOOST_TEST(parseGoogleCredentialsFile(
+                 R"({"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r","token_uri":"file:/x"})")
+                 .error() == "the credentials file's token_uri is not an http(s) URL");
+  BOOST_TEST(parseGoogleCredentialsFile(R"({"type":"external_account","audience":"secret-aud"})").error() ==
+             "the key file's type is not service_account or authorized_user (external_account files, workload "
+             "identity federation, are not supported)");
+  BOOST_TEST(parseGoogleCredentialsFile(R"({"type":"service_account","client_email":"a@b","private_key":"x"})")
+                 ->service_account.has_value());
   BOOST_TEST(parseServiceAccount(R"({"type":"service_account","private_key":"pk-secret"})").error() ==
              "the service-account key file lacks client_email or private_key");
   BOOST_TEST(parseServiceAccount("pk-secret").error() == "the service-account key file is not a JSON object");
