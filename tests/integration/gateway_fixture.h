@@ -25,8 +25,8 @@ struct GatewayOptions {
   // More flags for the mock provider, and a step run once it listens (given its URL), before the
   // gateway starts, returning more environment for the gateway: e.g. writing a key file whose
   // token_uri is the mock's.
-  std::vector<std::string> mock_args;
-  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& mock_url)> on_mock_started;
+  std::vector<std::string> mock_args{};
+  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& mock_url)> on_mock_started{};
 };
 
 // The --ops-token the fixture's gateways run with.
