@@ -7,9 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-
+import { streamedToolRoundTrip } from './lib/sdk_helpers.mjs';
 import { decodeFrames, signer } from './lib/aws.mjs';
 import { mockText, startStack } from './lib/stack.mjs';
 
@@ -123,26 +121,7 @@ describe('AWS Bedrock through Sluice, checked with AWS’s signer and codec', ()
   });
 
   test('the AI SDK runs a streamed tool round trip on the Bedrock deployment', async () => {
-    const sluice = createOpenAICompatible({ name: 'sluice', baseURL: `${stack.gatewayUrl}/v1`, apiKey: stack.apiKey, includeUsage: true });
-    const result = streamText({
-      model: sluice.chatModel(MODEL),
-      tools: {
-        get_weather: tool({
-          description: 'The current weather in a city.',
-          inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
-          execute: async () => '18 degrees and sunny',
-        }),
-      },
-      prompt: 'What is the weather in Paris? Use the tool.',
-      stopWhen: stepCountIs(3),
-      maxRetries: 0,
-    });
-    let text = '';
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'error') throw part.error;
-    }
-    const steps = await result.steps;
+    const { text, steps } = await streamedToolRoundTrip(stack, MODEL);
     assert.equal(steps.length, 2, 'a tool call, then the answer');
     assert.equal(steps[0].toolCalls[0].toolName, 'get_weather');
     assert.equal(text, mockText(MODEL_ID));

@@ -20,6 +20,7 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { JWT } from 'google-auth-library';
 import { AzureOpenAI } from 'openai';
 
+import { capturingTransporter } from './lib/sdk_helpers.mjs';
 import { mockText, startStack } from './lib/stack.mjs';
 
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
@@ -105,15 +106,10 @@ describe('Google Vertex AI through Sluice, checked with Google’s and Anthropic
     const grant = await lastRequestTo('/token');
     const ours = new URLSearchParams(grant.body);
 
-    let captured;
-    const transporter = {
-      interceptors: { request: { add() {} }, response: { add() {} } },
-      request: async (options) => {
-        captured = options;
-        return { data: { access_token: 'unused', expires_in: 3600, token_type: 'Bearer' } };
-      },
-    };
-    await new JWT({ email: EMAIL, key: privateKey, scopes: [CLOUD_PLATFORM], transporter }).getAccessToken();
+    const sent = [];
+    await new JWT({ email: EMAIL, key: privateKey, scopes: [CLOUD_PLATFORM], transporter: capturingTransporter(sent) })
+      .getAccessToken();
+    const [captured] = sent;
     const theirs = new URLSearchParams(String(captured.data));
 
     assert.equal(grant.method, captured.method);

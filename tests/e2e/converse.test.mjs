@@ -16,9 +16,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-
+import { streamedToolRoundTrip } from './lib/sdk_helpers.mjs';
 import { mockText, startStack } from './lib/stack.mjs';
 
 const MODEL = 'llama-4-maverick-bedrock';
@@ -163,26 +161,7 @@ describe('Bedrock Converse, checked with AWS’s SDK', () => {
   });
 
   test('the AI SDK runs a streamed tool round trip on the Converse deployment', async () => {
-    const sluice = createOpenAICompatible({ name: 'sluice', baseURL: `${stack.gatewayUrl}/v1`, apiKey: stack.apiKey, includeUsage: true });
-    const result = streamText({
-      model: sluice.chatModel(MODEL),
-      tools: {
-        get_weather: tool({
-          description: TOOL.description,
-          inputSchema: jsonSchema(TOOL.schema),
-          execute: async () => '18 degrees and sunny',
-        }),
-      },
-      prompt: 'What is the weather in Paris? Use the tool.',
-      stopWhen: stepCountIs(3),
-      maxRetries: 0,
-    });
-    let text = '';
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') text += part.text;
-      if (part.type === 'error') throw part.error;
-    }
-    const steps = await result.steps;
+    const { text, steps } = await streamedToolRoundTrip(stack, MODEL);
     assert.equal(steps.length, 2, 'a tool call, then the answer');
     assert.deepEqual(steps[0].toolCalls[0].input, { city: 'mock-city' });
     assert.equal(text, mockText(MODEL_ID));

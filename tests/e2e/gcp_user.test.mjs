@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { UserRefreshClient } from 'google-auth-library';
 
+import { capturingTransporter } from './lib/sdk_helpers.mjs';
 import { mockText, startStack } from './lib/stack.mjs';
 
 const USER = {
@@ -48,17 +49,12 @@ describe('a user’s Google credentials (authorized_user) through Sluice', () =>
     assert.ok(grant, 'Sluice asked the file’s token_uri');
     const ours = new URLSearchParams(grant.body);
 
-    let captured;
-    const transporter = {
-      interceptors: { request: { add() {} }, response: { add() {} } },
-      request: async (options) => {
-        captured = options;
-        return { data: { access_token: 'unused', expires_in: 3600, token_type: 'Bearer' } };
-      },
-    };
+    const sent = [];
     await new UserRefreshClient({
-      clientId: USER.client_id, clientSecret: USER.client_secret, refreshToken: USER.refresh_token, transporter,
+      clientId: USER.client_id, clientSecret: USER.client_secret, refreshToken: USER.refresh_token,
+      transporter: capturingTransporter(sent),
     }).getAccessToken();
+    const [captured] = sent;
     const theirs = new URLSearchParams(String(captured.data));
     assert.equal(grant.method, captured.method);
     const sorted = (params) => [...params.entries()].sort(([a], [b]) => a.localeCompare(b));
