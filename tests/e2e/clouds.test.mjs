@@ -42,7 +42,13 @@ function editCatalog(dir) {
   const text = fs.readFileSync(providers, 'utf8');
   const anchor = '      responses: { wire: openai-responses }  # /openai/v1/responses\n';
   assert.ok(text.includes(anchor), 'the shipped azure-openai provider changed');
-  fs.writeFileSync(providers, text.replace(anchor, `${anchor}      classic: { wire: openai-chat, api_version: "2024-10-21" }\n`));
+  // Bedrock, the chain's last link, must answer: it does not take the caller's x-mock-script (which
+  // fails Azure and Vertex).
+  const bedrockScripted = '    region: us-east-1\n    user_agent: sluice/1\n    forward_headers: [x-mock-script]\n';
+  assert.ok(text.includes(bedrockScripted), 'the shipped bedrock provider changed');
+  fs.writeFileSync(providers, text
+    .replace(anchor, `${anchor}      classic: { wire: openai-chat, api_version: "2024-10-21" }\n`)
+    .replace(bedrockScripted, '    region: us-east-1\n    user_agent: sluice/1\n'));
   fs.appendFileSync(path.join(dir, 'ai/deployments.yaml'), [
     '  gpt-azure-classic: [{ endpoint: azure-openai/classic, upstream_model: gpt-4o-classic }]',
     '  cross-cloud:',
