@@ -127,7 +127,8 @@ describe('admin console', () => {
       assert.equal(r.status, 200);
       const body = await r.json();
       assert.equal(body.ok, false);
-      assert.match(body.diagnostics[0].message, /deeper than 64 levels/);
+      // Warnings of the other files (an unconfigured cloud credential) may come first.
+      assert.ok(body.diagnostics.some((d) => /deeper than 64 levels/.test(d.message)), JSON.stringify(body.diagnostics));
     }
     assert.equal((await fetch(`${stack.url}/healthz`)).status, 200);
   });
