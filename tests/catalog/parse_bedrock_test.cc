@@ -119,11 +119,12 @@ BOOST_AUTO_TEST_CASE(a_region_that_is_not_one_is_refused_before_it_reaches_a_hos
               "region of provider 'bedrock-us' must be an AWS region such as us-east-1, got 'evil.com/x'");
 }
 
-BOOST_AUTO_TEST_CASE(bedrock_serves_the_anthropic_wire_only) {
+BOOST_AUTO_TEST_CASE(bedrock_serves_the_anthropic_and_converse_wires_only) {
   CatalogSources sources = bedrockSources();
   testing::edit(sources.providers, "claude: { wire: anthropic }", "claude: { wire: openai-chat }");
   expectError(compileCatalog(sources), at(sources.providers, "claude:"),
-              "endpoint 'bedrock-us/claude' is on platform: bedrock, which serves wire: anthropic (InvokeModel) only");
+              "endpoint 'bedrock-us/claude' is on platform: bedrock, which serves wire: anthropic (InvokeModel) and "
+              "bedrock-converse (Converse)");
 }
 
 BOOST_AUTO_TEST_CASE(aws_keys_serve_bedrock_providers_only) {

@@ -131,12 +131,12 @@ BOOST_AUTO_TEST_CASE(header_values_must_be_strings) {
               "header 'anthropic-version' of provider 'anthropic' must be a string, got a list");
 }
 
-BOOST_AUTO_TEST_CASE(wire_must_be_one_of_the_four) {
+BOOST_AUTO_TEST_CASE(wire_must_be_one_of_the_known_wires) {
   CatalogSources sources = baselineSources();
   edit(sources.providers, "responses: { wire: openai-responses", "responses: { wire: openai");
   expectError(compileCatalog(sources), at(sources.providers, "openai,"),
               "wire of endpoint 'opencode-go/responses' must be one of: anthropic, openai-chat, "
-              "openai-responses, gemini; got 'openai'");
+              "openai-responses, gemini, bedrock-converse; got 'openai'");
 }
 
 BOOST_AUTO_TEST_CASE(endpoint_needs_wire_and_url) {
