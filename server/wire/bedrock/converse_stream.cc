@@ -12,6 +12,7 @@
 #include "server/wire/bedrock/converse_codec.h"
 #include "server/wire/json_access.h"
 #include "server/wire/json_parse.h"
+#include "server/text/utf8.h"
 #include "server/wire/sse.h"
 
 namespace sluice::wire::converse {
@@ -150,7 +151,10 @@ class ConverseStreamDecoder final : public StreamDecoder {
       return;
     }
     if (!payload.is_object()) {
-      fail(ApiError::upstreamInvalidResponse("Converse stream event " + sse.event.substr(0, 40) + " is not a JSON object"), out);
+      // The event's name as the provider sent it, bounded and made valid UTF-8 (it goes into JSON).
+      fail(ApiError::upstreamInvalidResponse("Converse stream event " + text::repairUtf8(sse.event, 40) +
+                                             " is not a JSON object"),
+           out);
       return;
     }
     const int index = static_cast<int>(intMember(payload, "contentBlockIndex").value_or(0));

@@ -224,6 +224,10 @@ BOOST_AUTO_TEST_CASE(an_exception_mid_stream_and_garbage_are_errors) {
   const auto garbage = decodeStream(sse("contentBlockDelta", "[1,2"));
   BOOST_TEST((garbage.back().type == StreamEvent::Type::Error));
   BOOST_TEST(garbage.back().error.key == "upstream_invalid_response");
+  // An event name that is not UTF-8 is quoted repaired: the error is rendered as JSON later.
+  const auto named = decodeStream(sse("content\x80" "BlockDelta", "not json"));
+  BOOST_TEST(named.back().error.message == "Converse stream event content\xEF\xBF\xBD" "BlockDelta is not a JSON object");
+  BOOST_TEST(!renderError(catalog::Wire::OpenAIChat, named.back().error, "req").empty());
   const auto mixed = decodeStream(sse("contentBlockDelta", R"({"delta":{"text":"Hi"}})") +
                                   sse("contentBlockDelta", R"({"delta":{"toolUse":{"input":"{}"}}})"));
   BOOST_TEST(mixed.back().error.key == "upstream_invalid_response");
