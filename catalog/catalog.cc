@@ -29,12 +29,14 @@ std::string_view toString(Wire wire) {
     case Wire::OpenAIResponses: return "openai-responses";
     case Wire::Gemini: return "gemini";
     case Wire::BedrockConverse: return "bedrock-converse";
+    case Wire::Mcp: return "mcp";
   }
   return "unknown";
 }
 
 std::optional<Wire> parseWire(std::string_view text) {
-  for (Wire wire : {Wire::Anthropic, Wire::OpenAIChat, Wire::OpenAIResponses, Wire::Gemini, Wire::BedrockConverse}) {
+  for (Wire wire : {Wire::Anthropic, Wire::OpenAIChat, Wire::OpenAIResponses, Wire::Gemini, Wire::BedrockConverse,
+                    Wire::Mcp}) {
     if (toString(wire) == text) return wire;
   }
   return std::nullopt;

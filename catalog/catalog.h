@@ -29,7 +29,9 @@ namespace sluice::catalog {
 struct ZoneRules;  // catalog/zone_rules.h
 
 // BedrockConverse: Bedrock's Converse / ConverseStream API (platform: bedrock only; any model).
-enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini, BedrockConverse };
+// Mcp: a Model Context Protocol server (Streamable HTTP), served at /mcp/{provider}; never a model
+// deployment (docs/mcp.md).
+enum class Wire { Anthropic, OpenAIChat, OpenAIResponses, Gemini, BedrockConverse, Mcp };
 std::string_view toString(Wire wire);
 std::optional<Wire> parseWire(std::string_view text);
 
@@ -162,6 +164,9 @@ struct Endpoint {
   // the address its hub reports is sent no credential at all unless it declares one here.
   std::optional<std::string> credential_id;
   std::string api_version;  // `api_version:` (platform: azure): the classic deployments API
+  // `auth_header:` (wire: mcp): the header the credential's secret is sent in, as is; empty: the
+  // secret goes as `Authorization: Bearer <secret>`.
+  std::string auth_header;
   std::optional<int64_t> max_input_bytes;  // request bodies larger than this skip the endpoint
   std::optional<Trust> trust_written;  // the endpoint's own `trust:`
   // The effective tier: the endpoint's own, else its provider's, else Public. It matters only

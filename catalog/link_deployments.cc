@@ -34,6 +34,12 @@ void linkDeployments(LinkState& state) {
                                                    "'; first at line " + std::to_string(it->second));
         continue;
       }
+      if (endpoint->wire == Wire::Mcp) {
+        state.sink.error(entry.endpoint.where, "endpoint '" + endpoint->key +
+                                                   "' is an MCP server (wire: mcp), served at /mcp/" +
+                                                   endpoint->provider_id + ", not a deployment of a model");
+        continue;
+      }
       if (model == nullptr) continue;
       // The other kinds are called on an OpenAI-style base URL (`…/v1` + `/embeddings`, …): the
       // endpoint must be one that speaks OpenAI's API (openai-chat or openai-responses).

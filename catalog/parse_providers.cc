@@ -137,7 +137,7 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
     checkName(reader, {e.key, e.key_at}, "endpoint");
     std::string what = "endpoint '" + endpoint.key + "'";
     Fields fields = reader.fields(e, what, {"wire", "url", "presence", "skip_busy", "max_input_bytes", "trust",
-                                            "presence_hosts", "credential", "api_version"});
+                                            "presence_hosts", "credential", "api_version", "auth_header"});
     if (fields.ok()) {
       const Entry* wire = fields.find("wire");
       if (wire != nullptr) {
@@ -146,14 +146,43 @@ void readEndpoints(YamlReader& reader, const Entry& entry, const std::string& ow
                                            {"openai-chat", Wire::OpenAIChat},
                                            {"openai-responses", Wire::OpenAIResponses},
                                            {"gemini", Wire::Gemini},
-                                           {"bedrock-converse", Wire::BedrockConverse}});
+                                           {"bedrock-converse", Wire::BedrockConverse},
+                                           {"mcp", Wire::Mcp}});
         if (parsed) endpoint.wire = *parsed;
         if (parsed == Wire::BedrockConverse && provider.platform != Platform::Bedrock) {
           reader.error(wire->value_at, "wire of " + what + ": bedrock-converse is Bedrock's Converse API and needs "
                                        "platform: bedrock on provider '" + provider.id + "'");
         }
       } else {
-        reader.error(e.key_at, what + " needs wire: anthropic, openai-chat, openai-responses, gemini or bedrock-converse");
+        reader.error(e.key_at,
+                     what + " needs wire: anthropic, openai-chat, openai-responses, gemini, bedrock-converse or mcp");
+      }
+      if (endpoint.wire == Wire::Mcp && provider.platform != Platform::Direct) {
+        reader.error(wire->value_at, "wire of " + what + ": an MCP server (wire: mcp) is reached directly; provider '" +
+                                         provider.id + "' has a platform:");
+      }
+      if (endpoint.wire == Wire::Mcp && fields.find("presence")) {
+        reader.error(e.key_at, what + " is an MCP server (wire: mcp): presence: is for own model machines");
+      }
+      if (const Entry* header = fields.find("auth_header")) {
+        if (auto name = reader.string(*header, "auth_header of " + what)) {
+          static constexpr std::string_view kForbidden[] = {"host", "content-length", "content-type", "transfer-encoding",
+                                                            "connection", "mcp-session-id", "accept"};
+          std::string lower;
+          for (char c : *name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          const bool token = !name->empty() && name->size() <= 64 &&
+                             std::ranges::all_of(*name, [](char c) {
+                               return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+                             });
+          if (endpoint.wire != Wire::Mcp) {
+            reader.error(header->key_at, "auth_header of " + what + " is for MCP servers (wire: mcp)");
+          } else if (!token || std::ranges::find(kForbidden, std::string_view(lower)) != std::end(kForbidden)) {
+            reader.error(header->value_at, "auth_header of " + what + " must be a header name (letters, digits, "
+                                           "'-', '_'; at most 64) other than the framing and session headers");
+          } else {
+            endpoint.auth_header = *name;
+          }
+        }
       }
       if (const Entry* presence = fields.find("presence")) {
         if (auto node = reader.string(*presence, "presence of " + what)) {

@@ -106,6 +106,7 @@ void toAzureCall(upstream::Request& call, std::string_view base_url, const catal
       call.url = endpoint.api_version.empty() ? base + "/openai/v1/responses" : base + "/openai/responses" + version;
       break;
     case catalog::Wire::Gemini:
+    case catalog::Wire::Mcp:
     case catalog::Wire::BedrockConverse: break;  // refused at load
   }
 }

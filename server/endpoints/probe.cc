@@ -32,6 +32,7 @@ std::string requestBody(catalog::Wire wire, const std::string& upstream_model, c
     case catalog::Wire::Gemini:
       return json{{"contents", {{{"role", "user"}, {"parts", {{{"text", prompt}}}}}}},
                   {"generationConfig", {{"maxOutputTokens", kMaxTokens}}}}.dump();
+    case catalog::Wire::Mcp: return "{}";  // never a deployment (refused at load)
     case catalog::Wire::BedrockConverse:
       return json{{"messages", {{{"role", "user"}, {"content", {{{"text", prompt}}}}}}},
                   {"inferenceConfig", {{"maxTokens", kMaxTokens}}}}.dump();

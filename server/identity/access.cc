@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "catalog/glob.h"
+
 namespace sluice::identity {
 
 namespace {
@@ -105,6 +107,39 @@ Decision decideAccess(const std::vector<catalog::AccessRule>& rules, const Acces
     if (!model_decision.allowed) return model_decision;
   }
   return decision;
+}
+
+Decision decideMcpServer(const std::vector<catalog::AccessRule>& rules, std::string_view provider,
+                         const AccessSubject& subject) {
+  const catalog::AccessRule* rule = findRule(rules, "mcp_server/" + std::string(provider));
+  if (rule == nullptr) rule = findRule(rules, "mcp_server/*");
+  if (rule == nullptr) {
+    Decision open;
+    open.basis = "no_rule";
+    return open;
+  }
+  return decideRule(*rule, subject);
+}
+
+Decision decideMcpTool(const std::vector<catalog::AccessRule>& rules, std::string_view provider,
+                       std::string_view tool, const AccessSubject& subject) {
+  Decision server = decideMcpServer(rules, provider, subject);
+  if (!server.allowed) return server;
+  const std::string prefix = "mcp_tool/" + std::string(provider) + "/";
+  const catalog::AccessRule* rule = findRule(rules, prefix + std::string(tool));
+  if (rule == nullptr) {
+    for (const catalog::AccessRule& candidate : rules) {
+      if (!candidate.entity.starts_with(prefix)) continue;
+      const std::string_view pattern = std::string_view(candidate.entity).substr(prefix.size());
+      if (pattern == "*" || !catalog::isGlob(pattern)) continue;
+      if (catalog::globMatch(pattern, tool)) {
+        rule = &candidate;
+        break;
+      }
+    }
+  }
+  if (rule == nullptr) rule = findRule(rules, prefix + "*");
+  return rule == nullptr ? server : decideRule(*rule, subject);
 }
 
 }  // namespace sluice::identity

@@ -61,6 +61,16 @@ struct Decision {
 Decision decideAccess(const std::vector<catalog::AccessRule>& rules, const AccessRequest& request,
                       const AccessSubject& subject);
 
+// MCP servers and their tools (docs/mcp.md). A server is governed by `mcp_server/<provider>`, else
+// `mcp_server/*`, else nothing (open). A tool needs its server allowed first, then is governed by
+// the first that exists of: `mcp_tool/<provider>/<tool>`, the first pattern
+// `mcp_tool/<provider>/<glob>` in file order that matches it ('*' and '?'), `mcp_tool/<provider>/*`;
+// none: the server's decision stands.
+Decision decideMcpServer(const std::vector<catalog::AccessRule>& rules, std::string_view provider,
+                         const AccessSubject& subject);
+Decision decideMcpTool(const std::vector<catalog::AccessRule>& rules, std::string_view provider,
+                       std::string_view tool, const AccessSubject& subject);
+
 // The decision of one rule for `subject` (exposed for tests and `catalog explain`).
 Decision decideRule(const catalog::AccessRule& rule, const AccessSubject& subject);
 

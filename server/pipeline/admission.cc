@@ -332,7 +332,7 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
   if (!who_) return ticket;
   if (auto denied = decideAccess(*catalog, plan)) return std::unexpected(std::move(*denied));
   const auto& store = gateway_.identity().quotas;
-  if (!store || catalog->quotas.windows.empty()) return ticket;
+  if (!store || catalog->quotas.windows.empty() || use == QuotaUse::None) return ticket;
   ticket.store_ = store.get();
   ticket.catalog_ = catalog;
   ticket.quotas_ = &catalog->quotas;

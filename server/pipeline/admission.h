@@ -104,7 +104,9 @@ class QuotaTicket {
 
 // What a request is admitted for: a call that spends (counted against the windows), or one that
 // only needs room in them (count_tokens: checked, then released at once).
-enum class QuotaUse { Spend, CheckOnly };
+// Spend: the request counts against the windows; CheckOnly: the windows must have room, nothing is
+// spent (count_tokens); None: the windows are not asked (MCP messages, docs/mcp.md).
+enum class QuotaUse { Spend, CheckOnly, None };
 
 class Admission {
  public:

@@ -181,6 +181,8 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
                                                   call.path, personal_key ? &*personal_key : nullptr, call.base_url,
                                                   call.content_type, call.accept, aws_keys_ ? &*aws_keys_ : nullptr);
     request.body_source = call.body_source;
+    request.method = call.method;
+    for (const auto& header : call.headers) request.headers.push_back(header);
     if (cloud) {
       cloud::toPlatformCall(request, *attempt.provider, endpoint, call.base_url.empty() ? endpoint.url : call.base_url,
                             attempt.deployment->upstream_model, call.stream, *cloud_header_);

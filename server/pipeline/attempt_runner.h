@@ -59,6 +59,10 @@ struct AttemptCall {
   std::string content_type = {};
   std::string accept = {};
   upstream::BodySource* body_source = nullptr;
+  // The HTTP method (the MCP endpoints also GET and DELETE), and headers of the call's own
+  // protocol added after the provider's (MCP's session and protocol-version headers).
+  std::string method = "POST";
+  std::vector<std::pair<std::string, std::string>> headers = {};
 };
 
 struct Answer {

@@ -72,6 +72,7 @@ std::expected<void, wire::ApiError> ClientBody::inspect() {
     case catalog::Wire::OpenAIChat: max_tokens_key_ = member(kMaxCompletionTokens) ? kMaxCompletionTokens : kMaxTokens; break;
     case catalog::Wire::OpenAIResponses:
     case catalog::Wire::Gemini:
+    case catalog::Wire::Mcp:
     case catalog::Wire::BedrockConverse: max_tokens_key_ = kMaxOutputTokens; break;  // NOTE: never client wires
   }
   return {};

@@ -53,6 +53,8 @@ Exchange::Exchange(http::Gateway& gateway, Profile& profile, http::Request& requ
   if (gateway.tracer() != nullptr) ledger_.startTrace(request.header("traceparent"), request.header("tracestate"));
 }
 
+const std::optional<Identified>& Exchange::who() const { return admission_.who(); }
+
 void Exchange::run() {
   try {
     runPhases();

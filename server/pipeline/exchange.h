@@ -58,6 +58,8 @@ class Exchange {
   http::BodyBudget::Lease& bodyLease() { return body_lease_; }
   // The caller's member name; "" when the gateway runs without identity.
   std::string member() const;
+  // The identified caller and scope; nullopt before Identify or when the gateway runs without identity.
+  const std::optional<Identified>& who() const;
   Phase phase() const { return phase_; }
   // The whole body within the gateway's limit, or the refusal for it (408 stopped short, 503
   // overloaded with Retry-After, 413 over the limit): the one mapping of the body reader's failures.

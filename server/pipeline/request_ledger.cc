@@ -277,6 +277,11 @@ bool RequestLedger::throttleUnauthenticated(std::string_view peer) {
   return true;
 }
 
+void RequestLedger::withoutRow() {
+  row_suppressed_ = true;
+  audit_.discard();
+}
+
 void RequestLedger::noteQuotaBreachAfter(const std::string& message) {
   auto& row = audit_.record();
   if (!row.error_key.empty()) return;

@@ -116,6 +116,10 @@ class RequestLedger {
   // suppressed.
   bool throttleUnauthenticated(std::string_view peer);
 
+  // A protocol message that is counted, not audited (an MCP `initialize`, `tools/list`, a
+  // notification): no audit row and no log line; the metric figures are still emitted.
+  void withoutRow();
+
   // After an end: the quota settle found the window exceeded in warn mode.
   void noteQuotaBreachAfter(const std::string& message);
   // After an end and the accounting: the log line and the metric figures, once (the destructor

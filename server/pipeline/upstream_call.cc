@@ -53,12 +53,20 @@ upstream::Request buildUpstreamCall(const dispatch::Attempt& attempt, const Requ
     if (!hasHeader(call.headers, std::string(name))) call.headers.emplace_back(name, value);
   }
   if (!attempt.provider->user_agent.empty()) call.headers.emplace_back("User-Agent", attempt.provider->user_agent);
+  // An MCP server may name the header its token goes in (sent as is); every other wire its own.
+  const auto credential = [&](const std::string& secret) -> std::pair<std::string, std::string> {
+    if (wire == catalog::Wire::Mcp && !attempt.endpoint->auth_header.empty()) {
+      return {attempt.endpoint->auth_header, secret};
+    }
+    return wire::credentialHeader(wire, secret);
+  };
   if (!dispatch::sendsCredential(*attempt.endpoint, base_url)) {
     // An own machine at the address its presence hub reported: no credential it did not declare.
   } else if (personal_key) {
-    call.headers.push_back(wire::credentialHeader(wire, *personal_key));
-  } else if (attempt.credential->kind == catalog::CredentialKind::Platform && attempt.credential->secret) {
-    call.headers.push_back(wire::credentialHeader(wire, *attempt.credential->secret));
+    call.headers.push_back(credential(*personal_key));
+  } else if (attempt.credential && attempt.credential->kind == catalog::CredentialKind::Platform &&
+             attempt.credential->secret) {
+    call.headers.push_back(credential(*attempt.credential->secret));
   }
   bool bedrock_ready = false;
   if (attempt.provider->platform == catalog::Platform::Bedrock && path.empty()) {

@@ -4,9 +4,11 @@
 
 #include "server/endpoints/count_tokens.h"
 #include "server/endpoints/inference.h"
+#include "server/endpoints/mcp.h"
 #include "server/endpoints/models.h"
 #include "server/endpoints/operations.h"
 #include "server/endpoints/stored_responses.h"
+#include "server/http/gateway.h"
 #include "server/pipeline/exchange.h"
 #include "server/wire/client.h"
 #include "server/wire/operation.h"
@@ -48,6 +50,19 @@ std::unique_ptr<Handler> only(bool allowed, Make make) {
   return make();
 }
 
+// GET /.well-known/oauth-protected-resource[/mcp[/{provider}]]: what an MCP client reads after a 401.
+class ProtectedResourceHandler : public Handler {
+ public:
+  explicit ProtectedResourceHandler(http::Gateway& gateway) : gateway_(gateway) {}
+  void handle(http::Request& request, http::ServerResponse& response) override {
+    const std::string origin = endpoints::requestOrigin(request.header("Host"), gateway_.tls() != nullptr);
+    endpoints::answerProtectedResource(origin, Poco::URI(request.target()).getPath(), response);
+  }
+
+ private:
+  http::Gateway& gateway_;
+};
+
 }  // namespace
 
 std::unique_ptr<Handler> RouteTable::route(const http::Request& request) {
@@ -78,6 +93,17 @@ std::unique_ptr<Handler> RouteTable::route(const http::Request& request) {
   if (auto wire = wire::clientWireForPath(path)) return post ? endpoint<endpoints::Inference>(gateway_, *wire) : notFound(true);
   if (auto operation = wire::operationForPath(path)) {
     return post ? endpoint<endpoints::Operations>(gateway_, *operation) : notFound(true);
+  }
+  // MCP: one upstream server per path (docs/mcp.md).
+  if (path.starts_with("/mcp/")) {
+    std::string provider = path.substr(5);
+    if (provider.ends_with('/')) provider.pop_back();
+    if (provider.empty() || provider.find('/') != std::string::npos) return notFound();
+    const bool allowed = post || method == "GET" || method == "DELETE";
+    return allowed ? endpoint<endpoints::Mcp>(gateway_, std::move(provider)) : notFound(true);
+  }
+  if (path.starts_with("/.well-known/oauth-protected-resource")) {
+    return only(get, [&] { return std::make_unique<ProtectedResourceHandler>(gateway_); });
   }
   // The operations surface, where this address serves it.
   if (surface_ == Surface::Public && (path == "/readyz" || path == "/metrics")) return notFound();

@@ -58,6 +58,7 @@ std::string providerName(const catalog::Provider& provider, const catalog::Endpo
     case catalog::Wire::OpenAIResponses: return "openai";
     case catalog::Wire::Gemini: return "gcp.gemini";
     case catalog::Wire::BedrockConverse: return "aws.bedrock";
+    case catalog::Wire::Mcp: return "mcp";
   }
   return "unknown";
 }

@@ -75,8 +75,22 @@ std::string errorTypeFor(Wire wire, int status) {
         case 504: return "DEADLINE_EXCEEDED";
         default: return status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT";
       }
+    case Wire::Mcp: return status >= 500 ? "server_error" : "invalid_request";
   }
   return "api_error";
+}
+
+int jsonRpcCodeFor(const ApiError& error) {
+  // JSON-RPC's reserved codes where one fits (parse error, invalid request, invalid params);
+  // the gateway's own refusals in the implementation-defined server range, by class.
+  if (error.key == error_keys::kInvalidJson) return -32700;
+  if (error.key == error_keys::kInvalidJsonRpc) return -32600;
+    if (error.key == error_keys::kInvalidParams) return -32602;
+  if (error.status == 401 || error.status == 403) return -32001;
+  if (error.status == 404) return -32002;
+  if (error.status == 429) return -32003;
+  if (error.status == 400 || error.status == 413 || error.status == 408) return -32600;
+  return -32000;
 }
 
 int clientStatusFor(Wire client_wire, int upstream_status) {
@@ -108,6 +122,14 @@ std::string renderError(Wire wire, const ApiError& error, const std::string& req
     case Wire::Gemini:
       body = {{"error", {{"code", status}, {"message", error.message}, {"status", errorTypeFor(wire, status)}}}};
       break;
+    case Wire::Mcp: {  // JSON-RPC 2.0 (the MCP endpoints add the request's id)
+      json data = {{"status", status}};
+      if (!error.key.empty()) data["error_key"] = error.key;
+      if (!request_id.empty()) data["request_id"] = request_id;
+      body = {{"jsonrpc", "2.0"}, {"id", nullptr},
+              {"error", {{"code", jsonRpcCodeFor(error)}, {"message", error.message}, {"data", data}}}};
+      break;
+    }
   }
   return body.dump();
 }

@@ -41,6 +41,12 @@ std::string renderError(catalog::Wire wire, const ApiError& error, const std::st
 // The wire's error type for an HTTP status ("rate_limit_error", "overloaded_error", "RESOURCE_EXHAUSTED" ...).
 std::string errorTypeFor(catalog::Wire wire, int status);
 
+// The JSON-RPC error code an MCP client is answered with for `error`: -32700 unparseable JSON,
+// -32600 an invalid message or request, -32602 bad params; the gateway's
+// refusals: -32001 authentication or access, -32002 not found, -32003 rate or quota, -32000 the
+// rest (an upstream failure). The HTTP status and the error key travel in the error's `data`.
+int jsonRpcCodeFor(const ApiError& error);
+
 // The HTTP status a client of this wire should see for an upstream status: Anthropic's 529 is 503
 // for OpenAI-style clients, and a 503 becomes 529 for Anthropic clients.
 int clientStatusFor(catalog::Wire client_wire, int upstream_status);

@@ -17,6 +17,7 @@ using catalog::Wire;
     case Wire::OpenAIResponses: return openai_responses::call; \
     case Wire::Gemini: return gemini::call;         \
     case Wire::BedrockConverse: return converse::call; \
+    case Wire::Mcp: break; /* not a model wire */ \
   }
 
 std::expected<Request, ApiError> decodeRequest(Wire wire, std::string_view body) {

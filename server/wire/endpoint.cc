@@ -14,6 +14,7 @@ std::string upstreamPath(Wire wire, const std::string& upstream_model, bool stre
     case Wire::Gemini:
       return "/v1beta/models/" + upstream_model + (stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
     case Wire::BedrockConverse: return bedrock::conversePath(upstream_model, stream);
+    case Wire::Mcp: return "";  // the endpoint's url is the server's whole address
   }
   return "/";
 }
@@ -23,6 +24,7 @@ std::pair<std::string, std::string> credentialHeader(Wire wire, const std::strin
     case Wire::Anthropic: return {"x-api-key", secret};
     case Wire::OpenAIChat:
     case Wire::OpenAIResponses:
+    case Wire::Mcp:  // unless the endpoint names its own auth_header (pipeline/upstream_call.cc)
     case Wire::BedrockConverse: return {"Authorization", "Bearer " + secret};  // a Bedrock API key
     case Wire::Gemini: return {"x-goog-api-key", secret};
   }
@@ -37,6 +39,7 @@ std::span<const std::string_view> protocolHeaders(catalog::Wire wire) {
     case catalog::Wire::OpenAIChat:
     case catalog::Wire::OpenAIResponses: return kOpenAI;
     case catalog::Wire::Gemini:
+    case catalog::Wire::Mcp:
     case catalog::Wire::BedrockConverse: return {};
   }
   return {};

@@ -66,5 +66,12 @@ inline constexpr std::string_view kInternalError = "internal_error";      // 500
 inline constexpr std::string_view kPreviousResponseNotFound = "previous_response_not_found";  // 400: previous_response_id names no stored response of the caller
 inline constexpr std::string_view kNotFound = "not_found";                // 404: no such path (health, console)
 inline constexpr std::string_view kMethodNotAllowed = "method_not_allowed";  // 405: the path exists, the method does not
+// MCP (docs/mcp.md): refusals and answers of the /mcp endpoints.
+inline constexpr std::string_view kInvalidJsonRpc = "invalid_jsonrpc";          // 400: not one JSON-RPC 2.0 message
+inline constexpr std::string_view kInvalidParams = "invalid_params";            // 400: a call without its name or URI
+inline constexpr std::string_view kMcpServerNotFound = "mcp_server_not_found";  // 404: /mcp/{provider} names no MCP server
+inline constexpr std::string_view kMcpSessionNotFound = "mcp_session_not_found";  // 404: the Mcp-Session-Id is not this member's session here
+inline constexpr std::string_view kMcpError = "mcp_error";                      // the server answered the call with a JSON-RPC error
+inline constexpr std::string_view kToolError = "tool_error";                    // the tool ran and reported an error (isError)
 
 }  // namespace sluice::wire::error_keys

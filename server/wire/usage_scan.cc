@@ -49,6 +49,7 @@ UsageShape shapeOf(catalog::Wire wire) {
     case catalog::Wire::OpenAIChat: return {kChatKeys, kChatNested};
     case catalog::Wire::OpenAIResponses: return {kResponsesKeys, kResponsesNested};
     case catalog::Wire::Gemini:
+    case catalog::Wire::Mcp:
     case catalog::Wire::BedrockConverse: break;
   }
   return {};
@@ -117,6 +118,7 @@ std::optional<UsageReading> scanResponseUsage(catalog::Wire wire, std::string_vi
       break;
     case catalog::Wire::OpenAIResponses: reading.reported = openai_responses::readUsage(usage, reading.usage); break;
     case catalog::Wire::Gemini:
+    case catalog::Wire::Mcp:
     case catalog::Wire::BedrockConverse: return std::nullopt;
   }
   return reading;

@@ -1,0 +1,499 @@
+#include "server/endpoints/mcp.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "server/endpoints/mcp_session.h"
+#include "server/http/gateway.h"
+#include "server/http/respond.h"
+#include "server/identity/access.h"
+#include "server/log/json_log.h"
+#include "server/pipeline/exchange.h"
+#include "server/protection/json_texts.h"
+#include "server/protection/restorer.h"
+#include "server/wire/json_parse.h"
+#include "server/wire/sse.h"
+
+namespace sluice::endpoints {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+namespace keys = wire::error_keys;
+
+// The largest JSON answer read whole (a listing to filter, a result to restore), and the largest
+// SSE event of a stream the gateway rewrites.
+constexpr size_t kMaxAnswerBytes = 32u << 20;
+constexpr size_t kMaxEventBytes = 16u << 20;
+// A provider name as the path gives it: longer or other characters name no server.
+constexpr size_t kMaxProviderBytes = 128;
+// Request headers passed to the server, bounded: the protocol version and a resumed stream's id.
+constexpr size_t kMaxHeaderValueBytes = 256;
+
+// The operation label of the metrics (gen_ai_operation_name): GenAI's own for a tool call.
+constexpr std::string_view kExecuteTool = "execute_tool";
+constexpr std::string_view kMcpRead = "mcp_read";
+constexpr std::string_view kMcpMessage = "mcp";
+
+// The placeholder opener of protection/placeholder.h (⟦): a string without it has nothing to restore.
+constexpr std::string_view kPlaceholderOpen = "\xE2\x9F\xA6";
+
+bool plainName(std::string_view name, size_t bound) {
+  return !name.empty() && name.size() <= bound && std::ranges::all_of(name, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// A header value the gateway passes on: visible ASCII and spaces, bounded; "" otherwise.
+std::string passable(const std::string& value) {
+  if (value.size() > kMaxHeaderValueBytes) return {};
+  if (!std::ranges::all_of(value, [](char c) { return c >= 0x20 && c <= 0x7e; })) return {};
+  return value;
+}
+
+// A route_match segment's value: what a client named, with ';' (the separator) and anything
+// unusual replaced, bounded.
+std::string segmentValue(std::string_view text) {
+  std::string out;
+  for (const char c : text.substr(0, 200)) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:@").find(c) != std::string_view::npos;
+    out += keep ? c : '_';
+  }
+  return out;
+}
+
+std::string lower(std::string text) {
+  std::ranges::transform(text, text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// The error text of a JSON-RPC error or a tool's isError result, for the audit row: short.
+std::string shortText(const wire::Json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : wire::dumpJsonText(value);
+  if (text.size() > 300) text.resize(300);
+  return text;
+}
+
+}  // namespace
+
+std::string requestOrigin(std::string_view host, bool tls) {
+  if (host.empty() || host.size() > 255) return {};
+  const bool usable = std::ranges::all_of(host, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '[' || c == ']';
+  });
+  if (!usable) return {};
+  return std::string(tls ? "https://" : "http://") + std::string(host);
+}
+
+void answerProtectedResource(const std::string& origin, const std::string& path,
+                             Poco::Net::HTTPServerResponse& response) {
+  constexpr std::string_view kWellKnown = "/.well-known/oauth-protected-resource";
+  std::string resource_path = path.size() > kWellKnown.size() ? path.substr(kWellKnown.size()) : "/mcp";
+  if (!resource_path.starts_with("/mcp") || resource_path.size() > 200) {
+    http::sendJson(response, 404, nlohmann::json{{"error", "not_found"}}.dump());
+    return;
+  }
+  nlohmann::json metadata = {
+      {"resource", origin + resource_path},
+      {"resource_name", "Sluice MCP gateway"},
+      {"bearer_methods_supported", {"header"}},
+      {"resource_documentation", origin + "/admin"},
+  };
+  response.set("Cache-Control", "public, max-age=300");
+  http::sendJson(response, 200, metadata.dump());
+}
+
+std::expected<pipeline::Inspected, wire::ApiError> Mcp::read(pipeline::Exchange& exchange) {
+  http::Request& request = exchange.request();
+  request_id_ = request.id();
+  catalog_ = exchange.gateway().catalog();
+  method_ = request.method();
+  const catalog::Provider* provider =
+      plainName(provider_id_, kMaxProviderBytes) ? catalog_->provider(provider_id_) : nullptr;
+  if (provider != nullptr) {
+    for (const catalog::Endpoint& endpoint : provider->endpoints) {
+      if (endpoint.wire == catalog::Wire::Mcp) {
+        endpoint_ = &endpoint;
+        break;
+      }
+    }
+  }
+  if (endpoint_ == nullptr) {
+    exchange.ledger().row().route_match = "endpoint:mcp";
+    return std::unexpected(wire::ApiError::make(
+        404, keys::kMcpServerNotFound,
+        plainName(provider_id_, kMaxProviderBytes) ? "no MCP server '" + provider_id_ + "' is declared here"
+                                                   : "no MCP server of that name is declared here"));
+  }
+  if (const auto& who = exchange.who()) {
+    caller_ = who->caller;
+    scope_ = who->scope;
+    member_ = who->caller.user;
+    const identity::Decision decision = identity::decideMcpServer(
+        catalog_->access_rules, provider_id_, identity::accessSubject(*caller_, *scope_));
+    if (!decision.allowed) {
+      log::info("access denied", {{"request_id", request_id_}, {"user", member_},
+                                  {"entity", decision.entity}, {"basis", decision.basis}});
+      exchange.ledger().row().route_match = "endpoint:mcp;mcp:" + provider_id_;
+      return std::unexpected(wire::ApiError::make(403, keys::kAccessDenied, decision.message()));
+    }
+  }
+  admitted_ = true;
+  if (request.has("Mcp-Session-Id")) {
+    auto opened = McpSessions::shared().open(request.header("Mcp-Session-Id"), member_, provider_id_);
+    if (!opened) {
+      return std::unexpected(wire::ApiError::make(404, keys::kMcpSessionNotFound,
+                                                  "this MCP session is not known here; start a new one (initialize)"));
+    }
+    server_session_ = std::move(*opened);
+  }
+  protocol_version_ = passable(request.header("MCP-Protocol-Version"));
+  last_event_id_ = passable(request.header("Last-Event-ID"));
+
+  pipeline::Inspected facts;
+  model_.id = "mcp:" + provider_id_;
+  model_.display_name = provider->display_name;
+  deployment_.model_id = model_.id;
+  deployment_.endpoint_key = endpoint_->key;
+  deployment_.provider_id = provider_id_;
+  deployment_.endpoint_id = endpoint_->id;
+  if (method_ == "GET" || method_ == "DELETE") {
+    // The server's own stream, or the end of the session: counted, not audited.
+    exchange.ledger().noteOperation(kMcpMessage);
+    exchange.ledger().withoutRow();
+    facts.requested_model = method_ == "GET" ? "stream" : "end_session";
+    facts.stream = method_ == "GET";
+    requested_ = facts.requested_model;
+    return facts;
+  }
+  auto body = exchange.readWholeBody();
+  if (!body) return std::unexpected(body.error());
+  raw_ = std::move(*body);
+  document_ = wire::parseBounded(raw_);
+  if (document_.is_discarded()) {
+    return std::unexpected(wire::ApiError::make(400, keys::kInvalidJson,
+                                                "the body is not JSON (or nests deeper than " +
+                                                    std::to_string(wire::kMaxJsonDepth) + " levels)"));
+  }
+  auto message = wire::mcp::readMessage(document_);
+  if (!message) {
+    // Answered with the message's own id when it has a usable one.
+    if (const auto id = document_.is_object() ? document_.find("id") : document_.end();
+        document_.is_object() && id != document_.end() && (id->is_number_integer() || (id->is_string() &&
+                                                            id->get_ref<const std::string&>().size() <= wire::mcp::kMaxNameBytes))) {
+      message_.id = *id;
+    }
+    return std::unexpected(message.error());
+  }
+  message_ = std::move(*message);
+  message_read_ = true;
+  if (message_.isToolCall() && caller_) {
+    const identity::Decision decision = identity::decideMcpTool(
+        catalog_->access_rules, provider_id_, message_.target, identity::accessSubject(*caller_, *scope_));
+    if (!decision.allowed) {
+      log::info("access denied", {{"request_id", request_id_}, {"user", member_},
+                                  {"entity", decision.entity}, {"basis", decision.basis}});
+      exchange.ledger().row().route_match =
+          "endpoint:mcp;mcp:" + provider_id_ + ";tool:" + segmentValue(message_.target);
+      exchange.ledger().row().requested_model = segmentValue(message_.target);
+      return std::unexpected(wire::ApiError::make(403, keys::kAccessDenied, decision.message()));
+    }
+  }
+  if (message_.audited()) {
+    exchange.ledger().noteOperation(message_.isToolCall() ? kExecuteTool : kMcpRead);
+    facts.requested_model = message_.target.substr(0, 200);
+  } else {
+    exchange.ledger().noteOperation(kMcpMessage);
+    exchange.ledger().withoutRow();
+    facts.requested_model = message_.kind == wire::mcp::Kind::Response ? "response" : message_.method;
+  }
+  requested_ = facts.requested_model;
+  facts.body_bytes = raw_.size();
+  return facts;
+}
+
+std::optional<dispatch::Plan> Mcp::ownPlan(const catalog::Catalog&) const {
+  dispatch::Plan plan;
+  plan.requested_model = requested_;
+  plan.model_id = model_.id;
+  plan.model = &model_;
+  dispatch::Attempt attempt;
+  attempt.deployment = &deployment_;
+  attempt.model = &model_;
+  attempt.endpoint = endpoint_;
+  attempt.provider = catalog_->provider(provider_id_);
+  attempt.credential = catalog_->credentialOf(*endpoint_);
+  if (attempt.credential) attempt.paid_by = attempt.credential->kind;
+  plan.attempts.push_back(attempt);
+  plan.route_match.push_back("mcp:" + provider_id_);
+  if (message_.audited()) {
+    const char* kind = message_.isToolCall() ? "tool:" : message_.method == "prompts/get" ? "prompt:" : "resource:";
+    plan.route_match.push_back(kind + segmentValue(message_.target));
+  }
+  return plan;
+}
+
+pipeline::MaskOutcome Mcp::maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) {
+  // What a person or an agent wrote: a call's arguments. Names, URIs and the protocol's own
+  // fields go as they are (a masked tool name would call another tool).
+  wire::Json document = document_;
+  protection::MaskResult nothing;
+  if (!document.is_object()) {
+    masked_ = raw_;
+    return nothing;
+  }
+  const auto params = document.find("params");
+  const bool has_arguments = (message_.method == "tools/call" || message_.method == "prompts/get") &&
+                             params != document.end() && params->is_object() && params->contains("arguments");
+  if (!has_arguments) {
+    masked_ = raw_;
+    return nothing;
+  }
+  wire::Json& arguments = (*params)["arguments"];
+  auto result = protection::maskJsonTexts(arguments, detector, {}, limits);
+  if (!result) return std::unexpected("masking failed: " + result.error().reason);
+  masked_ = wire::dumpJsonText(document);
+  return std::move(*result);
+}
+
+std::expected<std::string, wire::ApiError> Mcp::bodyFor(const dispatch::Attempt&, const dispatch::Plan&, bool masked) {
+  if (masked && masked_) return *masked_;
+  return raw_;
+}
+
+std::string_view Mcp::lane(const dispatch::Attempt&, bool masked) const {
+  return masked ? metrics::lane::kMasked : metrics::lane::kPassthrough;
+}
+
+void Mcp::shape(pipeline::AttemptCall& call) {
+  call.method = method_;
+  call.accept = method_ == "GET" ? "text/event-stream" : "application/json, text/event-stream";
+  call.stream = method_ == "GET";
+  call.field_retry = false;
+  // A tool call may change the world: sent once. So are the server's stream and the session's end.
+  call.single_try = message_.audited() || method_ != "POST";
+  if (!server_session_.empty()) call.headers.emplace_back("Mcp-Session-Id", server_session_);
+  if (!protocol_version_.empty()) call.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
+  if (method_ == "GET" && !last_event_id_.empty()) call.headers.emplace_back("Last-Event-ID", last_event_id_);
+}
+
+bool Mcp::rewrites(bool masked) const {
+  return masked || (message_.method == "tools/list" && caller_.has_value());
+}
+
+void Mcp::rewriteAnswer(wire::Json& message, const protection::Mapping* restore, pipeline::RelayResult& result) const {
+  if (!message.is_object()) return;
+  if (restore != nullptr) {
+    wire::mcp::rewriteStrings(message, [&](std::string& text) {
+      if (text.find(kPlaceholderOpen) != std::string::npos) text = protection::restoreText(text, *restore);
+    });
+  }
+  const auto id = message.find("id");
+  if (id == message.end() || *id != message_.id || message.contains("method")) return;  // not the answer to our call
+  if (const auto error = message.find("error"); error != message.end()) {
+    result.error_key = keys::kMcpError;
+    result.error_message = error->is_object() && error->contains("message") ? shortText((*error)["message"])
+                                                                            : shortText(*error);
+    return;
+  }
+  const auto answer = message.find("result");
+  if (answer == message.end()) return;
+  if (message_.method == "tools/list" && caller_) {
+    const identity::AccessSubject subject = identity::accessSubject(*caller_, *scope_);
+    wire::mcp::keepTools(*answer, [&](std::string_view tool) {
+      return identity::decideMcpTool(catalog_->access_rules, provider_id_, tool, subject).allowed;
+    });
+  }
+  if (message_.isToolCall() && answer->is_object()) {
+    const auto failed = answer->find("isError");
+    if (failed != answer->end() && failed->is_boolean() && failed->get<bool>()) {
+      result.error_key = keys::kToolError;
+      const auto content = answer->find("content");
+      result.error_message = content != answer->end() ? shortText(*content) : std::string("the tool reported an error");
+    }
+  }
+}
+
+pipeline::RelayResult Mcp::relay(pipeline::Exchange& exchange, const dispatch::Plan&, const dispatch::Attempt&,
+                                 pipeline::Answer& answer, bool masked, pipeline::RelayOptions options) {
+  auto& response = exchange.response();
+  upstream::Response& provider = *answer.response;
+  const int status = provider.status();
+  // The server's session, sealed for this member and server: the client never sees the server's id.
+  if (const std::string session = provider.header("Mcp-Session-Id"); !session.empty()) {
+    if (wire::mcp::validSessionId(session)) {
+      response.set("Mcp-Session-Id", McpSessions::shared().seal(session, member_, provider_id_));
+    } else {
+      log::warn("MCP server sent an unusable session id; not passed on",
+                {{"request_id", request_id_}, {"provider", provider_id_}, {"bytes", session.size()}});
+    }
+  }
+  if (const std::string version = passable(provider.header("MCP-Protocol-Version")); !version.empty()) {
+    response.set("MCP-Protocol-Version", version);
+  }
+  if (status >= 400) {
+    pipeline::RelayResult relayed;
+    relayed.status = status;
+    const std::string content_type = provider.header("Content-Type");
+    http::sendBody(response, status, content_type.empty() ? "application/json" : content_type, answer.error_body);
+    relayed.first_byte_at = SteadyClock::now();
+    relayed.error_key = status == 404 && !server_session_.empty() ? std::string(keys::kMcpSessionNotFound)
+                                                                  : std::string(keys::kUpstreamError);
+    relayed.error_message = answer.error_body.substr(0, 300);
+    return relayed;
+  }
+  const protection::Mapping* restore = masked ? options.restore : nullptr;
+  const std::string content_type = lower(provider.header("Content-Type"));
+  if (rewrites(masked) || message_.audited()) {
+    if (content_type.starts_with("text/event-stream")) return relayEvents(exchange, answer, restore, options);
+    if (content_type.find("json") != std::string::npos) return relayWhole(exchange, answer, restore, options);
+  }
+  return pipeline::relayAsItComes(provider, response, options, nullptr);
+}
+
+pipeline::RelayResult Mcp::relayWhole(pipeline::Exchange& exchange, pipeline::Answer& answer,
+                                      const protection::Mapping* restore, const pipeline::RelayOptions& options) {
+  upstream::Response& provider = *answer.response;
+  pipeline::RelayResult relayed;
+  relayed.status = provider.status();
+  std::string text;
+  while (provider.readSome(text)) {  // throws with nothing sent: the Exchange answers the failure
+    if (options.cancel && options.cancel->cancelled()) {
+      provider.abort();
+      relayed.client_gone = true;
+      return relayed;
+    }
+    if (text.size() > kMaxAnswerBytes) {
+      provider.abort();
+      throw upstream::TransportError(upstream::TransportFailure::Protocol,
+                                     "the MCP server's answer is larger than " + std::to_string(kMaxAnswerBytes) +
+                                         " bytes");
+    }
+  }
+  wire::Json document = wire::parseBounded(text);
+  if (!document.is_discarded()) {
+    rewriteAnswer(document, restore, relayed);
+    text = wire::dumpJsonText(document);
+  }
+  http::sendBody(exchange.response(), relayed.status, "application/json", text);
+  relayed.first_byte_at = SteadyClock::now();
+  return relayed;
+}
+
+pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
+                                       const protection::Mapping* restore, const pipeline::RelayOptions& options) {
+  upstream::Response& provider = *answer.response;
+  pipeline::RelayResult relayed;
+  relayed.status = provider.status();
+  std::string chunk;
+  bool more = provider.readSome(chunk);  // throws with nothing sent: the Exchange answers the failure
+  if (options.cancel && options.cancel->cancelled()) {
+    provider.abort();
+    relayed.client_gone = true;
+    return relayed;
+  }
+  auto& response = exchange.response();
+  response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(relayed.status));
+  response.setContentType("text/event-stream");
+  response.set("Cache-Control", "no-cache");
+  response.setChunkedTransferEncoding(true);
+  std::ostream& out = response.send();
+  wire::SseParser parser;
+  size_t pending = 0;  // bytes fed since the last whole event
+  const auto write = [&](const std::vector<wire::SseEvent>& events) {
+    std::string frames;
+    for (const wire::SseEvent& event : events) {
+      if (event.data.empty()) continue;
+      wire::Json message = wire::parseBounded(event.data);
+      if (message.is_discarded()) {
+        frames += wire::sseFrame(event.event, event.data);
+        continue;
+      }
+      rewriteAnswer(message, restore, relayed);
+      frames += wire::sseFrame(event.event, wire::dumpJsonText(message));
+    }
+    if (frames.empty()) return true;
+    out.write(frames.data(), static_cast<std::streamsize>(frames.size()));
+    out.flush();
+    if (!relayed.first_byte_at) relayed.first_byte_at = SteadyClock::now();
+    return out.good();
+  };
+  try {
+    for (;;) {
+      if (!chunk.empty()) {
+        pending += chunk.size();
+        const auto events = parser.feed(chunk);
+        chunk.clear();
+        if (!events.empty()) pending = 0;
+        if (!write(events)) {
+          provider.abort();
+          relayed.client_gone = true;
+          return relayed;
+        }
+        if (pending > kMaxEventBytes) {
+          provider.abort();
+          relayed.upstream_broke = true;
+          relayed.error_key = keys::kUpstreamInvalidResponse;
+          relayed.error_message = "an SSE event of the MCP server is larger than " + std::to_string(kMaxEventBytes) + " bytes";
+          break;
+        }
+      }
+      if (!more) {
+        write(parser.finish());
+        break;
+      }
+      if (options.cancel && options.cancel->cancelled()) {
+        provider.abort();
+        relayed.client_gone = true;
+        return relayed;
+      }
+      more = provider.readSome(chunk);
+    }
+    out.flush();
+    if (!relayed.first_byte_at) relayed.first_byte_at = SteadyClock::now();
+  } catch (const upstream::TransportError& failure) {
+    if (options.cancel && options.cancel->cancelled()) {
+      relayed.client_gone = true;
+      return relayed;
+    }
+    relayed.upstream_broke = true;
+    relayed.error_key = keys::kUpstreamStreamBroken;
+    relayed.error_message = failure.what();
+  }
+  return relayed;
+}
+
+dispatch::Charge Mcp::charge(pipeline::Exchange& exchange, const dispatch::Attempt&, pipeline::RelayResult&) {
+  if (message_.audited()) {
+    auto& row = exchange.ledger().row();
+    row.unit = message_.isToolCall() ? "tool_calls" : "requests";
+    row.units = 1;
+  }
+  return {};
+}
+
+void Mcp::answerRefusal(pipeline::Exchange& exchange, const wire::ApiError& error) {
+  auto& response = exchange.response();
+  if (error.status == 401) {
+    const std::string origin =
+        requestOrigin(exchange.request().header("Host"), exchange.gateway().tls() != nullptr);
+    std::string challenge = "Bearer error=\"invalid_token\"";
+    if (!origin.empty()) {
+      challenge += ", resource_metadata=\"" + origin + "/.well-known/oauth-protected-resource/mcp/" +
+                   (plainName(provider_id_, kMaxProviderBytes) ? provider_id_ : std::string()) + "\"";
+    }
+    response.set("WWW-Authenticate", challenge);
+  }
+  if (error.retry_after_seconds) response.set("Retry-After", std::to_string(*error.retry_after_seconds));
+  // Once the server's rule let the caller in and the message is a request, the refusal is the
+  // request's JSON-RPC answer; before that (identity, the server's rule, the session, the body)
+  // the HTTP status says it, with the same JSON-RPC error as the body.
+  const bool as_answer = admitted_ && message_read_ && message_.kind == wire::mcp::Kind::Request;
+  const wire::Json& id = message_.id;  // null until the message's id is known
+  http::sendJson(response, as_answer ? 200 : error.status,
+                 wire::mcp::errorMessage(id, error, exchange.request().id()).dump(-1, ' ', false, wire::Json::error_handler_t::replace));
+}
+
+}  // namespace sluice::endpoints

@@ -1,0 +1,290 @@
+// The MCP gateway, judged by the official MCP SDK (@modelcontextprotocol/sdk) on both sides: its
+// McpServer (Streamable HTTP, stateful) is the upstream server, its Client the agent. Through
+// Sluice the client lists only the tools its member may call, calls one (served, one audit row,
+// the arguments masked on their way to a public server and restored in the result), is refused
+// another (a JSON-RPC error and an audit row; the server never sees the call), and a member
+// without access to the server is refused at `initialize`. Sessions are the gateway's sealed ids:
+// another member's does not open. Needs PostgreSQL (SLUICE_TEST_DATABASE_URL): identity and the
+// audit trail are what is tested.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+import { startMcpServer } from './lib/mcp_server.mjs';
+import { binDir, sourceDir, startStack } from './lib/stack.mjs';
+
+const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
+const UPSTREAM_TOKEN = 'upstream-platform-token-0123456789';
+const EMAIL = 'fox.mulder@example.com';
+const OUTSIDER_PROJECT = `outsiders${process.pid}`;
+
+let stack;
+let sseServer;
+let jsonServer;
+let outsiderKey;
+
+function sluicectl(...args) {
+  return execFileSync(path.join(binDir, 'sluicectl'),
+    ['--database-url', databaseUrl, '--services', path.join(sourceDir, 'services'), ...args], { encoding: 'utf8' });
+}
+
+function psql(query) {
+  return execFileSync('psql', ['-X', '-q', '-tA', databaseUrl, '-c', query], { encoding: 'utf8' }).trim();
+}
+
+// The audit row of request `id`, waited for (the writer commits in batches).
+async function auditRow(id) {
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    const text = psql(`SELECT row_to_json(r) FROM (SELECT outcome, status, route_match, requested_model, model, masked,
+      unit, units, error_key, client_wire, user_name, served_provider FROM ai_requests WHERE id = '${id}') r`);
+    if (text) return JSON.parse(text);
+    if (Date.now() > deadline) throw new Error(`no audit row for ${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function connectClient(server, key, { onResponse } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/mcp/${server}`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    fetch: async (url, init) => {
+      const reply = await fetch(url, init);
+      onResponse?.(reply);
+      return reply;
+    },
+  });
+  const client = new Client({ name: 'sluice-e2e', version: '1.0.0' });
+  return { client, transport, connect: () => client.connect(transport) };
+}
+
+before(async () => {
+  assert.ok(databaseUrl, 'SLUICE_TEST_DATABASE_URL must name the test database (scripts/test.sh sets it)');
+  sseServer = await startMcpServer({ jsonResponse: false });
+  jsonServer = await startMcpServer({ jsonResponse: true });
+  stack = await startStack({
+    editCatalog(dir) {
+      fs.appendFileSync(path.join(dir, 'ai/credentials.yaml'),
+        '  tools-token:\n    kind: platform\n    description: The tool servers\' token\n    secret: env:SLUICE_E2E_MCP_TOKEN\n');
+      fs.appendFileSync(path.join(dir, 'ai/providers.yaml'), `
+  tools:
+    display_name: E2E tools
+    credential: tools-token
+    trust: public
+    endpoints:
+      mcp: { wire: mcp, url: "${sseServer.url}" }
+
+  tools-json:
+    display_name: E2E tools (JSON answers)
+    credential: tools-token
+    trust: trusted_raw
+    endpoints:
+      mcp: { wire: mcp, url: "${jsonServer.url}", auth_header: X-Tools-Key }
+`);
+      fs.appendFileSync(path.join(dir, 'ai/gateway.yaml'), '  data_protection:\n    mask: [email, api_key]\n');
+      fs.appendFileSync(path.join(dir, 'access-control/rules.yaml'), `
+  - entity: mcp_server/tools
+    default: open
+    why: Outside contractors do not use the tool servers.
+    deny: { project: [${OUTSIDER_PROJECT}] }
+  - entity: mcp_tool/tools/delete_*
+    default: closed
+    why: Destructive tools need an approval.
+`);
+    },
+    gatewayEnv: {
+      SLUICE_E2E_MCP_TOKEN: UPSTREAM_TOKEN,
+      SLUICE_MASTER_KEY: '0f'.repeat(32),
+    },
+  });
+  const outsider = `e2e-outsider-${process.pid}-${Date.now()}`;
+  sluicectl('users', 'add', outsider, '--role', 'member', '--project', OUTSIDER_PROJECT,
+    '--primary-project', OUTSIDER_PROJECT);
+  outsiderKey = sluicectl('keys', 'create', outsider, '--name', 'e2e').trim().split('\n').pop();
+});
+
+after(async () => {
+  await stack?.stop();
+  await sseServer?.close();
+  await jsonServer?.close();
+});
+
+describe('MCP gateway', () => {
+  test('lists only the tools the member may call, with the platform token upstream and never the key', async () => {
+    const { client, connect } = connectClient('tools', stack.apiKey);
+    await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name).sort();
+    assert.deepEqual(names, ['add', 'echo', 'fail', 'slow_count']);
+    for (const seen of sseServer.seen) {
+      assert.equal(seen.headers.authorization, `Bearer ${UPSTREAM_TOKEN}`);
+      assert.ok(!JSON.stringify(seen.headers).includes(stack.apiKey), 'the caller\'s key reached the server');
+    }
+    // The client's session id is the gateway's sealed one, not the server's.
+    const serverSessions = [...sseServer.sessions.keys()];
+    assert.ok(serverSessions.length >= 1);
+    await client.close();
+  });
+
+  test('a call is served, audited once, its arguments masked upstream and restored in the result', async () => {
+    let requestId;
+    const { client, connect } = connectClient('tools', stack.apiKey, {
+      onResponse: (reply) => {
+        requestId = reply.headers.get('x-sluice-request-id') ?? requestId;
+      },
+    });
+    await connect();
+    const result = await client.callTool({ name: 'echo', arguments: { text: `write to ${EMAIL} today` } });
+    assert.equal(result.content[0].text, `echo: write to ${EMAIL} today`);
+    const call = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).at(-1);
+    assert.ok(call, 'the server got the call');
+    assert.ok(!call.body.includes(EMAIL), `the public server got the e-mail address: ${call.body}`);
+    assert.match(call.body, /EMAIL_1/);
+    const row = await auditRow(requestId);
+    assert.equal(row.outcome, 'ok');
+    assert.equal(row.client_wire, 'mcp');
+    assert.equal(row.route_match, 'endpoint:mcp;mcp:tools;tool:echo');
+    assert.equal(row.requested_model, 'echo');
+    assert.equal(row.served_provider, 'tools');
+    assert.deepEqual(row.masked, { email: 1 });
+    assert.equal(row.unit, 'tool_calls');
+    assert.equal(Number(row.units), 1);
+    await client.close();
+  });
+
+  test('a tool the rules close is refused with a JSON-RPC error, audited, and never reaches the server', async () => {
+    let requestId;
+    const { client, connect } = connectClient('tools', stack.apiKey, {
+      onResponse: (reply) => {
+        requestId = reply.headers.get('x-sluice-request-id') ?? requestId;
+      },
+    });
+    await connect();
+    await assert.rejects(client.callTool({ name: 'delete_repository', arguments: { name: 'prod' } }), (error) => {
+      assert.equal(error.code, -32001);
+      assert.match(error.message, /authz denied \[mcp_tool\/tools\/delete_\*\]: Destructive tools need an approval/);
+      return true;
+    });
+    assert.deepEqual(sseServer.seen.deleted, []);
+    const row = await auditRow(requestId);
+    assert.equal(row.outcome, 'access_denied');
+    assert.equal(row.route_match, 'endpoint:mcp;mcp:tools;tool:delete_repository');
+    await client.close();
+  });
+
+  test('a member without access to the server is refused at initialize', async () => {
+    const before = sseServer.seen.length;
+    const { connect } = connectClient('tools', outsiderKey);
+    await assert.rejects(connect(), /403|authz denied/);
+    assert.equal(sseServer.seen.length, before, 'the server was not asked');
+  });
+
+  test('a streamed call relays progress notifications as they come', async () => {
+    const { client, connect } = connectClient('tools', stack.apiKey);
+    await connect();
+    const progress = [];
+    const result = await client.callTool({ name: 'slow_count', arguments: { upto: 4 } }, undefined, {
+      onprogress: (update) => progress.push(update.progress),
+    });
+    assert.equal(result.content[0].text, 'counted to 4');
+    assert.deepEqual(progress, [1, 2, 3, 4]);
+    await client.close();
+  });
+
+  test('a tool that reports an error is served and its row says tool_error', async () => {
+    let requestId;
+    const { client, connect } = connectClient('tools', stack.apiKey, {
+      onResponse: (reply) => {
+        requestId = reply.headers.get('x-sluice-request-id') ?? requestId;
+      },
+    });
+    await connect();
+    const result = await client.callTool({ name: 'fail', arguments: {} });
+    assert.equal(result.isError, true);
+    const row = await auditRow(requestId);
+    assert.equal(row.outcome, 'ok');
+    assert.equal(row.error_key, 'tool_error');
+    await client.close();
+  });
+
+  test('a server answering JSON, with its token in its own header, and a resource read', async () => {
+    const { client, connect } = connectClient('tools-json', stack.apiKey);
+    await connect();
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === 'delete_repository'), 'no rule closes tools-json\'s tools');
+    const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+    assert.equal(sum.content[0].text, '42');
+    const readme = await client.readResource({ uri: 'file:///readme.md' });
+    assert.match(readme.contents[0].text, /hello/);
+    for (const seen of jsonServer.seen) {
+      assert.equal(seen.headers['x-tools-key'], UPSTREAM_TOKEN);
+      assert.equal(seen.headers.authorization, undefined);
+    }
+    await client.close();
+  });
+
+  test('another member\'s session id is not found; a client without a key learns where to authorise', async () => {
+    let session;
+    const { client, connect } = connectClient('tools', stack.apiKey, {
+      onResponse: (reply) => {
+        session = reply.headers.get('mcp-session-id') ?? session;
+      },
+    });
+    await connect();
+    assert.match(session, /^mcp1-/);
+    assert.ok(!sseServer.sessions.has(session), 'the client got the server\'s own session id');
+    const stolen = await fetch(`${stack.gatewayUrl}/mcp/tools`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${outsiderKey}`, 'Mcp-Session-Id': session, 'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    // The outsider is refused at the server's rule before the session is even opened.
+    assert.equal(stolen.status, 403);
+    await client.close();
+
+    const anonymous = await fetch(`${stack.gatewayUrl}/mcp/tools`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    assert.equal(anonymous.status, 401);
+    const challenge = anonymous.headers.get('www-authenticate');
+    assert.match(challenge, /^Bearer /);
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)[1];
+    const metadata = await (await fetch(metadataUrl)).json();
+    assert.equal(metadata.resource, `${stack.gatewayUrl}/mcp/tools`);
+    assert.deepEqual(metadata.bearer_methods_supported, ['header']);
+    const body = await anonymous.json();
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.error.data.error_key, 'invalid_api_key');
+  });
+
+  test('hostile bodies are refused in JSON-RPC: a batch, broken JSON, an unknown server', async () => {
+    const post = (server, body) => fetch(`${stack.gatewayUrl}/mcp/${server}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${stack.apiKey}`, 'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream' },
+      body,
+    });
+    const batch = await post('tools', JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping' }]));
+    assert.equal(batch.status, 400);
+    assert.equal((await batch.json()).error.code, -32600);
+    const broken = await post('tools', '{"jsonrpc": "2.0", "id": 1, "method": ');
+    assert.equal(broken.status, 400);
+    assert.equal((await broken.json()).error.code, -32700);
+    const unknown = await post('no-such-server', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error.data.error_key, 'mcp_server_not_found');
+    const noName = await post('tools', JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: {} }));
+    assert.equal(noName.status, 400);
+    const refused = await noName.json();
+    assert.equal(refused.error.code, -32602);
+    assert.equal(refused.id, 2);
+  });
+});
