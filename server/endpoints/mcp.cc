@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -76,7 +78,51 @@ std::string shortText(const wire::Json& value) {
   return text;
 }
 
+// The method label: MCP's own methods, else "other" (a client cannot mint series).
+std::string_view methodLabel(std::string_view http_method, const wire::mcp::Message& message, bool read) {
+  if (http_method == "GET") return "GET";
+  if (http_method == "DELETE") return "DELETE";
+  if (!read) return "invalid";
+  if (message.kind == wire::mcp::Kind::Response) return "response";
+  static constexpr std::string_view kKnown[] = {
+      "initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
+      "resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get",
+      "completion/complete", "logging/setLevel", "notifications/initialized", "notifications/cancelled",
+      "notifications/progress", "notifications/roots/list_changed"};
+  for (const std::string_view known : kKnown) {
+    if (message.method == known) return known;
+  }
+  return message.method.starts_with("notifications/") ? "notifications/other" : "other";
+}
+
+// The tool label: the name, for at most kMaxToolSeries distinct server/tool pairs a process; the
+// rest are "other" (tool names come from clients).
+constexpr size_t kMaxToolSeries = 2000;
+std::string toolLabel(const std::string& server, const std::string& tool) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> seen;
+  if (!plainName(tool, 128)) return "other";
+  const std::string key = server + "/" + tool;
+  std::lock_guard lock(mutex);
+  if (seen.contains(key)) return tool;
+  if (seen.size() >= kMaxToolSeries) return "other";
+  seen.insert(key);
+  return tool;
+}
+
 }  // namespace
+
+void Mcp::count(pipeline::Exchange& exchange, std::string_view outcome) {
+  if (counted_) return;
+  counted_ = true;
+  const std::string server = endpoint_ != nullptr ? provider_id_ : std::string("unknown");
+  const std::string result = outcome.empty() ? std::string("ok") : std::string(outcome);
+  auto& metrics = exchange.gateway().metrics();
+  metrics.mcp_messages.with({server, std::string(methodLabel(method_, message_, message_read_)), result}).inc();
+  if (message_read_ && message_.isToolCall() && endpoint_ != nullptr) {
+    metrics.mcp_tool_calls.with({server, toolLabel(server, message_.target), result}).inc();
+  }
+}
 
 std::string requestOrigin(std::string_view host, bool tls) {
   if (host.empty() || host.size() > 255) return {};
@@ -272,8 +318,9 @@ void Mcp::shape(pipeline::AttemptCall& call) {
   call.accept = method_ == "GET" ? "text/event-stream" : "application/json, text/event-stream";
   call.stream = method_ == "GET";
   call.field_retry = false;
-  // A tool call may change the world: sent once. So are the server's stream and the session's end.
-  call.single_try = message_.audited() || method_ != "POST";
+  // A tool call may change the world: sent once, never retried (a failure is the call's JSON-RPC
+  // error). So are the server's stream and the session's end.
+  call.retry_same = !message_.audited() && method_ == "POST";
   if (!server_session_.empty()) call.headers.emplace_back("Mcp-Session-Id", server_session_);
   if (!protocol_version_.empty()) call.headers.emplace_back("MCP-Protocol-Version", protocol_version_);
   if (method_ == "GET" && !last_event_id_.empty()) call.headers.emplace_back("Last-Event-ID", last_event_id_);
@@ -465,7 +512,8 @@ pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::A
   return relayed;
 }
 
-dispatch::Charge Mcp::charge(pipeline::Exchange& exchange, const dispatch::Attempt&, pipeline::RelayResult&) {
+dispatch::Charge Mcp::charge(pipeline::Exchange& exchange, const dispatch::Attempt&, pipeline::RelayResult& relayed) {
+  count(exchange, relayed.client_gone ? std::string_view("client_gone") : std::string_view(relayed.error_key));
   if (message_.audited()) {
     auto& row = exchange.ledger().row();
     row.unit = message_.isToolCall() ? "tool_calls" : "requests";
@@ -475,6 +523,7 @@ dispatch::Charge Mcp::charge(pipeline::Exchange& exchange, const dispatch::Attem
 }
 
 void Mcp::answerRefusal(pipeline::Exchange& exchange, const wire::ApiError& error) {
+  count(exchange, error.key.empty() ? std::string_view("refused") : std::string_view(error.key));
   auto& response = exchange.response();
   if (error.status == 401) {
     const std::string origin =

@@ -53,6 +53,7 @@ class Mcp : public pipeline::Profile {
   dispatch::Charge charge(pipeline::Exchange& exchange, const dispatch::Attempt& attempt,
                           pipeline::RelayResult& relayed) override;
   void answerRefusal(pipeline::Exchange& exchange, const wire::ApiError& error) override;
+  void afterExecute(pipeline::Exchange& exchange) override { count(exchange, "client_gone"); }
 
  private:
   // The tools/list filter and the restore, applied to one message of the server's answer.
@@ -62,6 +63,8 @@ class Mcp : public pipeline::Profile {
                                    const protection::Mapping* restore, const pipeline::RelayOptions& options);
   pipeline::RelayResult relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
                                     const protection::Mapping* restore, const pipeline::RelayOptions& options);
+  // Counts the message (and a tool call) in the metrics, once, with `outcome` ("" = ok).
+  void count(pipeline::Exchange& exchange, std::string_view outcome);
   // True when an answer needs reading before it is relayed (a listing to filter, strings to restore).
   bool rewrites(bool masked) const;
 
@@ -88,7 +91,7 @@ class Mcp : public pipeline::Profile {
   std::optional<identity::Scope> scope_;
   std::string_view operation_ = "mcp";
   std::string request_id_;
-  std::string metadata_url_;     // the protected resource metadata of this server, for a 401
+  bool counted_ = false;
 };
 
 // GET /.well-known/oauth-protected-resource[/mcp[/{provider}]] (RFC 9728): what MCP clients read

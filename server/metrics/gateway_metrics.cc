@@ -214,6 +214,15 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                          "was full, or the collector refused or could not be reached after its "
                                          "tries.",
                                          {"signal"})),
+      mcp_messages(registry.counter("gateway_mcp_messages_total",
+                                    "MCP messages (POST, and GET/DELETE of a session) by server, method and "
+                                    "outcome: ok, or the error key of a refusal or of the server's answer.",
+                                    {"server", "method", "outcome"})),
+      mcp_tool_calls(registry.counter("gateway_mcp_tool_calls_total",
+                                      "MCP tool calls by server, tool and outcome: ok, tool_error (the tool "
+                                      "reported an error), mcp_error (the server answered with a JSON-RPC error), "
+                                      "or the refusal's error key.",
+                                      {"server", "tool", "outcome"})),
       audit_(std::make_shared<AuditSource>()),
       presence_(std::make_shared<PresenceSource>()) {
   registry.gaugeCallback("gateway_presence_node_up",

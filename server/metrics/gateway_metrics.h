@@ -201,6 +201,12 @@ struct GatewayMetrics {
   // gateway_telemetry_dropped_total{signal}: spans not exported (queue full, collector refused or
   // unreachable after its tries)
   CounterFamily& telemetry_dropped;
+  // gateway_mcp_messages_total{server,method,outcome}: MCP messages by server, method (the known
+  // methods; "other") and outcome ("ok" or the error key) (docs/mcp.md)
+  CounterFamily& mcp_messages;
+  // gateway_mcp_tool_calls_total{server,tool,outcome}: tool calls by server, tool and outcome
+  // ("ok", "tool_error", "mcp_error" or the refusal's key)
+  CounterFamily& mcp_tool_calls;
 
  private:
   struct AuditSource;

@@ -257,6 +257,9 @@ AttemptResult AttemptRunner::send(AttemptCall call) {
     }
     dispatch::Classification verdict = dispatch::classifyAttempt(outcome, retries, attempt.provider->retry);
     if (call.single_try && response) verdict.verdict = dispatch::AttemptVerdict::Final;
+    if (!call.retry_same && verdict.verdict == dispatch::AttemptVerdict::RetrySame) {
+      verdict.verdict = dispatch::AttemptVerdict::NextDeployment;
+    }
     if (verdict.verdict == dispatch::AttemptVerdict::RetrySame && budget_ && !budget_->mayRetry(verdict.delay)) {
       // gateway.limits: this request has spent its calls or its retry time; the next deployment
       // may still be asked if a call is left.

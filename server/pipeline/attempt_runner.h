@@ -52,6 +52,10 @@ struct AttemptCall {
   // One call, no retry of any kind: every HTTP answer is an Answer (count_tokens, the console's
   // Test button); only a transport failure is Failed.
   bool single_try = false;
+  // False: a busy answer (429/503/529) or a transport failure is never retried on the same
+  // endpoint; the attempt fails as it would once its retries were spent (an MCP tool call: it may
+  // have changed the world).
+  bool retry_same = true;
   std::string base_url{};           // "" = the endpoint's url; else the presence hub's address for it
   // The operations of the other /v1 endpoints: the body's type and the Accept asked for ("" =
   // the wire's), and an upload streamed from the client after `body` (sent once: give it with

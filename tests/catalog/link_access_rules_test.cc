@@ -47,7 +47,8 @@ BOOST_AUTO_TEST_CASE(entity_must_be_a_gateway_route) {
     CatalogSources sources = baselineSources();
     append(sources.access_rules, rule(entity));
     expectError(compileCatalog(sources), atIn(sources.access_rules, "contractors", std::string(entity)),
-                "entity '" + std::string(entity) + "' must be gateway_route/<route or model id> or gateway_route/*");
+                "entity '" + std::string(entity) + "' must be gateway_route/<route or model id>, gateway_route/*, mcp_server/<provider> or "
+                "mcp_tool/<provider>/<tool>");
   }
 }
 

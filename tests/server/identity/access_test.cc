@@ -181,3 +181,60 @@ BOOST_AUTO_TEST_CASE(message_without_a_why) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(mcp_access)
+
+// A server's rule, then its tools': exact name, the first matching pattern in file order, the
+// server's wildcard; the server must let the caller in first.
+BOOST_AUTO_TEST_CASE(tools_are_decided_by_their_own_rule_then_a_pattern_then_the_wildcard) {
+  const std::vector<catalog::AccessRule> rules = {
+      rule("mcp_server/github", kOpen, "Contractors do not use GitHub here.", {}, bands({}, {"contractors"}, {}, {})),
+      rule("mcp_tool/github/delete_*", kClosed, "Destructive tools need an approval.", bands({}, {}, {"admins"}, {})),
+      rule("mcp_tool/github/delete_branch", kOpen, "Branches are cheap."),
+      rule("mcp_tool/github/*", kOpen, "Every other tool."),
+      rule("mcp_tool/jira/*", kClosed, "Jira is read through the console."),
+  };
+  Who alice = named("alice");
+  Who admin = named("root");
+  admin.groups = {"admins"};
+  Who contractor = named("carl");
+  contractor.project = "contractors";
+
+  BOOST_TEST(decideMcpServer(rules, "github", subjectOf(alice)).allowed);
+  BOOST_TEST(decideMcpTool(rules, "github", "create_issue", subjectOf(alice)).allowed);
+  const Decision destructive = decideMcpTool(rules, "github", "delete_repository", subjectOf(alice));
+  BOOST_TEST(!destructive.allowed);
+  BOOST_TEST(destructive.entity == "mcp_tool/github/delete_*");
+  BOOST_TEST(destructive.message() == "authz denied [mcp_tool/github/delete_*]: Destructive tools need an approval.");
+  BOOST_TEST(decideMcpTool(rules, "github", "delete_repository", subjectOf(admin)).allowed);
+  // The exact rule wins over the pattern.
+  BOOST_TEST(decideMcpTool(rules, "github", "delete_branch", subjectOf(alice)).allowed);
+  // The server's rule decides first: a contractor is refused every tool, whatever the tool's rule.
+  const Decision refused = decideMcpTool(rules, "github", "create_issue", subjectOf(contractor));
+  BOOST_TEST(!refused.allowed);
+  BOOST_TEST(refused.entity == "mcp_server/github");
+  BOOST_TEST(refused.basis == "deny:project=contractors");
+  // No server rule: open; then the tool wildcard closes.
+  BOOST_TEST(decideMcpServer(rules, "jira", subjectOf(alice)).basis == "no_rule");
+  BOOST_TEST(!decideMcpTool(rules, "jira", "search", subjectOf(alice)).allowed);
+  // Nothing at all: open.
+  BOOST_TEST(decideMcpTool(rules, "slack", "post", subjectOf(alice)).allowed);
+}
+
+BOOST_AUTO_TEST_CASE(mcp_server_wildcard_governs_servers_without_a_rule) {
+  const std::vector<catalog::AccessRule> rules = {
+      rule("mcp_server/*", kClosed, "Tool servers are opt-in.", bands({}, {}, {"agents"}, {})),
+  };
+  Who alice = named("alice");
+  Who bot = named("bot");
+  bot.groups = {"agents"};
+  BOOST_TEST(!decideMcpServer(rules, "github", subjectOf(alice)).allowed);
+  BOOST_TEST(decideMcpServer(rules, "github", subjectOf(bot)).allowed);
+  BOOST_TEST(decideMcpTool(rules, "github", "anything", subjectOf(bot)).allowed);
+  // Model routes are not governed by MCP entities, nor the other way round.
+  AccessRequest route;
+  route.route_id = "claude-sonnet-5-5";
+  BOOST_TEST(decideAccess(rules, route, subjectOf(alice)).allowed);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
