@@ -16,7 +16,6 @@
 #include "server/protection/json_texts.h"
 #include "server/protection/restorer.h"
 #include "server/wire/json_parse.h"
-#include "server/wire/sse.h"
 
 namespace sluice::endpoints {
 
@@ -391,12 +390,13 @@ pipeline::RelayResult Mcp::relay(pipeline::Exchange& exchange, const dispatch::P
     relayed.error_message = answer.error_body.substr(0, 300);
     return relayed;
   }
+  // Read on the way: a listing to filter, a masked call's result to restore, a call's answer for
+  // its row. The server's own stream (GET) and everything else pass as they come.
+  const bool rewrite = method_ == "POST" && (rewrites(masked) || message_.audited());
   const protection::Mapping* restore = masked ? options.restore : nullptr;
   const std::string content_type = lower(provider.header("Content-Type"));
-  if (rewrites(masked) || message_.audited()) {
-    if (content_type.starts_with("text/event-stream")) return relayEvents(exchange, answer, restore, options);
-    if (content_type.find("json") != std::string::npos) return relayWhole(exchange, answer, restore, options);
-  }
+  if (content_type.starts_with("text/event-stream")) return relayEvents(exchange, answer, restore, options, rewrite);
+  if (rewrite && content_type.find("json") != std::string::npos) return relayWhole(exchange, answer, restore, options);
   return pipeline::relayAsItComes(provider, response, options, nullptr);
 }
 
@@ -429,77 +429,108 @@ pipeline::RelayResult Mcp::relayWhole(pipeline::Exchange& exchange, pipeline::An
   return relayed;
 }
 
+namespace {
+
+// The end of the SSE event at the front of `buffer` (its blank line), and the blank line's length;
+// npos when no whole event is there yet.
+size_t eventEnd(const std::string& buffer, size_t& separator) {
+  const size_t lf = buffer.find("\n\n");
+  const size_t crlf = buffer.find("\r\n\r\n");
+  if (crlf != std::string::npos && (lf == std::string::npos || crlf < lf)) {
+    separator = 4;
+    return crlf;
+  }
+  separator = 2;
+  return lf;
+}
+
+}  // namespace
+
+std::string Mcp::rewriteEvent(std::string_view block, const protection::Mapping* restore,
+                              pipeline::RelayResult& result) const {
+  // Every field line (id:, event:, retry:, comments) kept as it came; the data lines, joined,
+  // rewritten as one JSON-RPC message in the place of the first.
+  std::string kept;
+  std::string data;
+  std::optional<size_t> data_at;
+  size_t start = 0;
+  while (start <= block.size()) {
+    size_t stop = block.find('\n', start);
+    if (stop == std::string_view::npos) stop = block.size();
+    std::string_view line = block.substr(start, stop - start);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.starts_with("data:")) {
+      std::string_view value = line.substr(5);
+      if (value.starts_with(' ')) value.remove_prefix(1);
+      if (data_at) data += '\n';
+      else data_at = kept.size();
+      data += value;
+    } else if (!line.empty()) {
+      kept.append(line).append("\n");
+    }
+    start = stop + 1;
+  }
+  if (!data_at || data.empty()) return std::string(block) + "\n\n";
+  wire::Json message = wire::parseBounded(data);
+  if (message.is_discarded()) return std::string(block) + "\n\n";
+  rewriteAnswer(message, restore, result);
+  kept.insert(*data_at, "data: " + wire::dumpJsonText(message) + "\n");
+  return kept + "\n";
+}
+
 pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
-                                       const protection::Mapping* restore, const pipeline::RelayOptions& options) {
+                                       const protection::Mapping* restore, const pipeline::RelayOptions& options,
+                                       bool rewrite) {
   upstream::Response& provider = *answer.response;
   pipeline::RelayResult relayed;
   relayed.status = provider.status();
-  std::string chunk;
-  bool more = provider.readSome(chunk);  // throws with nothing sent: the Exchange answers the failure
-  if (options.cancel && options.cancel->cancelled()) {
-    provider.abort();
-    relayed.client_gone = true;
-    return relayed;
-  }
+  // The head goes out at once: a server's own stream (GET) may stay silent for minutes, and a
+  // client waits for the head before it goes on. There is one attempt: nothing to fail over to.
   auto& response = exchange.response();
   response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(relayed.status));
   response.setContentType("text/event-stream");
   response.set("Cache-Control", "no-cache");
   response.setChunkedTransferEncoding(true);
   std::ostream& out = response.send();
-  wire::SseParser parser;
-  size_t pending = 0;  // bytes fed since the last whole event
-  const auto write = [&](const std::vector<wire::SseEvent>& events) {
-    std::string frames;
-    for (const wire::SseEvent& event : events) {
-      if (event.data.empty()) continue;
-      wire::Json message = wire::parseBounded(event.data);
-      if (message.is_discarded()) {
-        frames += wire::sseFrame(event.event, event.data);
-        continue;
-      }
-      rewriteAnswer(message, restore, relayed);
-      frames += wire::sseFrame(event.event, wire::dumpJsonText(message));
-    }
-    if (frames.empty()) return true;
-    out.write(frames.data(), static_cast<std::streamsize>(frames.size()));
-    out.flush();
-    if (!relayed.first_byte_at) relayed.first_byte_at = SteadyClock::now();
-    return out.good();
+  out.flush();
+  relayed.first_byte_at = SteadyClock::now();
+  const auto gone = [&] {
+    provider.abort();  // closing the server's connection ends the call there
+    relayed.client_gone = true;
+    return relayed;
   };
+  if (!out.good()) return gone();
+  std::string buffer;
   try {
     for (;;) {
-      if (!chunk.empty()) {
-        pending += chunk.size();
-        const auto events = parser.feed(chunk);
-        chunk.clear();
-        if (!events.empty()) pending = 0;
-        if (!write(events)) {
-          provider.abort();
-          relayed.client_gone = true;
-          return relayed;
+      if (options.cancel && options.cancel->cancelled()) return gone();
+      const bool more = provider.readSome(buffer);
+      std::string frames;
+      if (!rewrite) {
+        frames.swap(buffer);
+      } else {
+        size_t separator = 0;
+        for (size_t end = eventEnd(buffer, separator); end != std::string::npos; end = eventEnd(buffer, separator)) {
+          frames += rewriteEvent(std::string_view(buffer).substr(0, end), restore, relayed);
+          buffer.erase(0, end + separator);
         }
-        if (pending > kMaxEventBytes) {
+        if (buffer.size() > kMaxEventBytes) {
           provider.abort();
           relayed.upstream_broke = true;
           relayed.error_key = keys::kUpstreamInvalidResponse;
-          relayed.error_message = "an SSE event of the MCP server is larger than " + std::to_string(kMaxEventBytes) + " bytes";
+          relayed.error_message =
+              "an SSE event of the MCP server is larger than " + std::to_string(kMaxEventBytes) + " bytes";
           break;
         }
+        if (!more && !buffer.empty()) frames += rewriteEvent(buffer, restore, relayed);
       }
-      if (!more) {
-        write(parser.finish());
-        break;
+      if (!frames.empty()) {
+        out.write(frames.data(), static_cast<std::streamsize>(frames.size()));
+        out.flush();
+        if (!out.good()) return gone();
       }
-      if (options.cancel && options.cancel->cancelled()) {
-        provider.abort();
-        relayed.client_gone = true;
-        return relayed;
-      }
-      more = provider.readSome(chunk);
+      if (!more) break;
     }
-    out.flush();
-    if (!relayed.first_byte_at) relayed.first_byte_at = SteadyClock::now();
   } catch (const upstream::TransportError& failure) {
     if (options.cancel && options.cancel->cancelled()) {
       relayed.client_gone = true;

@@ -61,8 +61,13 @@ class Mcp : public pipeline::Profile {
   void rewriteAnswer(wire::Json& message, const protection::Mapping* restore, pipeline::RelayResult& result) const;
   pipeline::RelayResult relayWhole(pipeline::Exchange& exchange, pipeline::Answer& answer,
                                    const protection::Mapping* restore, const pipeline::RelayOptions& options);
+  // An SSE answer: the head at once, then the events as they come; with `rewrite`, each event's
+  // JSON-RPC message through rewriteAnswer() (its other fields kept: id:, event:, retry:).
   pipeline::RelayResult relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
-                                    const protection::Mapping* restore, const pipeline::RelayOptions& options);
+                                    const protection::Mapping* restore, const pipeline::RelayOptions& options,
+                                    bool rewrite);
+  std::string rewriteEvent(std::string_view block, const protection::Mapping* restore,
+                           pipeline::RelayResult& result) const;
   // Counts the message (and a tool call) in the metrics, once, with `outcome` ("" = ok).
   void count(pipeline::Exchange& exchange, std::string_view outcome);
   // True when an answer needs reading before it is relayed (a listing to filter, strings to restore).

@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(wire_must_be_one_of_the_known_wires) {
   edit(sources.providers, "responses: { wire: openai-responses", "responses: { wire: openai");
   expectError(compileCatalog(sources), at(sources.providers, "openai,"),
               "wire of endpoint 'opencode-go/responses' must be one of: anthropic, openai-chat, "
-              "openai-responses, gemini, bedrock-converse; got 'openai'");
+              "openai-responses, gemini, bedrock-converse, mcp; got 'openai'");
 }
 
 BOOST_AUTO_TEST_CASE(endpoint_needs_wire_and_url) {

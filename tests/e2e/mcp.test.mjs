@@ -8,9 +8,11 @@
 // audit trail are what is tested.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,6 +22,7 @@ import { startMcpServer } from './lib/mcp_server.mjs';
 import { binDir, sourceDir, startStack } from './lib/stack.mjs';
 
 const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
+const claudeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/claude');
 const UPSTREAM_TOKEN = 'upstream-platform-token-0123456789';
 const EMAIL = 'fox.mulder@example.com';
 const OUTSIDER_PROJECT = `outsiders${process.pid}`;
@@ -286,5 +289,69 @@ describe('MCP gateway', () => {
     const refused = await noName.json();
     assert.equal(refused.error.code, -32602);
     assert.equal(refused.id, 2);
+  });
+
+  // A real coding agent: Claude Code (npm @anthropic-ai/claude-code) adds the server the way its
+  // docs say, lists it (its health check runs initialize and tools/list through the gateway), then
+  // runs one turn against the gateway's /v1/messages (the mock model is scripted to call the MCP
+  // tool) and calls the tool through /mcp/tools. Offline: every request goes to the gateway.
+  test('Claude Code adds, lists and calls a tool through the gateway', async () => {
+    assert.ok(fs.existsSync(claudeBin), `${claudeBin} is missing (npm ci in tests/e2e)`);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-claude-'));
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-claude-work-'));
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_BASE_URL: stack.gatewayUrl,
+      ANTHROPIC_API_KEY: stack.apiKey,
+      ANTHROPIC_MODEL: 'claude-sonnet-5-5',
+      ANTHROPIC_SMALL_FAST_MODEL: 'claude-sonnet-5-5',
+      ANTHROPIC_CUSTOM_HEADERS: `x-mock-script: ${JSON.stringify({ tool_name: 'mcp__sluice__echo',
+        tool_arguments: { text: `ping ${EMAIL}` } })}`,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    };
+    // Asynchronously: the upstream MCP server runs in this process and must go on answering.
+    const claude = (args, timeout = 90000) => new Promise((resolve) => {
+      const child = spawn(claudeBin, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (piece) => { out += piece; });
+      child.stderr.on('data', (piece) => { out += piece; });
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+      child.on('close', (status) => {
+        clearTimeout(timer);
+        resolve({ status, out });
+      });
+    });
+    try {
+      const added = await claude(['mcp', 'add', '--transport', 'http', 'sluice', `${stack.gatewayUrl}/mcp/tools`,
+        '--header', `Authorization: Bearer ${stack.apiKey}`]);
+      assert.equal(added.status, 0, added.out);
+      const listed = await claude(['mcp', 'list']);
+      assert.equal(listed.status, 0, listed.out);
+      assert.match(listed.out, /sluice: .*\/mcp\/tools.*Connected/, listed.out);
+
+      const callsBefore = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).length;
+      const turn = await claude(['-p', 'Use the echo tool, please.', '--allowedTools', 'mcp__sluice__echo',
+        '--output-format', 'json', '--max-turns', '3'], 120000);
+      assert.equal(turn.status, 0, turn.out);
+      if (process.env.SLUICE_E2E_VERBOSE) console.log(turn.out);
+      const calls = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"'));
+      assert.equal(calls.length, callsBefore + 1, `the tool was called once through the gateway: ${turn.out}`);
+      const call = JSON.parse(calls.at(-1).body);
+      assert.equal(call.params.name, 'echo');
+      assert.ok(!calls.at(-1).body.includes(EMAIL), 'the public server got the e-mail address');
+      assert.equal(calls.at(-1).headers.authorization, `Bearer ${UPSTREAM_TOKEN}`);
+      // The tool's result went back to the model restored: the model's next turn carried it.
+      const requests = await stack.mockRequests();
+      const results = requests.filter((request) => request.body.includes('tool_result'));
+      assert.ok(results.length > 0, 'Claude Code sent the tool result back');
+      assert.match(results.at(-1).body, /echo: ping /);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(work, { recursive: true, force: true });
+    }
   });
 });
