@@ -294,8 +294,15 @@ struct QuotaLimits {
   std::optional<int64_t> max_input_tokens;
   std::optional<int64_t> max_output_tokens;
   std::optional<int64_t> max_cost_microdollars;
-  bool unlimited() const { return !max_requests && !max_input_tokens && !max_output_tokens && !max_cost_microdollars; }
+  std::optional<int64_t> max_tool_calls;  // a `unit: tool_calls` window's only limit
+  bool unlimited() const {
+    return !max_requests && !max_input_tokens && !max_output_tokens && !max_cost_microdollars && !max_tool_calls;
+  }
 };
+
+// What a quota window counts: model requests (with their tokens and cost), or MCP tool calls
+// (docs/mcp.md). A window counts one or the other.
+enum class QuotaUnit { Requests, ToolCalls };
 
 // A window's limit for one subject instead of the window's own (`overrides:`); `unlimited` is a
 // QuotaLimits with nothing set.
@@ -325,6 +332,7 @@ struct QuotaWindow : QuotaLimits {
   // The zone's rules (config::attachTimeZones); null for UTC, where offsets are always 0.
   std::shared_ptr<const ZoneRules> zone;
   std::optional<QuotaMode> mode;               // the window's own; default: Quotas::mode
+  QuotaUnit unit = QuotaUnit::Requests;        // `unit:`; tool_calls when max_tool_calls is given
   std::vector<QuotaOverride> overrides;        // in the file's order
   std::vector<QuotaAlert> alerts;              // ascending percent, no repeats
   Location where;

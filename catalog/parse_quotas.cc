@@ -30,6 +30,7 @@ bool readLimits(YamlReader& reader, const Fields& fields, const std::string& own
       auto value = reader.integer(e, what, 1);
       (e.key == "max_requests"       ? limits.max_requests
        : e.key == "max_input_tokens" ? limits.max_input_tokens
+       : e.key == "max_tool_calls"   ? limits.max_tool_calls
                                      : limits.max_output_tokens) = value;
     }
   }
@@ -82,11 +83,12 @@ void readOverrides(YamlReader& reader, const Entry& entry, const std::string& ow
       }
     } else {
       Fields limits =
-          reader.fields(e, subject, {"max_requests", "max_input_tokens", "max_output_tokens", "max_cost_usd"});
+          reader.fields(e, subject, {"max_requests", "max_input_tokens", "max_output_tokens", "max_cost_usd",
+                                     "max_tool_calls"});
       if (!limits.ok()) continue;
       if (!readLimits(reader, limits, subject, entry_override.limits)) {
         reader.error(e.value_at, subject + " needs at least one of max_requests, max_input_tokens, "
-                                           "max_output_tokens, max_cost_usd, or the word unlimited");
+                                           "max_output_tokens, max_cost_usd, max_tool_calls, or the word unlimited");
         continue;
       }
     }
@@ -153,13 +155,41 @@ void readSpan(YamlReader& reader, const Fields& fields, const Location& at, cons
   }
 }
 
+// `unit: requests | tool_calls`, or tool_calls implied by max_tool_calls; a window counts model
+// requests or tool calls, so its limits (and its overrides') are of that unit only.
+void readUnit(YamlReader& reader, const Fields& fields, const std::string& owner, QuotaWindow& window) {
+  const auto counts_models = [](const QuotaLimits& limits) {
+    return limits.max_requests || limits.max_input_tokens || limits.max_output_tokens || limits.max_cost_microdollars;
+  };
+  bool tool_limits = window.max_tool_calls.has_value();
+  bool model_limits = counts_models(window);
+  for (const QuotaOverride& entry : window.overrides) {
+    tool_limits = tool_limits || entry.limits.max_tool_calls.has_value();
+    model_limits = model_limits || counts_models(entry.limits);
+  }
+  std::optional<QuotaUnit> written;
+  Location where = window.where;
+  if (const Entry* unit = fields.find("unit")) {
+    written = reader.choice<QuotaUnit>(*unit, "unit of " + owner,
+                                       {{"requests", QuotaUnit::Requests}, {"tool_calls", QuotaUnit::ToolCalls}});
+    where = unit->value_at;
+  }
+  window.unit = written.value_or(tool_limits ? QuotaUnit::ToolCalls : QuotaUnit::Requests);
+  if (window.unit == QuotaUnit::ToolCalls && model_limits) {
+    reader.error(where, owner + " counts tool calls: its limits (and its overrides') are max_tool_calls only");
+  } else if (window.unit == QuotaUnit::Requests && tool_limits) {
+    reader.error(where, owner + " counts model requests: max_tool_calls needs a window of its own (unit: tool_calls)");
+  }
+}
+
 QuotaWindow readWindow(YamlReader& reader, const YAML::Node& node, const Location& at, size_t index) {
   QuotaWindow window;
   window.where = at;
   std::string owner = ownerName(node, "quota window", index);
   Fields fields = reader.fields(node, at, owner,
                                 {"id", "per", "seconds", "period", "timezone", "mode", "max_requests",
-                                 "max_input_tokens", "max_output_tokens", "max_cost_usd", "overrides", "alerts"});
+                                 "max_input_tokens", "max_output_tokens", "max_cost_usd", "max_tool_calls", "unit",
+                                 "overrides", "alerts"});
   if (!fields.ok()) return window;
   if (const Entry* id = fields.find("id")) {
     window.id = reader.string(*id, "id of " + owner).value_or("");
@@ -193,8 +223,9 @@ QuotaWindow readWindow(YamlReader& reader, const YAML::Node& node, const Locatio
   if (const Entry* alerts = fields.find("alerts")) readAlerts(reader, *alerts, owner, window);
   if (!any_limit && !overrides) {
     reader.error(at, owner + " needs at least one of max_requests, max_input_tokens, "
-                             "max_output_tokens, max_cost_usd, or overrides");
+                             "max_output_tokens, max_cost_usd, max_tool_calls, or overrides");
   }
+  readUnit(reader, fields, owner, window);
   return window;
 }
 

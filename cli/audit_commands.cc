@@ -193,7 +193,8 @@ int requestsList(const std::string& database_url, const RequestsListOptions& opt
     return 2;
   }
   return withDatabase(database_url, err, [&](pqxx::connection& connection) {
-    store::RequestFilter filter{*since, options.user, options.project, options.model, options.outcome, options.limit};
+    store::RequestFilter filter{*since,          options.user,  options.project, options.model,
+                                options.outcome, options.limit, options.endpoint};
     const auto rows = store::listRequests(connection, filter);
     if (format == OutputFormat::Json) {
       nlohmann::json list = nlohmann::json::array();

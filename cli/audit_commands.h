@@ -26,6 +26,7 @@ struct RequestsListOptions {
   std::optional<std::string> project;
   std::optional<std::string> model;
   std::optional<std::string> outcome;
+  std::optional<std::string> endpoint;
   int limit = 100;
 };
 

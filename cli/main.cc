@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   audit->fallthrough();
 
   sluice::cli::RequestsListOptions list_options;
-  std::string user, list_project, list_model, outcome;
+  std::string user, list_project, list_model, outcome, list_endpoint;
   bool csv = false;
   auto* requests = app.add_subcommand("requests", "query the audit trail");
   requests->require_subcommand(1);
@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
   list->add_option("--project", list_project, "only this project");
   list->add_option("--model", list_model, "only this (resolved) model");
   list->add_option("--outcome", outcome, "only this outcome (ok, upstream_error, …)");
+  list->add_option("--endpoint", list_endpoint,
+                   "only this endpoint: chat (the three chat formats), mcp, embeddings, count_tokens, …");
   list->add_option("--limit", list_options.limit, "at most N rows")->capture_default_str();
   list->add_flag("--csv", csv, "print CSV");
   list->fallthrough();
@@ -244,6 +246,7 @@ int main(int argc, char** argv) {
     list_options.project = given(list_project);
     list_options.model = given(list_model);
     list_options.outcome = given(outcome);
+    list_options.endpoint = given(list_endpoint);
     return sluice::cli::requestsList(database_url, list_options, format, now, std::cout, std::cerr);
   }
   if (*usage) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/endpoints/mcp_federation.h"
 #include "server/endpoints/mcp_session.h"
 #include "server/http/gateway.h"
 #include "server/http/respond.h"
@@ -150,67 +151,77 @@ void answerProtectedResource(const std::string& origin, const std::string& path,
   http::sendJson(response, 200, metadata.dump());
 }
 
+const catalog::Endpoint* Mcp::mcpEndpointOf(std::string_view provider_id) const {
+  const catalog::Provider* provider =
+      plainName(provider_id, kMaxProviderBytes) ? catalog_->provider(provider_id) : nullptr;
+  if (provider == nullptr) return nullptr;
+  for (const catalog::Endpoint& endpoint : provider->endpoints) {
+    if (endpoint.wire == catalog::Wire::Mcp) return &endpoint;
+  }
+  return nullptr;
+}
+
 std::expected<pipeline::Inspected, wire::ApiError> Mcp::read(pipeline::Exchange& exchange) {
   http::Request& request = exchange.request();
   request_id_ = request.id();
   catalog_ = exchange.gateway().catalog();
   method_ = request.method();
-  const catalog::Provider* provider =
-      plainName(provider_id_, kMaxProviderBytes) ? catalog_->provider(provider_id_) : nullptr;
-  if (provider != nullptr) {
-    for (const catalog::Endpoint& endpoint : provider->endpoints) {
-      if (endpoint.wire == catalog::Wire::Mcp) {
-        endpoint_ = &endpoint;
-        break;
-      }
-    }
-  }
-  if (endpoint_ == nullptr) {
-    exchange.ledger().row().route_match = "endpoint:mcp";
-    return std::unexpected(wire::ApiError::make(
-        404, keys::kMcpServerNotFound,
-        plainName(provider_id_, kMaxProviderBytes) ? "no MCP server '" + provider_id_ + "' is declared here"
-                                                   : "no MCP server of that name is declared here"));
-  }
   if (const auto& who = exchange.who()) {
     caller_ = who->caller;
     scope_ = who->scope;
     member_ = who->caller.user;
-    const identity::Decision decision = identity::decideMcpServer(
-        catalog_->access_rules, provider_id_, identity::accessSubject(*caller_, *scope_));
-    if (!decision.allowed) {
-      log::info("access denied", {{"request_id", request_id_}, {"user", member_},
-                                  {"entity", decision.entity}, {"basis", decision.basis}});
-      exchange.ledger().row().route_match = "endpoint:mcp;mcp:" + provider_id_;
-      return std::unexpected(wire::ApiError::make(403, keys::kAccessDenied, decision.message()));
+  }
+  if (federated_) {
+    if (auto admitted = admitFederated(exchange); !admitted) return std::unexpected(admitted.error());
+  } else {
+    endpoint_ = mcpEndpointOf(provider_id_);
+    if (endpoint_ == nullptr) {
+      exchange.ledger().row().route_match = "endpoint:mcp";
+      return std::unexpected(wire::ApiError::make(
+          404, keys::kMcpServerNotFound,
+          plainName(provider_id_, kMaxProviderBytes) ? "no MCP server '" + provider_id_ + "' is declared here"
+                                                     : "no MCP server of that name is declared here"));
+    }
+    if (caller_) {
+      const identity::Decision decision = identity::decideMcpServer(
+          catalog_->access_rules, provider_id_, identity::accessSubject(*caller_, *scope_));
+      if (!decision.allowed) {
+        log::info("access denied", {{"request_id", request_id_}, {"user", member_},
+                                    {"entity", decision.entity}, {"basis", decision.basis}});
+        exchange.ledger().row().route_match = "endpoint:mcp;mcp:" + provider_id_;
+        return std::unexpected(wire::ApiError::make(403, keys::kAccessDenied, decision.message()));
+      }
     }
   }
   admitted_ = true;
   if (request.has("Mcp-Session-Id")) {
-    auto opened = McpSessions::shared().open(request.header("Mcp-Session-Id"), member_, provider_id_);
-    if (!opened) {
+    auto opened = McpSessions::shared().open(request.header("Mcp-Session-Id"), member_,
+                                             federated_ ? std::string_view("*") : std::string_view(provider_id_));
+    std::optional<std::map<std::string, std::string>> sessions;
+    if (opened && federated_) sessions = federation::decodeSessions(*opened);
+    if (!opened || (federated_ && !sessions)) {
       return std::unexpected(wire::ApiError::make(404, keys::kMcpSessionNotFound,
                                                   "this MCP session is not known here; start a new one (initialize)"));
     }
-    server_session_ = std::move(*opened);
+    if (federated_) {
+      sessions_ = std::move(*sessions);
+    } else {
+      server_session_ = std::move(*opened);
+    }
   }
   protocol_version_ = passable(request.header("MCP-Protocol-Version"));
   last_event_id_ = passable(request.header("Last-Event-ID"));
 
   pipeline::Inspected facts;
-  model_.id = "mcp:" + provider_id_;
-  model_.display_name = provider->display_name;
-  deployment_.model_id = model_.id;
-  deployment_.endpoint_key = endpoint_->key;
-  deployment_.provider_id = provider_id_;
-  deployment_.endpoint_id = endpoint_->id;
   if (method_ == "GET" || method_ == "DELETE") {
     // The server's own stream, or the end of the session: counted, not audited.
     exchange.ledger().noteOperation(kMcpMessage);
     exchange.ledger().withoutRow();
+    if (federated_) return answerFederatedSession(exchange);
     facts.requested_model = method_ == "GET" ? "stream" : "end_session";
     facts.stream = method_ == "GET";
     requested_ = facts.requested_model;
+    prepareTarget();
     return facts;
   }
   auto body = exchange.readWholeBody();
@@ -226,14 +237,23 @@ std::expected<pipeline::Inspected, wire::ApiError> Mcp::read(pipeline::Exchange&
   if (!message) {
     // Answered with the message's own id when it has a usable one.
     if (const auto id = document_.is_object() ? document_.find("id") : document_.end();
-        document_.is_object() && id != document_.end() && (id->is_number_integer() || (id->is_string() &&
-                                                            id->get_ref<const std::string&>().size() <= wire::mcp::kMaxNameBytes))) {
+        document_.is_object() && id != document_.end() &&
+        (id->is_number_integer() ||
+         (id->is_string() && id->get_ref<const std::string&>().size() <= wire::mcp::kMaxNameBytes))) {
       message_.id = *id;
     }
     return std::unexpected(message.error());
   }
   message_ = std::move(*message);
   message_read_ = true;
+  if (federated_) {
+    if (!message_.isToolCall()) {
+      exchange.ledger().noteOperation(kMcpMessage);
+      exchange.ledger().withoutRow();
+      return answerFederated(exchange);
+    }
+    if (auto routed = routeFederatedCall(); !routed) return std::unexpected(routed.error());
+  }
   if (message_.isToolCall() && caller_) {
     const identity::Decision decision = identity::decideMcpTool(
         catalog_->access_rules, provider_id_, message_.target, identity::accessSubject(*caller_, *scope_));
@@ -256,7 +276,195 @@ std::expected<pipeline::Inspected, wire::ApiError> Mcp::read(pipeline::Exchange&
   }
   requested_ = facts.requested_model;
   facts.body_bytes = raw_.size();
+  prepareTarget();
   return facts;
+}
+
+void Mcp::prepareTarget() {
+  const catalog::Provider* provider = catalog_->provider(provider_id_);
+  model_.id = "mcp:" + provider_id_;
+  model_.display_name = provider != nullptr ? provider->display_name : provider_id_;
+  deployment_.model_id = model_.id;
+  deployment_.endpoint_key = endpoint_->key;
+  deployment_.provider_id = provider_id_;
+  deployment_.endpoint_id = endpoint_->id;
+}
+
+std::expected<void, wire::ApiError> Mcp::admitFederated(pipeline::Exchange& exchange) {
+  bool any = false;
+  for (const catalog::Provider& provider : catalog_->providers) {
+    const catalog::Endpoint* endpoint = mcpEndpointOf(provider.id);
+    if (endpoint == nullptr) continue;
+    any = true;
+    if (caller_ && !identity::decideMcpServer(catalog_->access_rules, provider.id,
+                                              identity::accessSubject(*caller_, *scope_))
+                        .allowed) {
+      continue;
+    }
+    if (servers_.size() == federation::kMaxServers) break;
+    servers_.push_back({provider.id, &provider, endpoint});
+  }
+  if (!any) {
+    exchange.ledger().row().route_match = "endpoint:mcp";
+    return std::unexpected(wire::ApiError::make(404, keys::kMcpServerNotFound, "no MCP server is declared here"));
+  }
+  if (servers_.empty()) {
+    exchange.ledger().row().route_match = "endpoint:mcp";
+    return std::unexpected(
+        wire::ApiError::make(403, keys::kAccessDenied, "authz denied [mcp_server/*]: no MCP server is open to you"));
+  }
+  return {};
+}
+
+std::expected<void, wire::ApiError> Mcp::routeFederatedCall() {
+  // `<provider>__<tool>`: the longest server name that prefixes it, among the member's servers.
+  const federation::Server* target = nullptr;
+  for (const federation::Server& server : servers_) {
+    const std::string prefix = server.provider + std::string(federation::kSeparator);
+    if (message_.target.size() > prefix.size() && message_.target.starts_with(prefix) &&
+        (target == nullptr || server.provider.size() > target->provider.size())) {
+      target = &server;
+    }
+  }
+  if (target == nullptr) {
+    return std::unexpected(wire::ApiError::make(
+        400, keys::kInvalidParams,
+        "the federated endpoint's tools are named <server>__<tool>, for a server open to you; '" +
+            segmentValue(message_.target) + "' names none"));
+  }
+  provider_id_ = target->provider;
+  endpoint_ = target->endpoint;
+  if (const auto session = sessions_.find(provider_id_); session != sessions_.end()) server_session_ = session->second;
+  message_.target = message_.target.substr(provider_id_.size() + federation::kSeparator.size());
+  document_["params"]["name"] = message_.target;
+  raw_ = wire::dumpJsonText(document_);
+  return {};
+}
+
+std::expected<pipeline::Inspected, wire::ApiError> Mcp::answerFederated(pipeline::Exchange& exchange) {
+  pipeline::Inspected answered;
+  answered.answered = true;
+  auto& response = exchange.response();
+  const auto reply = [&](int status, const wire::Json& body) {
+    http::sendJson(response, status, wire::dumpJsonText(body));
+    exchange.ledger().answeredLocally(status);
+    count(exchange, "");
+  };
+  if (message_.kind != wire::mcp::Kind::Request) {
+    // Notifications (initialized went to each server with initialize) and responses: taken.
+    response.setStatus(Poco::Net::HTTPResponse::HTTP_ACCEPTED);
+    response.setContentLength(0);
+    response.send().flush();
+    exchange.ledger().answeredLocally(202);
+    count(exchange, "");
+    return answered;
+  }
+  const auto result = [&](wire::Json value) {
+    return wire::Json{{"jsonrpc", "2.0"}, {"id", message_.id}, {"result", std::move(value)}};
+  };
+  if (message_.method == "ping") {
+    reply(200, result(wire::Json::object()));
+    return answered;
+  }
+  if (message_.method == "initialize") {
+    const auto replies = federation::fanOut(exchange, servers_, {}, raw_, message_.id, protocol_version_);
+    std::map<std::string, std::string> sessions;
+    std::vector<std::string> joined;
+    std::string version;
+    for (const federation::Reply& server : replies) {
+      if (!server.message || !server.message->contains("result")) {
+        log::warn("MCP server left out of a federated session",
+                  {{"request_id", request_id_}, {"provider", server.provider}, {"error", server.error}});
+        continue;
+      }
+      sessions[server.provider] = server.session;
+      joined.push_back(server.provider);
+      const auto& answer = (*server.message)["result"];
+      if (version.empty() && answer.contains("protocolVersion") && answer["protocolVersion"].is_string()) {
+        version = answer["protocolVersion"].get<std::string>();
+      }
+    }
+    // Each server that joined is told the client is ready, in the client's place.
+    std::vector<federation::Server> ready;
+    for (const federation::Server& server : servers_) {
+      if (sessions.contains(server.provider)) ready.push_back(server);
+    }
+    federation::fanOut(exchange, ready, sessions, R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                       wire::Json(), version.empty() ? protocol_version_ : version);
+    const auto params = document_.find("params");
+    if (version.empty() && params != document_.end() && params->is_object() && params->contains("protocolVersion") &&
+        (*params)["protocolVersion"].is_string()) {
+      version = (*params)["protocolVersion"].get<std::string>();
+    }
+    std::string names;
+    for (const std::string& name : joined) names += (names.empty() ? "" : ", ") + name;
+    response.set("Mcp-Session-Id",
+                 McpSessions::shared().seal(federation::encodeSessions(sessions), member_, "*"));
+    reply(200, result({{"protocolVersion", version.empty() ? "2025-06-18" : version},
+                       {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                       {"serverInfo", {{"name", "sluice"}, {"version", "1"}}},
+                       {"instructions", "The tools of the MCP servers open to you through Sluice (" +
+                                            (names.empty() ? std::string("none answered") : names) +
+                                            "), each named <server>__<tool>."}}));
+    return answered;
+  }
+  if (message_.method == "tools/list") {
+    std::vector<federation::Server> joined;
+    for (const federation::Server& server : servers_) {
+      if (sessions_.contains(server.provider)) joined.push_back(server);
+    }
+    auto replies = federation::fanOut(exchange, joined, sessions_, raw_, message_.id, protocol_version_);
+    wire::Json tools = wire::Json::array();
+    for (federation::Reply& server : replies) {
+      if (!server.message) {
+        log::warn("MCP server's tools left out of a federated listing",
+                  {{"request_id", request_id_}, {"provider", server.provider}, {"error", server.error}});
+        continue;
+      }
+      auto& listing = (*server.message)["result"];
+      if (!listing.is_object() || !listing.contains("tools") || !listing["tools"].is_array()) continue;
+      const identity::AccessSubject subject =
+          caller_ ? identity::accessSubject(*caller_, *scope_) : identity::AccessSubject{};
+      wire::mcp::keepTools(listing, [&](std::string_view tool) {
+        return !caller_ || identity::decideMcpTool(catalog_->access_rules, server.provider, tool, subject).allowed;
+      });
+      for (auto& tool : listing["tools"]) {
+        tool["name"] = server.provider + std::string(federation::kSeparator) + tool["name"].get<std::string>();
+        tools.push_back(std::move(tool));
+      }
+    }
+    reply(200, result({{"tools", std::move(tools)}}));
+    return answered;
+  }
+  auto error = wire::ApiError::make(404, keys::kMcpMethodNotAvailable,
+                                    "'" + segmentValue(message_.method) +
+                                        "' is not served by the federated endpoint /mcp; connect /mcp/<server> for it");
+  http::sendJson(response, 200, wire::dumpJsonText(wire::mcp::errorMessage(message_.id, error, request_id_)));
+  exchange.ledger().answeredLocally(200);
+  count(exchange, keys::kMcpMethodNotAvailable);
+  return answered;
+}
+
+std::expected<pipeline::Inspected, wire::ApiError> Mcp::answerFederatedSession(pipeline::Exchange& exchange) {
+  if (method_ == "GET") {
+    return std::unexpected(wire::ApiError::make(405, keys::kMethodNotAllowed,
+                                                "the federated endpoint /mcp has no server stream; connect "
+                                                "/mcp/<server> for one"));
+  }
+  std::vector<federation::Server> joined;
+  for (const federation::Server& server : servers_) {
+    if (sessions_.contains(server.provider)) joined.push_back(server);
+  }
+  federation::fanOut(exchange, joined, sessions_, "", wire::Json(), protocol_version_, "DELETE");
+  pipeline::Inspected answered;
+  answered.answered = true;
+  auto& response = exchange.response();
+  response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
+  response.setContentLength(0);
+  response.send().flush();
+  exchange.ledger().answeredLocally(200);
+  count(exchange, "");
+  return answered;
 }
 
 std::optional<dispatch::Plan> Mcp::ownPlan(const catalog::Catalog&) const {
@@ -368,7 +576,8 @@ pipeline::RelayResult Mcp::relay(pipeline::Exchange& exchange, const dispatch::P
   upstream::Response& provider = *answer.response;
   const int status = provider.status();
   // The server's session, sealed for this member and server: the client never sees the server's id.
-  if (const std::string session = provider.header("Mcp-Session-Id"); !session.empty()) {
+  // On /mcp the client's session is the gateway's federated one: a server's id is never passed on.
+  if (const std::string session = provider.header("Mcp-Session-Id"); !session.empty() && !federated_) {
     if (wire::mcp::validSessionId(session)) {
       response.set("Mcp-Session-Id", McpSessions::shared().seal(session, member_, provider_id_));
     } else {
@@ -561,8 +770,8 @@ void Mcp::answerRefusal(pipeline::Exchange& exchange, const wire::ApiError& erro
         requestOrigin(exchange.request().header("Host"), exchange.gateway().tls() != nullptr);
     std::string challenge = "Bearer error=\"invalid_token\"";
     if (!origin.empty()) {
-      challenge += ", resource_metadata=\"" + origin + "/.well-known/oauth-protected-resource/mcp/" +
-                   (plainName(provider_id_, kMaxProviderBytes) ? provider_id_ : std::string()) + "\"";
+      challenge += ", resource_metadata=\"" + origin + "/.well-known/oauth-protected-resource/mcp" +
+                   (plainName(provider_id_, kMaxProviderBytes) ? "/" + provider_id_ : std::string()) + "\"";
     }
     response.set("WWW-Authenticate", challenge);
   }

@@ -26,6 +26,10 @@
 #include <optional>
 #include <string>
 
+#include <map>
+#include <vector>
+
+#include "server/endpoints/mcp_federation.h"
 #include "server/pipeline/profile.h"
 #include "server/wire/mcp/jsonrpc.h"
 
@@ -34,14 +38,18 @@ namespace sluice::endpoints {
 class Mcp : public pipeline::Profile {
  public:
   // `provider`: the path's server name (`/mcp/{provider}`), as sent.
-  explicit Mcp(std::string provider) : provider_id_(std::move(provider)) {}
+  // "" serves the federated endpoint `/mcp` (mcp_federation.h).
+  explicit Mcp(std::string provider) : provider_id_(std::move(provider)), federated_(provider_id_.empty()) {}
 
   catalog::Wire clientWire() const override { return catalog::Wire::Mcp; }
   std::string endpointSegment() const override { return "endpoint:mcp"; }
   std::string_view operation() const override { return operation_; }
   std::expected<pipeline::Inspected, wire::ApiError> read(pipeline::Exchange& exchange) override;
   std::string path() const override { return "/mcp/{provider}"; }
-  pipeline::QuotaUse quotaUse() const override { return pipeline::QuotaUse::None; }
+  // A tool call is counted in the `unit: tool_calls` windows; nothing else an MCP client sends is.
+  pipeline::QuotaUse quotaUse() const override {
+    return message_.isToolCall() ? pipeline::QuotaUse::ToolCall : pipeline::QuotaUse::None;
+  }
   std::optional<dispatch::Plan> ownPlan(const catalog::Catalog& catalog) const override;
   pipeline::MaskOutcome maskOnce(const protection::Detector& detector, const protection::MaskLimits& limits) override;
   std::expected<std::string, wire::ApiError> bodyFor(const dispatch::Attempt& attempt, const dispatch::Plan& plan,
@@ -70,10 +78,21 @@ class Mcp : public pipeline::Profile {
                            pipeline::RelayResult& result) const;
   // Counts the message (and a tool call) in the metrics, once, with `outcome` ("" = ok).
   void count(pipeline::Exchange& exchange, std::string_view outcome);
+  const catalog::Endpoint* mcpEndpointOf(std::string_view provider_id) const;
+  // The model and deployment the plan points at, for the server chosen.
+  void prepareTarget();
+  // /mcp: the servers open to the caller (none: 403), the gateway's own answers, a tool call's server.
+  std::expected<void, wire::ApiError> admitFederated(pipeline::Exchange& exchange);
+  std::expected<pipeline::Inspected, wire::ApiError> answerFederated(pipeline::Exchange& exchange);
+  std::expected<pipeline::Inspected, wire::ApiError> answerFederatedSession(pipeline::Exchange& exchange);
+  std::expected<void, wire::ApiError> routeFederatedCall();
   // True when an answer needs reading before it is relayed (a listing to filter, strings to restore).
   bool rewrites(bool masked) const;
 
   std::string provider_id_;
+  bool federated_ = false;
+  std::vector<federation::Server> servers_;      // /mcp: the servers open to the caller
+  std::map<std::string, std::string> sessions_;  // /mcp: each server's own session id
   std::shared_ptr<const catalog::Catalog> catalog_;
   const catalog::Endpoint* endpoint_ = nullptr;
   // The plan's one target, as a model and deployment of this request's own (an MCP server is no

@@ -16,6 +16,7 @@ std::vector<AlertDue> alertsDue(const QuotaCounter& counter, const QuotaUsage& u
     int64_t value;
   } measures[] = {{QuotaMeasure::Cost, limits.max_cost_microdollars, used.cost_microdollars},
                   {QuotaMeasure::Requests, limits.max_requests, used.requests},
+                  {QuotaMeasure::ToolCalls, limits.max_tool_calls, used.requests},
                   {QuotaMeasure::InputTokens, limits.max_input_tokens, used.input_tokens},
                   {QuotaMeasure::OutputTokens, limits.max_output_tokens, used.output_tokens}};
   for (const catalog::QuotaAlert& alert : window.alerts) {

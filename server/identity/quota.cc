@@ -33,6 +33,7 @@ std::string_view unitOf(QuotaMeasure measure) {
     case QuotaMeasure::InputTokens: return "input tokens";
     case QuotaMeasure::OutputTokens: return "output tokens";
     case QuotaMeasure::Cost: return "";
+    case QuotaMeasure::ToolCalls: return "tool calls";
   }
   return "";
 }
@@ -122,9 +123,11 @@ AppliedLimits limitsFor(const catalog::QuotaWindow& window, std::string_view sco
   return AppliedLimits{static_cast<const catalog::QuotaLimits&>(window), "default"};
 }
 
-std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now) {
+std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now,
+                                      std::optional<catalog::QuotaUnit> unit) {
   std::vector<QuotaCounter> counters;
   for (const catalog::QuotaWindow& window : quotas.windows) {
+    if (unit && window.unit != *unit) continue;
     if (window.period == catalog::QuotaPeriod::Seconds && window.seconds <= 0) continue;
     std::vector<std::string> values;
     switch (window.per) {
@@ -159,6 +162,7 @@ std::string_view toString(QuotaMeasure measure) {
     case QuotaMeasure::InputTokens: return "input_tokens";
     case QuotaMeasure::OutputTokens: return "output_tokens";
     case QuotaMeasure::Cost: return "cost";
+    case QuotaMeasure::ToolCalls: return "tool_calls";
   }
   return "requests";
 }
@@ -195,6 +199,10 @@ std::optional<QuotaBreach> checkCounter(const QuotaCounter& counter, const Quota
     if (counter.applied) result.limit_source = counter.applied->source;
     return std::optional<QuotaBreach>(std::move(result));
   };
+  // A tool-calls window counts its calls in the requests column.
+  if (limits.max_tool_calls && used.requests >= *limits.max_tool_calls) {
+    return breach(QuotaMeasure::ToolCalls, *limits.max_tool_calls, used.requests);
+  }
   if (limits.max_requests && used.requests >= *limits.max_requests) {
     return breach(QuotaMeasure::Requests, *limits.max_requests, used.requests);
   }

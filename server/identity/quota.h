@@ -76,7 +76,10 @@ struct QuotaCounter {
 
 // One counter per window whose scope the subject has (a per-group window: one per group of the
 // subject's), in the catalog's window order.
-std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now);
+// With `unit`, only the windows that count it (a model request is never counted in a tool-calls
+// window, nor a tool call in a requests window); without, every window.
+std::vector<QuotaCounter> countersFor(const catalog::Quotas& quotas, const QuotaSubject& subject, TimePoint now,
+                                      std::optional<catalog::QuotaUnit> unit = std::nullopt);
 
 struct QuotaUsage {
   int64_t requests = 0;
@@ -85,8 +88,8 @@ struct QuotaUsage {
   int64_t cost_microdollars = 0;
 };
 
-enum class QuotaMeasure { Requests, InputTokens, OutputTokens, Cost };
-// "requests" | "input_tokens" | "output_tokens" | "cost".
+enum class QuotaMeasure { Requests, InputTokens, OutputTokens, Cost, ToolCalls };
+// "requests" | "input_tokens" | "output_tokens" | "cost" | "tool_calls".
 std::string_view toString(QuotaMeasure measure);
 
 struct QuotaBreach {

@@ -16,10 +16,10 @@ auto orderKey(const QuotaCounter& c) {
 QuotaStore::QuotaStore(std::shared_ptr<store::QuotaCounters> counters) : counters_(std::move(counters)) {}
 
 Reservation QuotaStore::reserve(const catalog::Quotas& quotas, const QuotaSubject& subject,
-                                int64_t estimated_input_tokens, TimePoint now) {
+                                int64_t estimated_input_tokens, TimePoint now, catalog::QuotaUnit unit) {
   Reservation reservation;
   reservation.estimated_input_tokens = estimated_input_tokens;
-  std::vector<QuotaCounter> counters = countersFor(quotas, subject, now);
+  std::vector<QuotaCounter> counters = countersFor(quotas, subject, now, unit);
   if (counters.empty()) return reservation;
   // Checked in the catalog's order (the first exceeded window is reported); locked in key order.
   std::vector<const QuotaCounter*> locking;

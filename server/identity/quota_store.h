@@ -53,8 +53,9 @@ class QuotaStore {
   void observeAlerts(AlertObserver observer) { alert_observer_ = std::move(observer); }
 
   // No window applying to `subject` → admitted without touching the counters.
+  // Only the windows that count `unit` (a model request, or an MCP tool call) are asked.
   Reservation reserve(const catalog::Quotas& quotas, const QuotaSubject& subject, int64_t estimated_input_tokens,
-                      TimePoint now);
+                      TimePoint now, catalog::QuotaUnit unit = catalog::QuotaUnit::Requests);
   // After the call: actual tokens and cost (usage.requests is ignored), all counters in one
   // transaction. A refused or empty reservation is a no-op.
   void settle(const Reservation& reservation, const QuotaUsage& usage);

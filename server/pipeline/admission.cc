@@ -85,6 +85,7 @@ QuotaTicket& QuotaTicket::operator=(QuotaTicket&& other) noexcept {
   subject_ = std::move(other.subject_);
   reservation_ = std::exchange(other.reservation_, std::nullopt);
   count_after_ = std::exchange(other.count_after_, false);
+  unit_ = other.unit_;
   estimated_input_tokens_ = other.estimated_input_tokens_;
   request_id_ = std::move(other.request_id_);
   warning_ = std::move(other.warning_);
@@ -107,7 +108,8 @@ std::optional<std::string> QuotaTicket::settle(const wire::Usage& usage, int64_t
   if (count_after_) {
     count_after_ = false;
     try {
-      reservation_ = store_->reserve(*quotas_, subject_, estimated_input_tokens_, std::chrono::system_clock::now());
+      reservation_ =
+          store_->reserve(*quotas_, subject_, estimated_input_tokens_, std::chrono::system_clock::now(), unit_);
       if (reservation_->breach) {
         breach = reservation_->breach->message();
         log::warn("quota exceeded (warn mode: served)", {{"request_id", request_id_},
@@ -337,22 +339,23 @@ std::expected<QuotaTicket, wire::ApiError> Admission::admit(const std::shared_pt
   ticket.catalog_ = catalog;
   ticket.quotas_ = &catalog->quotas;
   ticket.subject_ = identity::quotaSubject(who_->caller, who_->scope);
-  ticket.estimated_input_tokens_ = plan.estimated_input_tokens;
+  ticket.unit_ = use == QuotaUse::ToolCall ? catalog::QuotaUnit::ToolCalls : catalog::QuotaUnit::Requests;
+  ticket.estimated_input_tokens_ = use == QuotaUse::ToolCall ? 0 : plan.estimated_input_tokens;
   ticket.request_id_ = request_id_;
   // Warn mode never refuses, so nothing needs counting before the call: the request is counted
   // once it has been answered, off the caller's path to the first byte. One window of its own
   // `mode: enforce` makes every request reserve first.
   const auto& quotas = catalog->quotas;
   if (std::ranges::none_of(quotas.windows, [&](const catalog::QuotaWindow& window) {
-        return window.mode.value_or(quotas.mode) == catalog::QuotaMode::Enforce;
+        return window.unit == ticket.unit_ && window.mode.value_or(quotas.mode) == catalog::QuotaMode::Enforce;
       })) {
-    ticket.count_after_ = use == QuotaUse::Spend;
+    ticket.count_after_ = use == QuotaUse::Spend || use == QuotaUse::ToolCall;
     return ticket;
   }
   const auto now = std::chrono::system_clock::now();
   try {
     identity::Reservation reservation = store->reserve(
-        catalog->quotas, ticket.subject_, use == QuotaUse::Spend ? plan.estimated_input_tokens : 0, now);
+        catalog->quotas, ticket.subject_, use == QuotaUse::Spend ? plan.estimated_input_tokens : 0, now, ticket.unit_);
     if (!reservation.admitted && reservation.breach) {
       const auto& breach = *reservation.breach;
       return std::unexpected(withRetryAfter(wire::ApiError::make(429, wire::error_keys::kQuotaExceeded, breach.message()),

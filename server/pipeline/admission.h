@@ -97,6 +97,7 @@ class QuotaTicket {
   identity::QuotaSubject subject_;
   std::optional<identity::Reservation> reservation_;
   bool count_after_ = false;  // warn mode
+  catalog::QuotaUnit unit_ = catalog::QuotaUnit::Requests;
   int64_t estimated_input_tokens_ = 0;
   std::string request_id_;
   std::string warning_;
@@ -106,7 +107,8 @@ class QuotaTicket {
 // only needs room in them (count_tokens: checked, then released at once).
 // Spend: the request counts against the windows; CheckOnly: the windows must have room, nothing is
 // spent (count_tokens); None: the windows are not asked (MCP messages, docs/mcp.md).
-enum class QuotaUse { Spend, CheckOnly, None };
+// ToolCall: an MCP tool call, counted in the `unit: tool_calls` windows only.
+enum class QuotaUse { Spend, CheckOnly, None, ToolCall };
 
 class Admission {
  public:

@@ -94,7 +94,11 @@ std::unique_ptr<Handler> RouteTable::route(const http::Request& request) {
   if (auto operation = wire::operationForPath(path)) {
     return post ? endpoint<endpoints::Operations>(gateway_, *operation) : notFound(true);
   }
-  // MCP: one upstream server per path (docs/mcp.md).
+  // MCP: one upstream server per path, or every server the caller may use at /mcp (docs/mcp.md).
+  if (path == "/mcp" || path == "/mcp/") {
+    const bool allowed = post || method == "GET" || method == "DELETE";
+    return allowed ? endpoint<endpoints::Mcp>(gateway_, std::string()) : notFound(true);
+  }
   if (path.starts_with("/mcp/")) {
     std::string provider = path.substr(5);
     if (provider.ends_with('/')) provider.pop_back();

@@ -51,6 +51,19 @@ std::vector<RequestSummary> listRequests(pqxx::connection& connection, const Req
   add("project", filter.project);
   add("model", filter.model);
   add("outcome", filter.outcome);
+  if (filter.endpoint) {
+    if (*filter.endpoint == "chat") {
+      sql += " AND route_match NOT LIKE 'endpoint:%'";
+    } else {
+      // The name escaped for LIKE: a member cannot widen it with % or _.
+      std::string pattern = "endpoint:";
+      for (const char c : *filter.endpoint) {
+        if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+        pattern += c;
+      }
+      sql += " AND (route_match = " + query.quote(pattern) + " OR route_match LIKE " + query.quote(pattern + ";%") + ")";
+    }
+  }
   sql += " ORDER BY created_at DESC LIMIT " + std::to_string(filter.limit);
   std::vector<RequestSummary> rows;
   for (const auto& row : query.exec(sql)) {

@@ -27,6 +27,9 @@ struct RequestFilter {
   std::optional<std::string> model;      // the resolved model (column `model`)
   std::optional<std::string> outcome;
   int limit = 100;
+  // The endpoint's name as route_match leads with it ("mcp", "embeddings", "count_tokens", …);
+  // "chat" is the three chat endpoints (their route_match has no endpoint segment).
+  std::optional<std::string> endpoint = std::nullopt;
 };
 
 struct RequestSummary {

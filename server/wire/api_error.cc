@@ -86,6 +86,7 @@ int jsonRpcCodeFor(const ApiError& error) {
   if (error.key == error_keys::kInvalidJson) return -32700;
   if (error.key == error_keys::kInvalidJsonRpc) return -32600;
     if (error.key == error_keys::kInvalidParams) return -32602;
+  if (error.key == error_keys::kMcpMethodNotAvailable) return -32601;
   if (error.status == 401 || error.status == 403) return -32001;
   if (error.status == 404) return -32002;
   if (error.status == 429) return -32003;

@@ -71,6 +71,7 @@ inline constexpr std::string_view kInvalidJsonRpc = "invalid_jsonrpc";          
 inline constexpr std::string_view kInvalidParams = "invalid_params";            // 400: a call without its name or URI
 inline constexpr std::string_view kMcpServerNotFound = "mcp_server_not_found";  // 404: /mcp/{provider} names no MCP server
 inline constexpr std::string_view kMcpSessionNotFound = "mcp_session_not_found";  // 404: the Mcp-Session-Id is not this member's session here
+inline constexpr std::string_view kMcpMethodNotAvailable = "mcp_method_not_available";  // the federated /mcp does not serve the method
 inline constexpr std::string_view kMcpError = "mcp_error";                      // the server answered the call with a JSON-RPC error
 inline constexpr std::string_view kToolError = "tool_error";                    // the tool ran and reported an error (isError)
 

@@ -137,7 +137,37 @@ BOOST_AUTO_TEST_CASE(a_window_without_limits_or_overrides_is_refused) {
   CatalogSources sources = withWindow("      - { id: budget, per: project, period: month }\n");
   expectError(compileCatalog(sources), atIn(sources.gateway, "- { id: budget", "{"),
               "quota window 'budget' needs at least one of max_requests, max_input_tokens, max_output_tokens, "
-              "max_cost_usd, or overrides");
+              "max_cost_usd, max_tool_calls, or overrides");
+}
+
+BOOST_AUTO_TEST_CASE(max_tool_calls_makes_a_tool_calls_window) {
+  auto catalog = compileClean(withWindow(R"(      - { id: tools, per: user, seconds: 3600, max_tool_calls: 500 }
+      - { id: tools-explicit, per: project, period: day, unit: tool_calls, overrides: { project/research: { max_tool_calls: 9 } } }
+)"));
+  const auto& windows = catalog->quotas.windows;
+  const auto find = [&](std::string_view id) {
+    return std::ranges::find_if(windows, [&](const QuotaWindow& w) { return w.id == id; });
+  };
+  BOOST_REQUIRE(find("tools") != windows.end());
+  BOOST_TEST((find("tools")->unit == QuotaUnit::ToolCalls));
+  BOOST_TEST(find("tools")->max_tool_calls.value_or(0) == 500);
+  BOOST_TEST((find("tools-explicit")->unit == QuotaUnit::ToolCalls));
+  BOOST_TEST(find("tools-explicit")->overrides.at(0).limits.max_tool_calls.value_or(0) == 9);
+  BOOST_TEST((find("member-hourly") == windows.end() || find("member-hourly")->unit == QuotaUnit::Requests));
+}
+
+BOOST_AUTO_TEST_CASE(a_window_counts_model_requests_or_tool_calls_not_both) {
+  {
+    CatalogSources sources = withWindow("      - { id: mixed, per: user, seconds: 3600, max_requests: 5, max_tool_calls: 5 }\n");
+    expectError(compileCatalog(sources), atIn(sources.gateway, "- { id: mixed", "id"),
+                "quota window 'mixed' counts tool calls: its limits (and its overrides') are max_tool_calls only");
+  }
+  {
+    CatalogSources sources =
+        withWindow("      - { id: models, per: user, seconds: 3600, unit: requests, max_tool_calls: 5 }\n");
+    expectError(compileCatalog(sources), atIn(sources.gateway, "- { id: models", "requests"),
+                "quota window 'models' counts model requests: max_tool_calls needs a window of its own");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -31,6 +31,8 @@ let stack;
 let sseServer;
 let jsonServer;
 let outsiderKey;
+let quotaKey;
+const QUOTA_MEMBER = `e2e-mcp-quota-${process.pid}-${Date.now()}`;
 
 function sluicectl(...args) {
   return execFileSync(path.join(binDir, 'sluicectl'),
@@ -89,7 +91,15 @@ before(async () => {
     endpoints:
       mcp: { wire: mcp, url: "${jsonServer.url}", auth_header: X-Tools-Key }
 `);
-      fs.appendFileSync(path.join(dir, 'ai/gateway.yaml'), '  data_protection:\n    mask: [email, api_key]\n');
+      // The shipped gateway.yaml ends with its quota windows: one more, counting tool calls.
+      const gateway = path.join(dir, 'ai/gateway.yaml');
+      const lines = fs.readFileSync(gateway, 'utf8').trimEnd().split('\n');
+      assert.match(lines.at(-1), /^ {6}- \{ id: /, 'gateway.yaml no longer ends with its quota windows');
+      fs.appendFileSync(gateway, `      - { id: mcp-tool-calls, per: user, seconds: 3600, mode: enforce, unit: tool_calls,
+          overrides: { member/${QUOTA_MEMBER}: { max_tool_calls: 1 } } }
+  data_protection:
+    mask: [email, api_key]
+`);
       fs.appendFileSync(path.join(dir, 'access-control/rules.yaml'), `
   - entity: mcp_server/tools
     default: open
@@ -109,6 +119,8 @@ before(async () => {
   sluicectl('users', 'add', outsider, '--role', 'member', '--project', OUTSIDER_PROJECT,
     '--primary-project', OUTSIDER_PROJECT);
   outsiderKey = sluicectl('keys', 'create', outsider, '--name', 'e2e').trim().split('\n').pop();
+  sluicectl('users', 'add', QUOTA_MEMBER, '--role', 'member', '--project', 'e2e', '--primary-project', 'e2e');
+  quotaKey = sluicectl('keys', 'create', QUOTA_MEMBER, '--name', 'e2e').trim().split('\n').pop();
 });
 
 after(async () => {
@@ -177,6 +189,27 @@ describe('MCP gateway', () => {
     const row = await auditRow(requestId);
     assert.equal(row.outcome, 'access_denied');
     assert.equal(row.route_match, 'endpoint:mcp;mcp:tools;tool:delete_repository');
+    await client.close();
+  });
+
+  test('a tool-calls quota window refuses the call past its limit, listings not counted', async () => {
+    const { client, connect } = connectClient('tools', quotaKey);
+    await connect();
+    const first = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    assert.equal(first.content[0].text, '3');
+    await client.listTools();  // not a tool call: not counted
+    const before = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).length;
+    await assert.rejects(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }), (error) => {
+      assert.equal(error.code, -32003);
+      assert.match(error.message, /quota 'mcp-tool-calls' exceeded for user .*: 1 of 1 tool calls used/);
+      return true;
+    });
+    assert.equal(sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).length, before,
+      'the refused call never reached the server');
+    // Model requests are not tool calls: the member's chat still works.
+    const message = await stack.anthropic({ apiKey: quotaKey }).messages.create({
+      model: 'claude-sonnet-5-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(message.type, 'message');
     await client.close();
   });
 
@@ -266,6 +299,45 @@ describe('MCP gateway', () => {
     const body = await anonymous.json();
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.error.data.error_key, 'invalid_api_key');
+  });
+
+  test('the federated /mcp lists every open server\'s tools prefixed, and calls through the right one', async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${stack.apiKey}` } },
+    });
+    const client = new Client({ name: 'sluice-e2e-federated', version: '1.0.0' });
+    if (process.env.SLUICE_E2E_VERBOSE) {
+      const send = transport.send.bind(transport);
+      transport.send = async (message, options) => {
+        console.log('send', JSON.stringify(message).slice(0, 120), transport.sessionId);
+        return send(message, options);
+      };
+    }
+    await client.connect(transport);
+    assert.equal(client.getServerVersion().name, 'sluice');
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name).sort();
+    assert.ok(names.includes('tools__echo') && names.includes('tools-json__add'), names.join(', '));
+    assert.ok(names.includes('tools-json__delete_repository'), 'tools-json has no rule closing it');
+    assert.ok(!names.includes('tools__delete_repository'), 'the rule closing tools\' delete_* applies here too');
+    const sum = await client.callTool({ name: 'tools-json__add', arguments: { a: 20, b: 22 } });
+    assert.equal(sum.content[0].text, '42');
+    const echoed = await client.callTool({ name: 'tools__echo', arguments: { text: `to ${EMAIL}` } });
+    assert.equal(echoed.content[0].text, `echo: to ${EMAIL}`);
+    await assert.rejects(client.callTool({ name: 'tools__delete_repository', arguments: { name: 'x' } }),
+      (error) => error.code === -32001);
+    await assert.rejects(client.callTool({ name: 'nowhere__echo', arguments: {} }), (error) => error.code === -32602);
+    await client.close();
+    // The outsider's project is denied `tools`: only tools-json's tools are theirs.
+    const outsider = new Client({ name: 'sluice-e2e-outsider', version: '1.0.0' });
+    await outsider.connect(new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${outsiderKey}` } },
+    }));
+    const theirs = (await outsider.listTools()).tools.map((tool) => tool.name);
+    assert.ok(theirs.length > 0 && theirs.every((name) => name.startsWith('tools-json__')), theirs.join(', '));
+    await assert.rejects(outsider.callTool({ name: 'tools__echo', arguments: { text: 'x' } }),
+      (error) => error.code === -32602);
+    await outsider.close();
   });
 
   test('hostile bodies are refused in JSON-RPC: a batch, broken JSON, an unknown server', async () => {

@@ -82,7 +82,9 @@ BOOST_AUTO_TEST_CASE(a_generic_openai_client_is_listed_every_model_the_catalog_d
 
 BOOST_AUTO_TEST_CASE(every_shipped_model_is_listed_to_the_openai_sdk_curl_and_open_webui) {
   auto loaded = config::loadCatalog(test::sourceDir() + "/services", {});
-  BOOST_REQUIRE(loaded.ok());
+  std::string diagnostics;
+  for (const auto& diagnostic : loaded.diagnostics) diagnostics += diagnostic.format() + "\n";
+  BOOST_REQUIRE_MESSAGE(loaded.ok(), diagnostics);
   Ids every;
   for (const auto& model : loaded.catalog->models) every.push_back(model.id);
   for (const auto& route : loaded.catalog->routes) {

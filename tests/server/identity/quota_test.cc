@@ -87,6 +87,32 @@ BOOST_AUTO_TEST_CASE(counters_follow_the_subject_and_skip_missing_scopes) {
   BOOST_TEST(counters[1].window->id == "project-monthly");
 }
 
+BOOST_AUTO_TEST_CASE(tool_call_windows_count_tool_calls_only) {
+  catalog::Quotas quotas;
+  quotas.windows = {window("member-hourly", catalog::QuotaScope::User, 3600),
+                    window("tool-calls", catalog::QuotaScope::User, 3600)};
+  quotas.windows[0].max_requests = 100;
+  quotas.windows[1].unit = catalog::QuotaUnit::ToolCalls;
+  quotas.windows[1].max_tool_calls = 2;
+  QuotaSubject subject;
+  subject.user = "alice";
+  const auto models = countersFor(quotas, subject, kNow, catalog::QuotaUnit::Requests);
+  BOOST_REQUIRE(models.size() == 1u);
+  BOOST_TEST(models[0].window->id == "member-hourly");
+  const auto tools = countersFor(quotas, subject, kNow, catalog::QuotaUnit::ToolCalls);
+  BOOST_REQUIRE(tools.size() == 1u);
+  BOOST_TEST(tools[0].window->id == "tool-calls");
+  BOOST_TEST(countersFor(quotas, subject, kNow).size() == 2u);  // every window (catalog explain)
+  QuotaUsage used;
+  used.requests = 1;
+  BOOST_TEST(!checkCounter(tools[0], used, 0).has_value());
+  used.requests = 2;
+  const auto breach = checkCounter(tools[0], used, 0);
+  BOOST_REQUIRE(breach.has_value());
+  BOOST_TEST((breach->measure == QuotaMeasure::ToolCalls));
+  BOOST_TEST(breach->message().find("2 of 2 tool calls used") != std::string::npos, breach->message());
+}
+
 BOOST_AUTO_TEST_CASE(check_finds_the_first_spent_measure) {
   catalog::QuotaWindow w = window("member-hourly", catalog::QuotaScope::User, 3600);
   w.max_requests = 10;
