@@ -90,6 +90,9 @@ export BEDROCK_SECRET_ACCESS_KEY=${BEDROCK_SECRET_ACCESS_KEY:-sluice-mock-secret
 export VERTEX_BASE_URL=${VERTEX_BASE_URL:-${mock}}
 export VERTEX_PROJECT=${VERTEX_PROJECT:-acme-ml}
 export GCE_METADATA_HOST=${GCE_METADATA_HOST:-${mock#http://}}
+# The catalog's example MCP server (providers.yaml `github`): the mock's own small MCP server.
+export GITHUB_MCP_URL=${GITHUB_MCP_URL:-${mock}/mcp}
+export GITHUB_MCP_TOKEN=${GITHUB_MCP_TOKEN:-mock-github-token}
 export AZURE_OPENAI_BASE_URL=${AZURE_OPENAI_BASE_URL:-${mock}}
 export AZURE_OPENAI_API_KEY=${AZURE_OPENAI_API_KEY:-mock-azure-key}
 # The key personal credentials are sealed with (docs/identity.md): kept beside the demo's API key
@@ -179,6 +182,9 @@ printf '\nAnthropic Messages:\n'
 print_curl /v1/messages "${messages_body}" "${messages_headers[@]}"
 printf 'OpenAI Chat Completions:\n'
 print_curl /v1/chat/completions "${chat_body}" "${chat_headers[@]}"
+printf 'MCP tools, served by the mock provider as GitHub (Claude Code: claude mcp add --transport http sluice %s/mcp --header "Authorization: Bearer <key>"):\n' "${base}"
+print_curl /mcp/github '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}' \
+  "${chat_headers[@]}" -H 'Accept: application/json, text/event-stream'
 printf 'A personal provider key (models such as go-kimi-k3 answer 424 personal_key_missing without one):\n'
 if [[ -n ${SLUICE_MASTER_KEY_FILE:-} ]]; then master="SLUICE_MASTER_KEY_FILE=${SLUICE_MASTER_KEY_FILE} "; else master=; fi
 printf '  %s%s/sluicectl --database-url %s --services %s \\\n    credentials set opencode-go --user demo\n' \

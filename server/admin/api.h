@@ -66,5 +66,8 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
 // access_api.cc: /admin/api/access (rules) and /admin/api/access/check?user=&project=
 Reply accessRules(ConsoleContext& context, const Exchange& exchange);
 Reply accessCheck(ConsoleContext& context, const Exchange& exchange);
+// GET /admin/api/mcp[?user=NAME[&project=P]]: the MCP servers, their rules, the calls per tool
+// (7 days), and with `user` that member's standing on each server and tool.
+Reply mcpServers(ConsoleContext& context, const Exchange& exchange);
 
 }  // namespace sluice::admin

@@ -1,5 +1,7 @@
 // /admin/connect: what a member pastes into their client to use this gateway, built from the
 // catalog (the models advertised to each client family) and the address they reached it at.
+#include <algorithm>
+
 #include "server/admin/api.h"
 
 namespace sluice::admin {
@@ -129,6 +131,29 @@ Reply connectProfile(ConsoleContext& context, const identity::Caller& caller, co
                                   {"options", {{"baseURL", base_url + "/v1"}, {"apiKey", "{env:SLUICE_API_KEY}"}}},
                                   {"models", opencode_models}}}}}};
   out["opencode"] = {{"config_json", jsonText(opencode_json, 2)}};
+
+  // MCP: the federated endpoint, one line per agent (docs/mcp.md); absent without MCP servers.
+  json mcp_servers = json::array();
+  for (const catalog::Provider& provider : catalog->providers) {
+    if (std::ranges::any_of(provider.endpoints, [](const catalog::Endpoint& e) { return e.wire == catalog::Wire::Mcp; })) {
+      mcp_servers.push_back(provider.id);
+    }
+  }
+  if (!mcp_servers.empty()) {
+    const std::string url = base_url + "/mcp";
+    const json opencode_mcp = {
+        {"$schema", "https://opencode.ai/config.json"},
+        {"mcp", {{"sluice", {{"type", "remote"},
+                             {"url", url},
+                             {"headers", {{"Authorization", "Bearer {env:SLUICE_API_KEY}"}}}}}}}};
+    out["mcp"] = {{"url", url},
+                  {"servers", mcp_servers},
+                  {"claude_code", "claude mcp add --transport http sluice " + url + " --header \"Authorization: Bearer " +
+                                      std::string(kKeyPlaceholder) + "\"\n"},
+                  {"codex_toml", "[mcp_servers.sluice]\nurl = " + tomlString(url) +
+                                     "\nbearer_token_env_var = \"SLUICE_API_KEY\"\n"},
+                  {"opencode_json", jsonText(opencode_mcp, 2)}};
+  }
 
   // The SDKs.
   const std::string any_model = catalog->default_model;

@@ -61,6 +61,7 @@ constexpr Page kPages[] = {
     {"/admin/gateway", "gateway", "Gateway"},          {"/admin/requests", "requests", "Requests"},
     {"/admin/analytics", "analytics", "Analytics"},    {"/admin/members", "members", "Members"},
     {"/admin/access-control", "access", "Access control"},
+    {"/admin/mcp", "mcp", "MCP servers"},
 };
 
 bool isHttps(const Poco::Net::HTTPServerRequest& request) {
@@ -401,6 +402,7 @@ class ConsoleHandler : public http::Handler {
       if (path.starts_with("/admin/api/routes/history/")) return routeHistory(*context_, path.substr(26));
       if (path == "/admin/api/access") return accessRules(*context_, exchange);
       if (path == "/admin/api/access/check") return accessCheck(*context_, exchange);
+      if (path == "/admin/api/mcp") return mcpServers(*context_, exchange);
     }
     if (post) {
       if (path == "/admin/api/routes/validate") return routeValidate(*context_, exchange);

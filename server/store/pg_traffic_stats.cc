@@ -97,4 +97,30 @@ std::map<std::string, RecentTraffic> PgTrafficStats::recentByModel() {
   });
 }
 
+std::vector<ToolCalls> PgTrafficStats::toolCalls(TimePoint since, int limit) {
+  return pool_->run([&](pqxx::connection& connection) {
+    std::vector<ToolCalls> calls;
+    pqxx::nontransaction query(connection);
+    for (const auto& row : query.exec_params(
+             "SELECT substr(model, 5), coalesce(requested_model, ''), count(*), "
+             "count(*) FILTER (WHERE outcome IN ('access_denied', 'quota_exceeded', 'data_protection_failed', "
+             "'data_protection_blocked')), "
+             "count(*) FILTER (WHERE outcome <> 'ok' OR error_key IN ('tool_error', 'mcp_error')), "
+             "percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms) "
+             "FROM ai_requests WHERE created_at >= $1::timestamptz AND client_wire = 'mcp' AND model LIKE 'mcp:%' "
+             "GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2 LIMIT $2",
+             formatTimestamp(since), limit)) {
+      ToolCalls entry;
+      entry.server = row[0].as<std::string>();
+      entry.tool = row[1].as<std::string>();
+      entry.calls = row[2].as<int64_t>();
+      entry.refused = row[3].as<int64_t>();
+      entry.failed = row[4].as<int64_t>();
+      if (!row[5].is_null()) entry.p50_ms = row[5].as<double>();
+      calls.push_back(std::move(entry));
+    }
+    return calls;
+  });
+}
+
 }  // namespace sluice::store

@@ -19,6 +19,7 @@ class PgTrafficStats : public TrafficStats {
                               std::optional<TimePoint> until = std::nullopt) override;
   DayOutcomes todayOutcomes(TimePoint now) override;
   std::map<std::string, RecentTraffic> recentByModel() override;
+  std::vector<ToolCalls> toolCalls(TimePoint since, int limit) override;
 
  private:
   std::shared_ptr<ConnectionPool> pool_;

@@ -58,6 +58,16 @@ struct DayOutcomes {
   int64_t provider_failed = 0;    // the deployments failed or could not be reached
 };
 
+// MCP tool calls (and reads, prompts) by server and tool over a window (docs/mcp.md).
+struct ToolCalls {
+  std::string server;  // the provider (the row's model without its "mcp:" prefix)
+  std::string tool;    // the tool or prompt name, or the resource URI
+  int64_t calls = 0;
+  int64_t refused = 0;     // outcome access_denied, quota_exceeded or data_protection_*
+  int64_t failed = 0;      // another outcome than ok, or served with tool_error / mcp_error
+  std::optional<double> p50_ms;
+};
+
 class TrafficStats {
  public:
   virtual ~TrafficStats() = default;
@@ -74,6 +84,8 @@ class TrafficStats {
   virtual DayOutcomes todayOutcomes(TimePoint now) = 0;
   // The last 15 minutes by model ("" for requests without one).
   virtual std::map<std::string, RecentTraffic> recentByModel() = 0;
+  // MCP calls since `since`, by server and tool, busiest first, at most `limit` pairs.
+  virtual std::vector<ToolCalls> toolCalls(TimePoint since, int limit) = 0;
 };
 
 }  // namespace sluice::store

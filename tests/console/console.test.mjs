@@ -390,6 +390,19 @@ describe('admin console', () => {
     assert.match(await page.textContent('#check-table'), /allowed/);
     await shot('access-control');
 
+    await page.goto(`${stack.url}/admin/mcp`);
+    await page.waitForSelector('#mcp-servers');
+    const servers = await page.textContent('#mcp-servers');
+    assert.match(servers, /GitHub/);
+    assert.match(servers, /\/mcp\/github/);
+    assert.match(servers, /mcp_tool\/github\/delete_\*/);
+    await page.selectOption('#mcp-user', 'alice');
+    await page.click('#mcp-form button');
+    await page.waitForSelector('#mcp-member #mcp-servers');
+    assert.match(await page.textContent('#mcp-member #mcp-servers'), /allowed/);
+    assert.deepEqual(await pageProblems(page), []);
+    await shot('mcp');
+
     const member = await browser.newPage();
     await member.goto(`${stack.url}/admin/connect`);
     await member.fill('#connect-key', stack.memberKey);
@@ -401,6 +414,8 @@ describe('admin console', () => {
     assert.match(text, /export ANTHROPIC_DEFAULT_HAIKU_MODEL='claude-haiku-5-5\[1m\]'/);
     assert.match(text, /wire_api = "responses"/);
     assert.match(text, /@ai-sdk\/openai-compatible/);
+    assert.match(text, new RegExp(`claude mcp add --transport http sluice http://127\\.0\\.0\\.1:\\d+/mcp --header "Authorization: Bearer ${stack.memberKey}"`));
+    assert.match(text, /\[mcp_servers\.sluice\]/);
     assert.match(await member.textContent('#models-filter'), /clients:[\s\S]*every model unless the catalog narrows/);
     await member.screenshot({ path: path.join(shots, 'connect.png'), fullPage: true });
     await member.close();
@@ -448,7 +463,8 @@ describe('admin console', () => {
     const { stops, problems } = await walkConsole(page, stack.url);
     assert.deepEqual(problems, []);
     for (const must of ['/admin/gateway#providers', '/admin/gateway#routes', '/admin/gateway#settings', '/admin/requests',
-      '/admin/analytics', '/admin/members', '/admin/access-control', '/admin/connect', `/admin/requests/${refused.id}`]) {
+      '/admin/analytics', '/admin/members', '/admin/access-control', '/admin/mcp', '/admin/connect',
+      `/admin/requests/${refused.id}`]) {
       assert.ok(stops.includes(must), `the walk opened ${must}: ${stops.join(', ')}`);
     }
     assert.ok(stops.filter((s) => s.startsWith('/admin/requests/')).length >= 3, 'request pages of several outcomes');

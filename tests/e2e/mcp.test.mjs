@@ -334,10 +334,22 @@ describe('MCP gateway', () => {
       requestInit: { headers: { Authorization: `Bearer ${outsiderKey}` } },
     }));
     const theirs = (await outsider.listTools()).tools.map((tool) => tool.name);
-    assert.ok(theirs.length > 0 && theirs.every((name) => name.startsWith('tools-json__')), theirs.join(', '));
+    assert.ok(theirs.some((name) => name.startsWith('tools-json__')), theirs.join(', '));
+    assert.ok(!theirs.some((name) => name.startsWith('tools__')), theirs.join(', '));
     await assert.rejects(outsider.callTool({ name: 'tools__echo', arguments: { text: 'x' } }),
       (error) => error.code === -32602);
     await outsider.close();
+  });
+
+  test('the shipped example server, GitHub, answered by the mock provider\'s own MCP server', async () => {
+    const { client, connect } = connectClient('github', stack.apiKey);
+    await connect();
+    const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+    // The shipped rules close delete_* to members.
+    assert.deepEqual(names, ['add', 'echo']);
+    const echoed = await client.callTool({ name: 'echo', arguments: { text: 'from the demo' } });
+    assert.equal(echoed.content[0].text, 'echo: from the demo');
+    await client.close();
   });
 
   test('hostile bodies are refused in JSON-RPC: a batch, broken JSON, an unknown server', async () => {

@@ -175,8 +175,8 @@ BOOST_AUTO_TEST_CASE(catalog_check_counts_agree_with_the_console) {
   const auto text = run("ANTHROPIC_API_KEY=k " + ctl() + " catalog check " + dir + " 2>/dev/null");
   BOOST_TEST(text.code == 0);
   // The console's Settings page counts every route, the implicit one of each model included.
-  BOOST_TEST(text.out.find(": 8 credentials, 8 providers, 17 models, 18 routes (1 declared in gateway.yaml, 17 implicit: "
-                           "one per model), 1 access rule\n") != std::string::npos,
+  BOOST_TEST(text.out.find(": 9 credentials, 9 providers, 17 models, 18 routes (1 declared in gateway.yaml, 17 implicit: "
+                           "one per model), 2 access rules\n") != std::string::npos,
              text.out);
   const auto json = run("ANTHROPIC_API_KEY=k " + ctl() + " --json catalog check " + dir + " 2>/dev/null");
   BOOST_TEST(json.out.find("\"routes\": 18") != std::string::npos, json.out);

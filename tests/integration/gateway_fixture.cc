@@ -60,7 +60,9 @@ Gateway::Gateway(GatewayOptions options) {
               {"GEMINI_API_KEY", "mock-gemini-key"},
               {"BEDROCK_BASE_URL", mock},
               {"BEDROCK_ACCESS_KEY_ID", "AKIDSLUICEMOCK"},  // the mock's keys (its --aws-* defaults)
-              {"BEDROCK_SECRET_ACCESS_KEY", "sluice-mock-secret-access-key"}},
+              {"BEDROCK_SECRET_ACCESS_KEY", "sluice-mock-secret-access-key"},
+              {"GITHUB_MCP_URL", mock + "/mcp"},
+              {"GITHUB_MCP_TOKEN", "mock-github-token"}},
       .unset_env = {"SLUICE_DATABASE_URL"},
   };
   if (!options.auth) gateway.args.push_back("--insecure-no-auth");

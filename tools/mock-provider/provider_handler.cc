@@ -52,23 +52,6 @@ struct Exchange {
   bool azure = false;        // taken as an Azure OpenAI / AI Foundry call (cloud_request.h)
 };
 
-ReceivedRequest readRequest(Poco::Net::HTTPServerRequest& request) {
-  ReceivedRequest received;
-  received.method = request.getMethod();
-  const std::string& uri = request.getURI();
-  const auto question = uri.find('?');
-  received.path = uri.substr(0, question);
-  if (question != std::string::npos) received.query = uri.substr(question + 1);
-  for (const auto& [name, value] : request) received.headers.emplace_back(name, value);
-  std::istream& body = request.stream();
-  char buffer[16384];
-  while (body && static_cast<std::streamsize>(received.body.size()) < kMaxBodyBytes) {
-    body.read(buffer, sizeof buffer);
-    received.body.append(buffer, static_cast<std::size_t>(body.gcount()));
-  }
-  return received;
-}
-
 Poco::Net::StreamSocket& socketOf(Poco::Net::HTTPServerRequest& request) {
   return static_cast<Poco::Net::HTTPServerRequestImpl&>(request).socket();
 }
@@ -425,6 +408,23 @@ void fail(Exchange& ex, const std::string& what) {
 }
 
 }  // namespace
+
+ReceivedRequest readRequest(Poco::Net::HTTPServerRequest& request) {
+  ReceivedRequest received;
+  received.method = request.getMethod();
+  const std::string& uri = request.getURI();
+  const auto question = uri.find('?');
+  received.path = uri.substr(0, question);
+  if (question != std::string::npos) received.query = uri.substr(question + 1);
+  for (const auto& [name, value] : request) received.headers.emplace_back(name, value);
+  std::istream& body = request.stream();
+  char buffer[16384];
+  while (body && static_cast<std::streamsize>(received.body.size()) < kMaxBodyBytes) {
+    body.read(buffer, sizeof buffer);
+    received.body.append(buffer, static_cast<std::size_t>(body.gcount()));
+  }
+  return received;
+}
 
 void ProviderHandler::handleRequest(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
   const auto started = Clock::now();

@@ -4,9 +4,13 @@
 
 #include <Poco/Net/HTTPRequestHandler.h>
 
+#include "tools/mock-provider/received_request.h"
 #include "tools/mock-provider/server_context.h"
 
 namespace sluice::mock {
+
+// The request as it arrived, its body read up to the mock's bound.
+ReceivedRequest readRequest(Poco::Net::HTTPServerRequest& request);
 
 class ProviderHandler : public Poco::Net::HTTPRequestHandler {
  public:

@@ -115,6 +115,12 @@ export async function walkConsole(page, url, visit = async () => {}) {
         await stop(`${href} check ${member}`);
       }
     }
+    if (await page.$('#mcp-form')) {
+      await page.selectOption('#mcp-user', { index: 0 });
+      await page.click('#mcp-form button');
+      await page.waitForSelector('#mcp-member #mcp-servers');
+      await stop(`${href} check`);
+    }
     if (await page.$('#requests-table')) {
       const rows = await page.$$eval('#requests-table tbody tr', (trs) => trs.map((tr) => ({
         href: tr.querySelector('a')?.getAttribute('href'), outcome: tr.children[7]?.textContent,

@@ -199,6 +199,8 @@ export class Stack {
       OPENAI_API_KEY: 'mock-openai-key',
       GEMINI_API_KEY: 'mock-gemini-key',
       BEDROCK_BASE_URL: this.mock.url,
+      GITHUB_MCP_URL: `${this.mock.url}/mcp`,
+      GITHUB_MCP_TOKEN: 'mock-github-token',
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${this.deadPort}/v1/traces`,

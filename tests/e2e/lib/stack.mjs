@@ -171,6 +171,8 @@ export async function startStack({ editCatalog, mockArgs = [], gatewayEnv = {} }
       OPENAI_API_KEY: 'mock-openai-key',
       GEMINI_API_KEY: 'mock-gemini-key',
       BEDROCK_BASE_URL: mock.url,
+      GITHUB_MCP_URL: `${mock.url}/mcp`,
+      GITHUB_MCP_TOKEN: 'mock-github-token',
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
     }, typeof gatewayEnv === 'function' ? gatewayEnv(mock.url) : gatewayEnv);
