@@ -11,6 +11,7 @@
 #include "catalog/suggest.h"
 #include "server/config/catalog_loader.h"
 #include "server/dispatch/planner.h"
+#include "server/identity/access.h"
 #include "server/dispatch/pricing.h"
 #include "server/wire/error_keys.h"
 #include "server/wire/operation.h"
@@ -168,6 +169,106 @@ int catalogCheck(const std::string& services_dir, bool json, std::ostream& out, 
   return 0;
 }
 
+namespace {
+
+// `catalog explain mcp:<server>` (or /mcp/<server>): the MCP server, its credential, tier and the
+// rules that govern it and its tools; with --member (and --group, --project), that caller's
+// standing on the server and under each tool rule. 2 when the catalog has no such server.
+int explainMcp(const catalog::Catalog& catalog, const std::string& server_id, const QuotaWho& who, bool json,
+               std::ostream& out, std::ostream& err) {
+  const catalog::Provider* provider = catalog.provider(server_id);
+  const catalog::Endpoint* endpoint = nullptr;
+  if (provider != nullptr) {
+    for (const catalog::Endpoint& candidate : provider->endpoints) {
+      if (candidate.wire == catalog::Wire::Mcp) {
+        endpoint = &candidate;
+        break;
+      }
+    }
+  }
+  if (endpoint == nullptr) {
+    std::vector<std::string> servers;
+    for (const catalog::Provider& p : catalog.providers) {
+      for (const catalog::Endpoint& e : p.endpoints) {
+        if (e.wire == catalog::Wire::Mcp) servers.push_back(p.id);
+      }
+    }
+    err << "refused: no MCP server '" << server_id << "' is declared"
+        << (servers.empty() ? std::string(" (no provider has an endpoint with wire: mcp)")
+                            : "; the MCP servers: " + catalog::quotedChoice(servers))
+        << "\n";
+    return 2;
+  }
+  identity::Caller caller;
+  caller.user = who.member.value_or("");
+  caller.groups = who.groups;
+  if (who.project) caller.projects = {*who.project};
+  identity::Scope scope;
+  scope.project = who.project;
+  const identity::AccessSubject subject = identity::accessSubject(caller, scope);
+  const catalog::Credential* credential = catalog.credentialOf(*endpoint);
+  std::vector<const catalog::AccessRule*> rules;
+  for (const catalog::AccessRule& rule : catalog.access_rules) {
+    if (rule.entity == "mcp_server/" + server_id || rule.entity == "mcp_server/*" ||
+        rule.entity.starts_with("mcp_tool/" + server_id + "/")) {
+      rules.push_back(&rule);
+    }
+  }
+  const identity::Decision server_decision = identity::decideMcpServer(catalog.access_rules, server_id, subject);
+  const std::string url = endpoint->url.substr(0, endpoint->url.find_first_of("?#"));
+  if (json) {
+    nlohmann::json report = {{"server", server_id},
+                             {"path", "/mcp/" + server_id},
+                             {"url", url},
+                             {"trust", std::string(catalog::toString(endpoint->trust))},
+                             {"masked", catalog.masks(*endpoint)},
+                             {"credential", credential ? nlohmann::json(credential->id) : nlohmann::json(nullptr)},
+                             {"auth_header", endpoint->auth_header.empty() ? "Authorization: Bearer" : endpoint->auth_header}};
+    nlohmann::json list = nlohmann::json::array();
+    for (const catalog::AccessRule* rule : rules) {
+      nlohmann::json entry = {{"entity", rule->entity},
+                              {"default", rule->default_access == catalog::AccessDefault::Open ? "open" : "closed"},
+                              {"why", rule->why}};
+      if (who.member) {
+        const identity::Decision decision = identity::decideRule(*rule, subject);
+        entry["member"] = {{"allowed", decision.allowed}, {"basis", decision.basis}};
+      }
+      list.push_back(std::move(entry));
+    }
+    report["rules"] = std::move(list);
+    if (who.member) report["member"] = {{"allowed", server_decision.allowed}, {"entity", server_decision.entity},
+                                        {"basis", server_decision.basis}};
+    out << report.dump(2) << "\n";
+    return 0;
+  }
+  out << "MCP server " << server_id << " at /mcp/" << server_id << " (and /mcp as " << server_id << "__<tool>)\n"
+      << "  upstream " << url << ", trust " << catalog::toString(endpoint->trust)
+      << (catalog.masks(*endpoint) ? " (arguments masked)" : "") << "\n"
+      << "  credential " << (credential ? credential->id + " (" + std::string(catalog::toString(credential->kind)) + ")" : std::string("none"))
+      << ", sent as " << (endpoint->auth_header.empty() ? std::string("Authorization: Bearer") : endpoint->auth_header) << "\n";
+  if (rules.empty()) {
+    out << "  rules: none (every member may call every tool)\n";
+  } else {
+    out << "  rules (a tool: its own name, then the first pattern in file order, then *):\n";
+    for (const catalog::AccessRule* rule : rules) {
+      out << "    " << rule->entity << "  default " << (rule->default_access == catalog::AccessDefault::Open ? "open" : "closed")
+          << (rule->why.empty() ? "" : "  — " + rule->why);
+      if (who.member) {
+        const identity::Decision decision = identity::decideRule(*rule, subject);
+        out << "  [" << *who.member << ": " << (decision.allowed ? "allowed" : "denied") << ", " << decision.basis << "]";
+      }
+      out << "\n";
+    }
+  }
+  if (who.member) {
+    out << "  " << *who.member << (who.project ? " in project " + *who.project : std::string()) << ": the server is "
+        << (server_decision.allowed ? "open" : "closed") << " (" << server_decision.basis << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
 int catalogExplain(const std::string& services_dir, const std::string& model, const QuotaWho& who, bool json,
                    std::ostream& out, std::ostream& err) {
   const std::optional<std::string>& project = who.project;
@@ -182,6 +283,9 @@ int catalogExplain(const std::string& services_dir, const std::string& model, co
     return 2;
   }
   const auto& catalog = *result.catalog;
+  if (model.starts_with("mcp:") || model.starts_with("/mcp/")) {
+    return explainMcp(catalog, model.substr(model.starts_with("mcp:") ? 4 : 5), who, json, out, err);
+  }
   dispatch::PlanRequest plan_request;
   plan_request.requested_model = model;
   plan_request.project = project;

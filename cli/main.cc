@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
   check->fallthrough();
   std::string model;
   std::string project;
-  auto* explain = catalog->add_subcommand("explain", "print the dispatch chain the server would use for MODEL");
-  explain->add_option("MODEL", model, "model id, alias or retired id")->required();
+  auto* explain = catalog->add_subcommand(
+      "explain", "print the dispatch chain the server would use for MODEL (mcp:SERVER: an MCP server and its tool rules)");
+  explain->add_option("MODEL", model, "model id, alias or retired id; or mcp:SERVER")->required();
   explain->add_option("--project", project, "the project the request is attributed to");
   sluice::cli::QuotaWho who;
   std::string explain_member;

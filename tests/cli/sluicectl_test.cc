@@ -287,6 +287,23 @@ BOOST_AUTO_TEST_CASE(usage_by_route_and_by_deployment) {
   BOOST_TEST(csv.out.find("\r\n,1,1,1200,300,1000,0,40,0,0.8333,0\r\n") != std::string::npos, csv.out);
 }
 
+BOOST_AUTO_TEST_CASE(catalog_explain_prints_an_mcp_server_and_its_tool_rules) {
+  const std::string services = sluice::test::sourceDir() + "/services";
+  const auto text = runSluicectl({"--services", services, "catalog", "explain", "mcp:github", "--member", "ida"});
+  BOOST_TEST(text.code == 0, text.err);
+  BOOST_TEST(text.out.find("MCP server github at /mcp/github") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("mcp_tool/github/delete_*  default closed") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("[ida: denied, default:closed]") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("ida: the server is open (no_rule)") != std::string::npos, text.out);
+  const auto json = runSluicectl({"--services", services, "--json", "catalog", "explain", "mcp:github"});
+  BOOST_TEST(json.code == 0, json.err);
+  BOOST_TEST(json.out.find("\"path\": \"/mcp/github\"") != std::string::npos, json.out);
+  const auto unknown = runSluicectl({"--services", services, "catalog", "explain", "mcp:jira"});
+  BOOST_TEST(unknown.code == 2);
+  BOOST_TEST(unknown.err.find("no MCP server 'jira' is declared; the MCP servers: 'github'") != std::string::npos,
+             unknown.err);
+}
+
 BOOST_AUTO_TEST_CASE(invalid_input_exits_2) {
   BOOST_TEST(runSluicectl(withUrl({"requests", "list", "--since", "yesterday"})).code == 2);
   BOOST_TEST(runSluicectl(withUrl({"usage", "--by", "color"})).code == 2);
