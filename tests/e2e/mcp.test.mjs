@@ -352,6 +352,30 @@ describe('MCP gateway', () => {
     await client.close();
   });
 
+  test('a replica that did not open the session serves its next message (the same master key)', async () => {
+    const replica = await stack.startReplica();
+    let session;
+    const { client, connect } = connectClient('tools', stack.apiKey, {
+      onResponse: (reply) => {
+        session = reply.headers.get('mcp-session-id') ?? session;
+      },
+    });
+    await connect();
+    const headers = { Authorization: `Bearer ${stack.apiKey}`, 'Mcp-Session-Id': session,
+      'MCP-Protocol-Version': '2025-06-18', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const before = sseServer.seen.length;
+    const reply = await fetch(`${replica.url}/mcp/tools`, {
+      method: 'POST', headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 41, method: 'tools/call', params: { name: 'add', arguments: { a: 40, b: 2 } } }),
+    });
+    assert.equal(reply.status, 200);
+    assert.match(await reply.text(), /"text":"42"/);
+    // The server got its own session id from the other replica, so its session went on.
+    const call = sseServer.seen.slice(before).find((seen) => seen.body.includes('"tools/call"'));
+    assert.ok(call && sseServer.sessions.has(call.headers['mcp-session-id']), 'the server\'s own session id was sent');
+    await client.close();
+  });
+
   test('hostile bodies are refused in JSON-RPC: a batch, broken JSON, an unknown server', async () => {
     const post = (server, body) => fetch(`${stack.gatewayUrl}/mcp/${server}`, {
       method: 'POST',

@@ -154,6 +154,7 @@ export async function startStack({ editCatalog, mockArgs = [], gatewayEnv = {} }
   let catalog;
   let gateway;
   let apiKey;
+  let launch;
   try {
     catalog = scriptableCatalog();
     if (editCatalog) editCatalog(catalog, mock.url);
@@ -181,23 +182,25 @@ export async function startStack({ editCatalog, mockArgs = [], gatewayEnv = {} }
       ? ['--database-url', databaseUrl, '--audit-spool', path.join(catalog, 'audit.spool')]
       : ['--insecure-no-auth'];
     apiKey = databaseUrl ? makeMemberKey(databaseUrl) : 'sk-e2e-anonymous';
-    gateway = await startChild(
-      'sluice',
-      // A short drain: the SDKs keep idle connections open (undici closes them after 4 s), and
-      // the gateway waits for them on SIGTERM.
-      ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1', ...identity],
+    // A short drain: the SDKs keep idle connections open (undici closes them after 4 s), and
+    // the gateway waits for them on SIGTERM.
+    launch = {
+      args: ['--services', catalog, '--listen', '127.0.0.1:0', '--threads', '64', '--drain-seconds', '1', ...identity],
       env,
-    );
+    };
+    gateway = await startChild('sluice', launch.args, launch.env);
   } catch (err) {
     await stopChild(mock);
     if (catalog) fs.rmSync(catalog, { recursive: true, force: true });
     throw err;
   }
-  return new Stack(mock, gateway, catalog, apiKey);
+  return new Stack(mock, gateway, catalog, apiKey, launch);
 }
 
 export class Stack {
-  constructor(mock, gateway, catalog, apiKey) {
+  constructor(mock, gateway, catalog, apiKey, launch) {
+    this.launch = launch;
+    this.replicas = [];
     this.apiKey = apiKey;
     this.mock = mock;
     this.gateway = gateway;
@@ -243,8 +246,19 @@ export class Stack {
     return Array.isArray(all) ? all : all.requests;
   }
 
+  // A second gateway process on the same catalog, database and environment (another replica of
+  // the fleet): {url}. Stopped with the stack.
+  async startReplica() {
+    const spool = ['--audit-spool', path.join(this.catalog, `audit-${this.replicas.length + 2}.spool`)];
+    const args = this.launch.args.filter((arg, i, all) => arg !== '--audit-spool' && all[i - 1] !== '--audit-spool');
+    const replica = await startChild('sluice', [...args, ...(args.includes('--database-url') ? spool : [])], this.launch.env);
+    this.replicas.push(replica);
+    return replica;
+  }
+
   async stop() {
-    const stopped = await Promise.allSettled([stopChild(this.gateway), stopChild(this.mock)]);
+    const stopped = await Promise.allSettled([stopChild(this.gateway), stopChild(this.mock),
+      ...this.replicas.map((replica) => stopChild(replica))]);
     fs.rmSync(this.catalog, { recursive: true, force: true });
     for (const { status, reason } of stopped) if (status === 'rejected') throw reason;
   }
