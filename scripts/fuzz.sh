@@ -46,7 +46,7 @@ CC=clang-16 CXX=clang++-16 cmake -S "${repo}" -B "${build}" -G Ninja -DCMAKE_BUI
   -DSLUICE_FUZZ=ON -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   "-DCMAKE_CXX_FLAGS=-Wno-macro-redefined -D__cpp_concepts=202002L" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" >/dev/null
-targets=(request_decode sse stream_decode response_decode http1 json_parse event_stream mask restore)
+targets=(request_decode sse stream_decode response_decode http1 json_parse event_stream mask restore mcp_event)
 cmake --build "${build}" -j "${SLUICE_JOBS:-$(nproc)}" --target "${targets[@]/%/_fuzzer}"
 [[ ${build_only} == 1 ]] && exit 0
 

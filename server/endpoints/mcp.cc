@@ -638,55 +638,6 @@ pipeline::RelayResult Mcp::relayWhole(pipeline::Exchange& exchange, pipeline::An
   return relayed;
 }
 
-namespace {
-
-// The end of the SSE event at the front of `buffer` (its blank line), and the blank line's length;
-// npos when no whole event is there yet.
-size_t eventEnd(const std::string& buffer, size_t& separator) {
-  const size_t lf = buffer.find("\n\n");
-  const size_t crlf = buffer.find("\r\n\r\n");
-  if (crlf != std::string::npos && (lf == std::string::npos || crlf < lf)) {
-    separator = 4;
-    return crlf;
-  }
-  separator = 2;
-  return lf;
-}
-
-}  // namespace
-
-std::string Mcp::rewriteEvent(std::string_view block, const protection::Mapping* restore,
-                              pipeline::RelayResult& result) const {
-  // Every field line (id:, event:, retry:, comments) kept as it came; the data lines, joined,
-  // rewritten as one JSON-RPC message in the place of the first.
-  std::string kept;
-  std::string data;
-  std::optional<size_t> data_at;
-  size_t start = 0;
-  while (start <= block.size()) {
-    size_t stop = block.find('\n', start);
-    if (stop == std::string_view::npos) stop = block.size();
-    std::string_view line = block.substr(start, stop - start);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    if (line.starts_with("data:")) {
-      std::string_view value = line.substr(5);
-      if (value.starts_with(' ')) value.remove_prefix(1);
-      if (data_at) data += '\n';
-      else data_at = kept.size();
-      data += value;
-    } else if (!line.empty()) {
-      kept.append(line).append("\n");
-    }
-    start = stop + 1;
-  }
-  if (!data_at || data.empty()) return std::string(block) + "\n\n";
-  wire::Json message = wire::parseBounded(data);
-  if (message.is_discarded()) return std::string(block) + "\n\n";
-  rewriteAnswer(message, restore, result);
-  kept.insert(*data_at, "data: " + wire::dumpJsonText(message) + "\n");
-  return kept + "\n";
-}
-
 pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
                                        const protection::Mapping* restore, const pipeline::RelayOptions& options,
                                        bool rewrite) {
@@ -710,6 +661,7 @@ pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::A
   };
   if (!out.good()) return gone();
   std::string buffer;
+  size_t scanned = 0;  // of `buffer`, searched for a blank line already
   try {
     for (;;) {
       if (options.cancel && options.cancel->cancelled()) return gone();
@@ -718,11 +670,16 @@ pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::A
       if (!rewrite) {
         frames.swap(buffer);
       } else {
+        const auto rewrite_message = [&](wire::Json& message) { rewriteAnswer(message, restore, relayed); };
         size_t separator = 0;
-        for (size_t end = eventEnd(buffer, separator); end != std::string::npos; end = eventEnd(buffer, separator)) {
-          frames += rewriteEvent(std::string_view(buffer).substr(0, end), restore, relayed);
+        for (size_t end = wire::mcp::eventEnd(buffer, separator, scanned); end != std::string::npos;
+             end = wire::mcp::eventEnd(buffer, separator)) {
+          frames += wire::mcp::rewriteEvent(std::string_view(buffer).substr(0, end), rewrite_message);
           buffer.erase(0, end + separator);
+          scanned = 0;
         }
+        // What is left holds no blank line: the next search starts near its end.
+        scanned = buffer.size() < 3 ? 0 : buffer.size() - 3;
         if (buffer.size() > kMaxEventBytes) {
           provider.abort();
           relayed.upstream_broke = true;
@@ -731,7 +688,7 @@ pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::A
               "an SSE event of the MCP server is larger than " + std::to_string(kMaxEventBytes) + " bytes";
           break;
         }
-        if (!more && !buffer.empty()) frames += rewriteEvent(buffer, restore, relayed);
+        if (!more && !buffer.empty()) frames += wire::mcp::rewriteEvent(buffer, rewrite_message);
       }
       if (!frames.empty()) {
         out.write(frames.data(), static_cast<std::streamsize>(frames.size()));

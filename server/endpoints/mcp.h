@@ -74,8 +74,6 @@ class Mcp : public pipeline::Profile {
   pipeline::RelayResult relayEvents(pipeline::Exchange& exchange, pipeline::Answer& answer,
                                     const protection::Mapping* restore, const pipeline::RelayOptions& options,
                                     bool rewrite);
-  std::string rewriteEvent(std::string_view block, const protection::Mapping* restore,
-                           pipeline::RelayResult& result) const;
   // Counts the message (and a tool call) in the metrics, once, with `outcome` ("" = ok).
   void count(pipeline::Exchange& exchange, std::string_view outcome);
   const catalog::Endpoint* mcpEndpointOf(std::string_view provider_id) const;

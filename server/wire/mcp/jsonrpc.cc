@@ -1,6 +1,7 @@
 #include "server/wire/mcp/jsonrpc.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "server/wire/error_keys.h"
 #include "server/wire/json_parse.h"
@@ -113,6 +114,62 @@ size_t keepTools(Json& result, const std::function<bool(std::string_view)>& allo
 }
 
 void rewriteStrings(Json& value, const std::function<void(std::string&)>& rewrite) { rewriteAt(value, rewrite, 0); }
+
+size_t eventEnd(std::string_view buffer, size_t& separator, size_t from) {
+  const size_t lf = buffer.find("\n\n", from);
+  const size_t crlf = buffer.find("\r\n\r\n", from);
+  if (crlf != std::string_view::npos && (lf == std::string_view::npos || crlf < lf)) {
+    separator = 4;
+    return crlf;
+  }
+  separator = 2;
+  return lf;
+}
+
+std::string rewriteEvent(std::string_view block, const std::function<void(Json&)>& rewrite) {
+  // The event rebuilt from its lines: fields kept in order, the data where its first line stood.
+  std::string kept;
+  std::string data;
+  std::optional<size_t> data_at;
+  size_t start = 0;
+  while (start <= block.size()) {
+    // A line ends at "\r\n", "\n" or a lone "\r", as SSE has it.
+    size_t stop = block.find_first_of("\r\n", start);
+    if (stop == std::string_view::npos) stop = block.size();
+    const std::string_view line = block.substr(start, stop - start);
+    start = stop + (stop + 1 < block.size() && block[stop] == '\r' && block[stop + 1] == '\n' ? 2 : 1);
+    if (line.starts_with("data:")) {
+      std::string_view value = line.substr(5);
+      if (value.starts_with(' ')) value.remove_prefix(1);
+      if (data_at) {
+        data += '\n';
+      } else {
+        data_at = kept.size();
+      }
+      data += value;
+    } else if (!line.empty()) {
+      kept.append(line).append("\n");
+    }
+  }
+  if (data_at) {
+    std::string lines;
+    Json message = data.empty() ? Json(Json::value_t::discarded) : parseBounded(data);
+    if (!message.is_discarded()) {
+      rewrite(message);
+      lines = "data: " + dumpJsonText(message) + "\n";
+    } else {
+      size_t from = 0;  // not JSON: the data lines as they came
+      for (;;) {
+        const size_t to = data.find('\n', from);
+        lines += "data: " + data.substr(from, to == std::string::npos ? std::string::npos : to - from) + "\n";
+        if (to == std::string::npos) break;
+        from = to + 1;
+      }
+    }
+    kept.insert(*data_at, lines);
+  }
+  return kept.empty() ? std::string() : kept + "\n";
+}
 
 bool validSessionId(std::string_view id) {
   return !id.empty() && id.size() <= kMaxSessionIdBytes &&

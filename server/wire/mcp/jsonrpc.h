@@ -54,6 +54,20 @@ size_t keepTools(Json& result, const std::function<bool(std::string_view)>& allo
 // kMaxJsonDepth levels.
 void rewriteStrings(Json& value, const std::function<void(std::string&)>& rewrite);
 
+// An MCP server's SSE stream, for the events the gateway rewrites: the end of the first whole event
+// in `buffer` (where its blank line starts: "\n\n" or "\r\n\r\n") and that blank line's length
+// in `separator`; npos while no whole event is there. `from`: where to start looking (what an
+// earlier call already searched, less 3 bytes): a stream read in pieces is then scanned once,
+// whatever the size of its events.
+size_t eventEnd(std::string_view buffer, size_t& separator, size_t from = 0);
+
+// `block` (one event without its blank line) with its data lines' JSON-RPC message passed to
+// `rewrite`, written back as one `data:` line where the first stood; every other field (id:,
+// event:, retry:, comments) kept in order; line ends ("\r\n", "\n", a lone "\r") become "\n"
+// and empty lines go. Data
+// that is not JSON is kept as it came. Ends with the blank line; "" for an event with no line.
+std::string rewriteEvent(std::string_view block, const std::function<void(Json&)>& rewrite);
+
 // True when `id` is a session id MCP allows: 1..kMaxSessionIdBytes visible ASCII (0x21-0x7E).
 bool validSessionId(std::string_view id);
 

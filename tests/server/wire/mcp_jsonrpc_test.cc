@@ -120,3 +120,29 @@ BOOST_AUTO_TEST_CASE(session_ids_are_visible_ascii_and_bounded) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(mcp_sse_events)
+
+BOOST_AUTO_TEST_CASE(events_are_split_at_either_blank_line) {
+  size_t separator = 0;
+  BOOST_TEST(eventEnd("data: a\n\ndata: b", separator) == 7u);
+  BOOST_TEST(separator == 2u);
+  BOOST_TEST(eventEnd("data: a\r\n\r\ndata: b\n\n", separator) == 7u);
+  BOOST_TEST(separator == 4u);
+  BOOST_TEST(eventEnd("data: a\n", separator) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_event_keeps_its_fields_and_has_its_message_rewritten) {
+  const auto upper = [](Json& message) {
+    rewriteStrings(message, [](std::string& text) {
+      for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    });
+  };
+  BOOST_TEST(rewriteEvent("event: message\r\nid: 7\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"x\":\"ab\"}\r\nretry: 5", upper) ==
+             "event: message\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\"x\":\"AB\"}\nretry: 5\n\n");
+  BOOST_TEST(rewriteEvent(": keepalive", upper) == ": keepalive\n\n");
+  BOOST_TEST(rewriteEvent("id: 1\ndata: not json\ndata: at all", upper) == "id: 1\ndata: not json\ndata: at all\n\n");
+  BOOST_TEST(rewriteEvent("", upper) == "");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
