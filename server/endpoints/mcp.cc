@@ -698,10 +698,7 @@ pipeline::RelayResult Mcp::relayEvents(pipeline::Exchange& exchange, pipeline::A
       if (!more) break;
     }
   } catch (const upstream::TransportError& failure) {
-    if (options.cancel && options.cancel->cancelled()) {
-      relayed.client_gone = true;
-      return relayed;
-    }
+    if (options.cancel && options.cancel->cancelled()) return gone();
     relayed.upstream_broke = true;
     relayed.error_key = keys::kUpstreamStreamBroken;
     relayed.error_message = failure.what();

@@ -3,7 +3,10 @@
 // server; tests/e2e/mcp.test.mjs has the official SDK on both sides.
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <string>
+
+#include <unistd.h>
 
 #include "server/endpoints/mcp_session.h"
 #include "tests/server/http/request_path_harness.h"
@@ -169,6 +172,25 @@ BOOST_AUTO_TEST_CASE(arguments_are_masked_for_a_public_server_and_restored_in_a_
   BOOST_TEST(sent.find("EMAIL_1") != std::string::npos, sent);
   BOOST_TEST(sent.find("\"name\":\"send\"") != std::string::npos, sent);  // names are never masked
   BOOST_TEST(path.onlyRow().masked.at("email") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_client_that_hangs_up_mid_call_ends_the_call_upstream) {
+  RequestPath path(compileProtected(mcpSources(false)));
+  auto answer = FakeTransport::sse(
+      {"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n"});
+  answer.stallAfterBody();  // the tool runs on and on
+  path.transport.script("tools.example/mcp", answer);
+  const auto started = std::chrono::steady_clock::now();
+  path.send("POST", "/mcp/tools", call("slow"), kAccept, [](int client) {
+    char buffer[256];
+    (void)::read(client, buffer, sizeof buffer);  // the head and the progress event arrived
+    ::close(client);
+  });
+  BOOST_TEST((std::chrono::steady_clock::now() - started < std::chrono::seconds(5)));
+  const auto row = path.onlyRow();
+  BOOST_TEST(row.outcome == "client_gone_mid_stream");
+  BOOST_TEST(row.status == 499);
+  BOOST_TEST(path.transport.aborted() >= 1);  // the server's connection closed: the call ends there
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_server_and_a_model_endpoint_are_not_mcp_servers) {
