@@ -247,7 +247,7 @@ std::expected<pipeline::Inspected, wire::ApiError> Mcp::read(pipeline::Exchange&
   message_ = std::move(*message);
   message_read_ = true;
   if (federated_) {
-    if (!message_.isToolCall()) {
+    if (!message_.isToolCall() && message_.method != "prompts/get") {
       exchange.ledger().noteOperation(kMcpMessage);
       exchange.ledger().withoutRow();
       return answerFederated(exchange);
@@ -329,7 +329,7 @@ std::expected<void, wire::ApiError> Mcp::routeFederatedCall() {
   if (target == nullptr) {
     return std::unexpected(wire::ApiError::make(
         400, keys::kInvalidParams,
-        "the federated endpoint's tools are named <server>__<tool>, for a server open to you; '" +
+        "the federated endpoint's tools and prompts are named <server>__<name>, for a server open to you; '" +
             segmentValue(message_.target) + "' names none"));
   }
   provider_id_ = target->provider;
@@ -401,39 +401,46 @@ std::expected<pipeline::Inspected, wire::ApiError> Mcp::answerFederated(pipeline
     response.set("Mcp-Session-Id",
                  McpSessions::shared().seal(federation::encodeSessions(sessions), member_, "*"));
     reply(200, result({{"protocolVersion", version.empty() ? "2025-06-18" : version},
-                       {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                       {"capabilities", {{"tools", {{"listChanged", false}}}, {"prompts", {{"listChanged", false}}}}},
                        {"serverInfo", {{"name", "sluice"}, {"version", "1"}}},
                        {"instructions", "The tools of the MCP servers open to you through Sluice (" +
                                             (names.empty() ? std::string("none answered") : names) +
                                             "), each named <server>__<tool>."}}));
     return answered;
   }
-  if (message_.method == "tools/list") {
+  if (message_.method == "tools/list" || message_.method == "prompts/list") {
+    const bool tools_listed = message_.method == "tools/list";
+    const char* key = tools_listed ? "tools" : "prompts";
     std::vector<federation::Server> joined;
     for (const federation::Server& server : servers_) {
       if (sessions_.contains(server.provider)) joined.push_back(server);
     }
     auto replies = federation::fanOut(exchange, joined, sessions_, raw_, message_.id, protocol_version_);
-    wire::Json tools = wire::Json::array();
+    wire::Json items = wire::Json::array();
     for (federation::Reply& server : replies) {
       if (!server.message) {
-        log::warn("MCP server's tools left out of a federated listing",
-                  {{"request_id", request_id_}, {"provider", server.provider}, {"error", server.error}});
+        log::warn("MCP server left out of a federated listing",
+                  {{"request_id", request_id_}, {"provider", server.provider}, {"method", message_.method},
+                   {"error", server.error}});
         continue;
       }
       auto& listing = (*server.message)["result"];
-      if (!listing.is_object() || !listing.contains("tools") || !listing["tools"].is_array()) continue;
-      const identity::AccessSubject subject =
-          caller_ ? identity::accessSubject(*caller_, *scope_) : identity::AccessSubject{};
-      wire::mcp::keepTools(listing, [&](std::string_view tool) {
-        return !caller_ || identity::decideMcpTool(catalog_->access_rules, server.provider, tool, subject).allowed;
-      });
-      for (auto& tool : listing["tools"]) {
-        tool["name"] = server.provider + std::string(federation::kSeparator) + tool["name"].get<std::string>();
-        tools.push_back(std::move(tool));
+      if (!listing.is_object() || !listing.contains(key) || !listing[key].is_array()) continue;
+      if (tools_listed) {
+        const identity::AccessSubject subject =
+            caller_ ? identity::accessSubject(*caller_, *scope_) : identity::AccessSubject{};
+        wire::mcp::keepTools(listing, [&](std::string_view tool) {
+          return !caller_ || identity::decideMcpTool(catalog_->access_rules, server.provider, tool, subject).allowed;
+        });
+      }
+      for (auto& item : listing[key]) {
+        const auto name = item.is_object() ? item.find("name") : item.end();
+        if (name == item.end() || !name->is_string()) continue;  // cannot be asked for by name
+        item["name"] = server.provider + std::string(federation::kSeparator) + name->get<std::string>();
+        items.push_back(std::move(item));
       }
     }
-    reply(200, result({{"tools", std::move(tools)}}));
+    reply(200, result({{key, std::move(items)}}));
     return answered;
   }
   auto error = wire::ApiError::make(404, keys::kMcpMethodNotAvailable,

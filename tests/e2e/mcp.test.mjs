@@ -327,6 +327,11 @@ describe('MCP gateway', () => {
     await assert.rejects(client.callTool({ name: 'tools__delete_repository', arguments: { name: 'x' } }),
       (error) => error.code === -32001);
     await assert.rejects(client.callTool({ name: 'nowhere__echo', arguments: {} }), (error) => error.code === -32602);
+    const { prompts } = await client.listPrompts();
+    assert.ok(prompts.some((prompt) => prompt.name === 'tools__review'), prompts.map((p) => p.name).join(', '));
+    const review = await client.getPrompt({ name: 'tools__review', arguments: { diff: `mail ${EMAIL}` } });
+    assert.equal(review.messages[0].content.text, `Review this: mail ${EMAIL}`);  // masked upstream, restored
+    await assert.rejects(client.readResource({ uri: 'file:///readme.md' }), (error) => error.code === -32601);
     await client.close();
     // The outsider's project is denied `tools`: only tools-json's tools are theirs.
     const outsider = new Client({ name: 'sluice-e2e-outsider', version: '1.0.0' });

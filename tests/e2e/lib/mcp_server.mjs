@@ -57,6 +57,11 @@ function buildServer(seen) {
     { description: 'Always reports an error', inputSchema: {} },
     async () => ({ isError: true, content: [{ type: 'text', text: 'the tool failed on purpose' }] }),
   );
+  server.registerPrompt(
+    'review',
+    { description: 'Asks for a review of a diff', argsSchema: { diff: z.string() } },
+    ({ diff }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review this: ${diff}` } }] }),
+  );
   server.registerResource(
     'readme',
     'file:///readme.md',
