@@ -49,6 +49,10 @@ struct ContentBlock {
   std::string tool_id;
   std::string tool_name;
   Json tool_input = Json::object();
+  // ToolUse on the Responses wire: the `namespace` tool the called function belongs to (Codex
+  // declares each MCP server's tools as one, `mcp__<server>`); "" for a top-level function. Kept
+  // across a Responses-to-Responses translation (a masked turn); other wires have no such field.
+  std::string tool_namespace;
 
   // ToolResult: the caller's answer to a call, matched by tool_use_id.
   std::string tool_use_id;

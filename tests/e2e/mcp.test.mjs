@@ -23,6 +23,23 @@ import { binDir, sourceDir, startStack } from './lib/stack.mjs';
 
 const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
 const claudeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/claude');
+const codexBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/codex');
+
+// Runs `binary args` asynchronously (the upstream MCP server runs in this process and must go on
+// answering): {status, out} with stdout and stderr together; killed after `timeout` ms.
+function runAgent(binary, args, { cwd, env, timeout = 120000 }) {
+  return new Promise((resolve) => {
+    const child = spawn(binary, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (piece) => { out += piece; });
+    child.stderr.on('data', (piece) => { out += piece; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, out });
+    });
+  });
+}
 const UPSTREAM_TOKEN = 'upstream-platform-token-0123456789';
 const EMAIL = 'fox.mulder@example.com';
 const OUTSIDER_PROJECT = `outsiders${process.pid}`;
@@ -426,18 +443,7 @@ describe('MCP gateway', () => {
       DISABLE_AUTOUPDATER: '1',
       DISABLE_ERROR_REPORTING: '1',
     };
-    // Asynchronously: the upstream MCP server runs in this process and must go on answering.
-    const claude = (args, timeout = 90000) => new Promise((resolve) => {
-      const child = spawn(claudeBin, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (piece) => { out += piece; });
-      child.stderr.on('data', (piece) => { out += piece; });
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeout);
-      child.on('close', (status) => {
-        clearTimeout(timer);
-        resolve({ status, out });
-      });
-    });
+    const claude = (args, timeout = 90000) => runAgent(claudeBin, args, { cwd: work, env, timeout });
     try {
       const added = await claude(['mcp', 'add', '--transport', 'http', 'sluice', `${stack.gatewayUrl}/mcp/tools`,
         '--header', `Authorization: Bearer ${stack.apiKey}`]);
@@ -465,6 +471,51 @@ describe('MCP gateway', () => {
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
       fs.rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  // Codex (npm @openai/codex): the MCP server in ~/.codex/config.toml as the Connect page writes
+  // it (url and bearer_token_env_var), a turn on the gateway's /v1/responses in which the mock
+  // model calls the MCP tool the way Codex declares it (a function of the namespace tool
+  // mcp__sluice), and the call going through /mcp/tools.
+  test('Codex lists and calls a tool through the gateway', async () => {
+    assert.ok(fs.existsSync(codexBin), `${codexBin} is missing (npm ci in tests/e2e)`);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-codex-'));
+    const codexHome = path.join(home, '.codex');
+    fs.mkdirSync(codexHome);
+    const script = JSON.stringify({ tool_name: 'echo', tool_namespace: 'mcp__sluice', tool_arguments: { text: 'from codex' } });
+    fs.writeFileSync(path.join(codexHome, 'config.toml'), `model = "gpt-5-5"
+model_provider = "sluice"
+
+[model_providers.sluice]
+name = "Sluice"
+base_url = "${stack.gatewayUrl}/v1"
+env_key = "SLUICE_API_KEY"
+wire_api = "responses"
+http_headers = { "x-mock-script" = ${JSON.stringify(script)} }
+
+[mcp_servers.sluice]
+url = "${stack.gatewayUrl}/mcp/tools"
+bearer_token_env_var = "SLUICE_API_KEY"
+`);
+    try {
+      const callsBefore = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).length;
+      const turn = await runAgent(codexBin, ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox',
+        'Use the echo tool, please.'], {
+        cwd: home,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: codexHome, SLUICE_API_KEY: stack.apiKey },
+      });
+      assert.equal(turn.status, 0, turn.out);
+      assert.match(turn.out, /mcp: sluice\/echo \(completed\)/, turn.out);
+      const calls = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"'));
+      assert.equal(calls.length, callsBefore + 1, turn.out);
+      assert.equal(JSON.parse(calls.at(-1).body).params.name, 'echo');
+      assert.equal(calls.at(-1).headers.authorization, `Bearer ${UPSTREAM_TOKEN}`);
+      const requests = await stack.mockRequests();
+      assert.ok(requests.some((request) => request.body.includes('function_call_output') && request.body.includes('echo: from codex')),
+        'Codex sent the tool result back to the model');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
     }
   });
 });

@@ -39,7 +39,7 @@ ToolCall chooseToolCall(const RequestInfo& request, const Script& script) {
                                    [&](const ToolDecl& decl) { return decl.name == name; });
     if (tool != request.tools.end()) arguments = argumentsForSchema(tool->schema);
   }
-  return {name, arguments.dump()};
+  return {name, arguments.dump(), ""};
 }
 
 }  // namespace
@@ -62,7 +62,10 @@ Answer planAnswer(const RequestInfo& request, const Script& script, std::uint64_
   answer.created = created;
   answer.model = request.model;
 
-  if (wantsToolCall(request, script)) answer.tool_call = chooseToolCall(request, script);
+  if (wantsToolCall(request, script)) {
+    answer.tool_call = chooseToolCall(request, script);
+    if (script.tool_namespace) answer.tool_call->namespace_name = *script.tool_namespace;
+  }
   if (script.text) answer.text = *script.text;
   else if (script.echo_text) answer.text = request.last_user_text;
   else if (!answer.tool_call) answer.text = defaultAnswerText(request.model);

@@ -18,6 +18,7 @@ namespace sluice::mock {
 struct ToolCall {
   std::string name;
   std::string arguments;  // a JSON object, compact ("{\"city\":\"mock-city\"}")
+  std::string namespace_name;  // Responses: a tool of a `namespace` tool (Codex's MCP servers); "" for none
 };
 
 enum class AnswerFinish { Stop, Length, ContentFilter, ToolUse };

@@ -74,12 +74,14 @@ Json messageItem(const Answer& answer, std::string_view status, Json content) {
 }
 
 Json functionCallItem(const Answer& answer, std::string_view status, std::string_view arguments) {
-  return Json{{"id", functionCallId(answer)},
-              {"type", "function_call"},
-              {"status", status},
-              {"arguments", arguments},
-              {"call_id", callId(answer)},
-              {"name", answer.tool_call->name}};
+  Json item{{"id", functionCallId(answer)},
+            {"type", "function_call"},
+            {"status", status},
+            {"arguments", arguments},
+            {"call_id", callId(answer)},
+            {"name", answer.tool_call->name}};
+  if (!answer.tool_call->namespace_name.empty()) item["namespace"] = answer.tool_call->namespace_name;
+  return item;
 }
 
 Json outputItems(const Answer& answer) {

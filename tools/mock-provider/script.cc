@@ -90,6 +90,7 @@ std::expected<void, std::string> parseField(const std::string& key, const Json& 
   if (key == "text_chunk_bytes") return assign(toInt(value, key, 0, 1'000'000), script.text_chunk_bytes);
   if (key == "tool_call") return assign(toBool(value, key), script.tool_call);
   if (key == "tool_name") return assign(toString(value, key), script.tool_name);
+  if (key == "tool_namespace") return assign(toString(value, key), script.tool_namespace);
   if (key == "tool_arguments") {
     if (!value.is_object()) return std::unexpected("x-mock-script: 'tool_arguments' must be an object");
     script.tool_arguments = value;

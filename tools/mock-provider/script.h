@@ -56,6 +56,7 @@ struct Script {
   int text_chunk_bytes = 0;
   std::optional<bool> tool_call;             // force (true) or forbid (false) a tool call
   std::optional<std::string> tool_name;      // which tool to call (default: the first one)
+  std::optional<std::string> tool_namespace; // Responses: the namespace tool it belongs to (Codex's mcp__<server>)
   std::optional<nlohmann::ordered_json> tool_arguments;  // the call's arguments (an object)
   std::optional<bool> thinking;              // force (true) or forbid (false) thinking output
   std::optional<Finish> finish;              // "stop" | "length" | "content_filter"

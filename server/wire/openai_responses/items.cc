@@ -59,6 +59,7 @@ Json functionCallItem(const ContentBlock& block, std::string_view id, std::strin
   item["arguments"] = arguments;
   item["call_id"] = block.tool_id;
   item["name"] = block.tool_name;
+  if (!block.tool_namespace.empty()) item["namespace"] = block.tool_namespace;
   return item;
 }
 

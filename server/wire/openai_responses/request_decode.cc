@@ -129,6 +129,7 @@ Failure decodeFunctionCall(const Json& item, const std::string& path, Request& r
   block.type = ContentBlock::Type::ToolUse;
   block.tool_id = stringMember(item, "call_id");
   block.tool_name = stringMember(item, "name");
+  block.tool_namespace = stringMember(item, "namespace");
   if (block.tool_id.empty()) return ApiError::invalidRequest("a function_call needs a call_id", path + ".call_id");
   if (block.tool_name.empty()) return ApiError::invalidRequest("a function_call needs a name", path + ".name");
   auto arguments = parseArguments(item);

@@ -95,6 +95,7 @@ class InputWriter {
                           {"call_id", block.tool_id},
                           {"name", block.tool_name},
                           {"arguments", argumentsText(block)}});
+        if (!block.tool_namespace.empty()) items_.back()["namespace"] = block.tool_namespace;
         return;
       case ContentBlock::Type::ToolResult:
         // NOTE: is_error has no field here; the result text itself must say it failed.

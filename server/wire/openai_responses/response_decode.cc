@@ -63,6 +63,7 @@ std::expected<Response, ApiError> decodeResponse(std::string_view body) {
       block.type = ContentBlock::Type::ToolUse;
       block.tool_id = stringMember(item, "call_id");
       block.tool_name = stringMember(item, "name");
+      block.tool_namespace = stringMember(item, "namespace");
       auto arguments = parseArguments(item);
       if (!arguments) {
         // A call cut off by max_output_tokens carries half its JSON; it must not fail the answer.

@@ -159,6 +159,7 @@ void ResponsesStreamDecoder::onItemAdded(const Json& data, std::vector<StreamEve
     ContentBlock block = blockOf(ContentBlock::Type::ToolUse);
     block.tool_id = stringMember(*item, "call_id");
     block.tool_name = stringMember(*item, "name");
+    block.tool_namespace = stringMember(*item, "namespace");
     saw_function_call_ = true;
     open(key, std::move(block), out);
   }
@@ -211,6 +212,7 @@ void ResponsesStreamDecoder::onItemDone(const Json& data, std::vector<StreamEven
       ContentBlock start = blockOf(ContentBlock::Type::ToolUse);
       start.tool_id = stringMember(*item, "call_id");
       start.tool_name = stringMember(*item, "name");
+      start.tool_namespace = stringMember(*item, "namespace");
       saw_function_call_ = true;
       block = &open(key, std::move(start), out);
     }

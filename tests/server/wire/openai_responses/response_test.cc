@@ -242,6 +242,34 @@ BOOST_AUTO_TEST_CASE(bad_or_failed_provider_bodies_are_errors_not_exceptions) {
   BOOST_TEST(failed.error().message == "boom");
 }
 
+// Codex declares each MCP server's tools as a `namespace` tool and calls them with the function's
+// name and its namespace: a masked (translated) turn must give both back, whole and streamed, and
+// send both on in the next turn's history.
+BOOST_AUTO_TEST_CASE(a_function_call_keeps_its_namespace_both_ways) {
+  const Response response = decoded(R"({"id":"resp_1","object":"response","status":"completed","model":"gpt-5",
+    "output":[{"type":"function_call","id":"fc_1","call_id":"call_1","name":"echo","namespace":"mcp__sluice",
+               "arguments":"{\"text\":\"hi\"}","status":"completed"}],
+    "usage":{"input_tokens":5,"output_tokens":3,"total_tokens":8}})");
+  BOOST_REQUIRE(response.content.size() == 1u);
+  BOOST_TEST(response.content[0].tool_namespace == "mcp__sluice");
+  const Json encoded = Json::parse(encodeResponse(response, kContext));
+  BOOST_TEST(encoded["output"][0]["namespace"] == "mcp__sluice");
+  BOOST_TEST(encoded["output"][0]["name"] == "echo");
+
+  auto request = decodeRequest(R"({"model":"gpt-5","input":[
+    {"type":"function_call","call_id":"call_1","name":"echo","namespace":"mcp__sluice","arguments":"{}"},
+    {"type":"function_call_output","call_id":"call_1","output":"echo: hi"}]})");
+  BOOST_REQUIRE(request.has_value());
+  auto body = encodeRequest(*request, {"gpt-5", 4096, std::nullopt});
+  BOOST_REQUIRE(body.has_value());
+  BOOST_TEST(Json::parse(*body)["input"][0]["namespace"] == "mcp__sluice", *body);
+
+  // A call without a namespace has none written.
+  Response plain = response;
+  plain.content[0].tool_namespace.clear();
+  BOOST_TEST(!Json::parse(encodeResponse(plain, kContext))["output"][0].contains("namespace"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace sluice::wire::openai_responses
