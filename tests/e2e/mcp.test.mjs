@@ -24,6 +24,7 @@ import { binDir, sourceDir, startStack } from './lib/stack.mjs';
 const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
 const claudeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/claude');
 const codexBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/codex');
+const opencodeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/opencode');
 
 // Runs `binary args` asynchronously (the upstream MCP server runs in this process and must go on
 // answering): {status, out} with stdout and stderr together; killed after `timeout` ms.
@@ -514,6 +515,45 @@ bearer_token_env_var = "SLUICE_API_KEY"
       const requests = await stack.mockRequests();
       assert.ok(requests.some((request) => request.body.includes('function_call_output') && request.body.includes('echo: from codex')),
         'Codex sent the tool result back to the model');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  // OpenCode (npm opencode-ai): the `mcp` block the Connect page gives (a remote server with the
+  // key in an Authorization header), a turn on the gateway's /v1/chat/completions in which the
+  // mock model calls OpenCode's name for the tool (`sluice_echo`), and the call through /mcp/tools.
+  test('OpenCode lists and calls a tool through the gateway', async () => {
+    assert.ok(fs.existsSync(opencodeBin), `${opencodeBin} is missing (npm ci in tests/e2e)`);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-opencode-'));
+    const script = JSON.stringify({ tool_name: 'sluice_echo', tool_arguments: { text: 'from opencode' } });
+    fs.writeFileSync(path.join(home, 'opencode.json'), JSON.stringify({
+      $schema: 'https://opencode.ai/config.json',
+      model: 'sluice/deepseek-flash',
+      provider: {
+        sluice: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'Sluice',
+          options: { baseURL: `${stack.gatewayUrl}/v1`, apiKey: '{env:SLUICE_API_KEY}', headers: { 'x-mock-script': script } },
+          models: { 'deepseek-flash': { name: 'DeepSeek Flash' } },
+        },
+      },
+      mcp: { sluice: { type: 'remote', url: `${stack.gatewayUrl}/mcp/tools`, headers: { Authorization: 'Bearer {env:SLUICE_API_KEY}' } } },
+    }));
+    try {
+      const callsBefore = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"')).length;
+      const turn = await runAgent(opencodeBin, ['run', 'Use the echo tool, please.'], {
+        cwd: home,
+        env: { PATH: process.env.PATH, HOME: home, SLUICE_API_KEY: stack.apiKey, OPENCODE_DISABLE_AUTOUPDATE: '1' },
+      });
+      assert.equal(turn.status, 0, turn.out);
+      const calls = sseServer.seen.filter((seen) => seen.body.includes('"tools/call"'));
+      assert.equal(calls.length, callsBefore + 1, turn.out);
+      assert.deepEqual(JSON.parse(calls.at(-1).body).params.arguments, { text: 'from opencode' });
+      assert.equal(calls.at(-1).headers.authorization, `Bearer ${UPSTREAM_TOKEN}`);
+      const requests = await stack.mockRequests();
+      assert.ok(requests.some((request) => request.body.includes('"role":"tool"') && request.body.includes('echo: from opencode')),
+        'OpenCode sent the tool result back to the model');
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
