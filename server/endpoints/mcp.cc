@@ -546,19 +546,21 @@ bool Mcp::rewrites(bool masked) const {
 
 void Mcp::rewriteAnswer(wire::Json& message, const protection::Mapping* restore, pipeline::RelayResult& result) const {
   if (!message.is_object()) return;
+  const auto id = message.find("id");
+  const bool answers_call = id != message.end() && *id == message_.id && !message.contains("method");
+  const auto error = answers_call ? message.find("error") : message.end();
+  if (error != message.end()) {
+    // Noted before the restore: the row keeps what the server said, never a restored original.
+    result.error_key = keys::kMcpError;
+    result.error_message = error->is_object() && error->contains("message") ? shortText((*error)["message"])
+                                                                            : shortText(*error);
+  }
   if (restore != nullptr) {
     wire::mcp::rewriteStrings(message, [&](std::string& text) {
       if (text.find(kPlaceholderOpen) != std::string::npos) text = protection::restoreText(text, *restore);
     });
   }
-  const auto id = message.find("id");
-  if (id == message.end() || *id != message_.id || message.contains("method")) return;  // not the answer to our call
-  if (const auto error = message.find("error"); error != message.end()) {
-    result.error_key = keys::kMcpError;
-    result.error_message = error->is_object() && error->contains("message") ? shortText((*error)["message"])
-                                                                            : shortText(*error);
-    return;
-  }
+  if (!answers_call || error != message.end()) return;  // not the answer to our call, or its error
   const auto answer = message.find("result");
   if (answer == message.end()) return;
   if (message_.method == "tools/list" && caller_) {
@@ -570,9 +572,10 @@ void Mcp::rewriteAnswer(wire::Json& message, const protection::Mapping* restore,
   if (message_.isToolCall() && answer->is_object()) {
     const auto failed = answer->find("isError");
     if (failed != answer->end() && failed->is_boolean() && failed->get<bool>()) {
+      // The tool's own words are its result (the caller's data, maybe restored originals): the
+      // audit row says only that it failed.
       result.error_key = keys::kToolError;
-      const auto content = answer->find("content");
-      result.error_message = content != answer->end() ? shortText(*content) : std::string("the tool reported an error");
+      result.error_message = "the tool reported an error (isError)";
     }
   }
 }
