@@ -24,7 +24,10 @@ import { binDir, sourceDir, startStack } from './lib/stack.mjs';
 const databaseUrl = process.env.SLUICE_TEST_DATABASE_URL;
 const claudeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/claude');
 const codexBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/codex');
-const opencodeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/.bin/opencode');
+// OpenCode's own x64 Linux build (npm opencode-linux-x64-baseline, the binary the opencode-ai wrapper
+// would pick on a CPU without AVX2); the wrapper's lock needs every platform's package, which the
+// registry mirror CI uses does not carry.
+const opencodeBin = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules/opencode-linux-x64-baseline/bin/opencode');
 
 // Runs `binary args` asynchronously (the upstream MCP server runs in this process and must go on
 // answering): {status, out} with stdout and stderr together; killed after `timeout` ms.
@@ -520,7 +523,7 @@ bearer_token_env_var = "SLUICE_API_KEY"
     }
   });
 
-  // OpenCode (npm opencode-ai): the `mcp` block the Connect page gives (a remote server with the
+  // OpenCode (npm opencode-linux-x64-baseline): the `mcp` block the Connect page gives (a remote server with the
   // key in an Authorization header), a turn on the gateway's /v1/chat/completions in which the
   // mock model calls OpenCode's name for the tool (`sluice_echo`), and the call through /mcp/tools.
   test('OpenCode lists and calls a tool through the gateway', async () => {
