@@ -10,7 +10,7 @@ std::string selectMembers() {
   return "SELECT name, role, array_to_json(groups), array_to_json(projects), primary_project, " +
          sql::microsOf("disabled_at") + ", " + sql::microsOf("created_at") +
          ", (SELECT coalesce(json_agg(s.subject ORDER BY s.subject), '[]'::json) FROM member_subjects s "
-         "WHERE s.user_name = members.name) FROM members ";
+         "WHERE s.user_name = members.name), source, scim_id, external_id, display_name, email FROM members ";
 }
 
 MemberRow memberRowOf(const pqxx::row& row, int first) {
@@ -23,6 +23,11 @@ MemberRow memberRowOf(const pqxx::row& row, int first) {
   member.disabled_at = sql::optionalTime(row[first + 5]);
   member.created_at = sql::timeOf(row[first + 6]);
   member.cert_subjects = sql::textArray(row[first + 7]);
+  member.source = row[first + 8].as<std::string>();
+  member.scim_id = sql::optionalText(row[first + 9]);
+  member.external_id = sql::optionalText(row[first + 10]);
+  member.display_name = sql::optionalText(row[first + 11]);
+  member.email = sql::optionalText(row[first + 12]);
   return member;
 }
 

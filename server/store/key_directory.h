@@ -27,6 +27,14 @@ struct MemberRow {
   std::optional<TimePoint> disabled_at;
   TimePoint created_at;
   std::vector<std::string> cert_subjects;  // stored forms, sorted
+  // Where the member was made (migrations/0017_directory.sql): "cli", "console", "sso" or "scim".
+  std::string source = "cli";
+  // SCIM's view of the member: its resource id (a UUID), the identity provider's id for it and
+  // what it says of the person; unset for members SCIM and SSO never saw.
+  std::optional<std::string> scim_id;
+  std::optional<std::string> external_id;
+  std::optional<std::string> display_name;
+  std::optional<std::string> email;
 };
 
 // A row of `api_keys` (never the key; its hash only in KeyMemberRow).

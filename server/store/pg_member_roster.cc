@@ -32,12 +32,14 @@ std::expected<MemberRow, RosterConflict> PgMemberRoster::insertMember(const Memb
   return pool_->run([&](pqxx::connection& connection) -> std::expected<MemberRow, RosterConflict> {
     pqxx::work transaction(connection);
     const auto inserted = transaction.exec_params(
-        "INSERT INTO members (name, role, groups, projects, primary_project, created_at) "
+        "INSERT INTO members (name, role, groups, projects, primary_project, created_at, source, scim_id, "
+        "external_id, display_name, email) "
         "VALUES ($1, $2, ARRAY(SELECT json_array_elements_text($3::json)), "
         "ARRAY(SELECT json_array_elements_text($4::json)), $5, " +
-            sql::timestampParam(6) + ") ON CONFLICT (name) DO NOTHING RETURNING name",
+            sql::timestampParam(6) + ", $7, $8, $9, $10, $11) ON CONFLICT (name) DO NOTHING RETURNING name",
         member.name, member.role, sql::jsonArray(member.groups), sql::jsonArray(member.projects),
-        member.primary_project, sql::micros(member.created_at));
+        member.primary_project, sql::micros(member.created_at), member.source, member.scim_id, member.external_id,
+        member.display_name, member.email);
     if (inserted.empty()) return std::unexpected(RosterConflict{RosterConflict::Kind::NameTaken, {}, {}});
     for (const std::string& subject : member.cert_subjects) {
       // Leaving without commit() rolls the member back too.
