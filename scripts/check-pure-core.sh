@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps the pure core pure: catalog/, server/wire/, server/dispatch/ and server/protection/ take
+# Keeps the pure core pure: catalog/, server/wire/, server/dispatch/, server/protection/ and server/scim/ take
 # text, values and `now` as arguments and never touch sockets, the database, TLS, threads, files,
 # the environment or the clock.
 #
@@ -15,7 +15,7 @@ root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "${root}"
 
 dirs=()
-for dir in catalog server/wire server/dispatch server/protection; do
+for dir in catalog server/wire server/dispatch server/protection server/scim; do
   [[ -d ${dir} ]] && dirs+=("${dir}")
 done
 if [[ ${#dirs[@]} -eq 0 ]]; then
