@@ -13,6 +13,8 @@ ALTER TABLE members ADD COLUMN scim_id text UNIQUE CHECK (scim_id ~ '^[0-9a-f-]{
 ALTER TABLE members ADD COLUMN external_id text CHECK (octet_length(external_id) <= 512);
 ALTER TABLE members ADD COLUMN display_name text CHECK (octet_length(display_name) <= 512);
 ALTER TABLE members ADD COLUMN email text CHECK (octet_length(email) <= 320);
+ALTER TABLE members ADD COLUMN given_name text CHECK (octet_length(given_name) <= 512);
+ALTER TABLE members ADD COLUMN family_name text CHECK (octet_length(family_name) <= 512);
 
 -- Groups as SCIM knows them. A member's groups stay in members.groups (what access rules match);
 -- a row here gives a group its SCIM id and lets it exist with no member. display_name is the group's

@@ -6,11 +6,14 @@
 
 namespace sluice::store {
 
-std::string selectMembers() {
+std::string selectMembers() { return selectMembersWith(""); }
+
+std::string selectMembersWith(std::string_view extra_columns) {
   return "SELECT name, role, array_to_json(groups), array_to_json(projects), primary_project, " +
          sql::microsOf("disabled_at") + ", " + sql::microsOf("created_at") +
          ", (SELECT coalesce(json_agg(s.subject ORDER BY s.subject), '[]'::json) FROM member_subjects s "
-         "WHERE s.user_name = members.name), source, scim_id, external_id, display_name, email FROM members ";
+         "WHERE s.user_name = members.name), source, scim_id, external_id, display_name, email" +
+         std::string(extra_columns) + " FROM members ";
 }
 
 MemberRow memberRowOf(const pqxx::row& row, int first) {

@@ -17,6 +17,10 @@ namespace sluice::store {
 
 // "SELECT <the member columns memberRowOf reads> FROM members " (a WHERE or ORDER BY follows).
 std::string selectMembers();
+// selectMembers() with `extra_columns` (", given_name, family_name") after the member columns, from
+// column kMemberColumns on.
+std::string selectMembersWith(std::string_view extra_columns);
+inline constexpr int kMemberColumns = 13;
 // The member columns of selectMembers(), from column `first` of `row` on.
 MemberRow memberRowOf(const pqxx::row& row, int first = 0);
 

@@ -54,3 +54,17 @@ BOOST_AUTO_TEST_CASE(the_service_provider_config_is_honest) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+#include "server/scim/body.h"
+
+BOOST_AUTO_TEST_SUITE(body)
+
+BOOST_AUTO_TEST_CASE(bodies_are_bounded_before_parsing) {
+  BOOST_TEST(parseBody(R"({"userName":"a"})").has_value());
+  BOOST_TEST(parseBody("{not json").error().scim_type == "invalidSyntax");
+  BOOST_TEST(parseBody(std::string(40, '[') + std::string(40, ']')).error().scim_type == "invalidSyntax");
+  BOOST_TEST(parseBody(R"({"a":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})").has_value());  // inside a string
+  BOOST_TEST(parseBody(std::string((1 << 20) + 1, ' ')).error().status == 413);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
