@@ -4,6 +4,7 @@
 // server/boot/.
 
 #include <chrono>
+#include <iostream>
 #include <memory>
 
 
@@ -21,6 +22,7 @@
 #include "server/boot/tunables.h"
 #include "server/http/gateway.h"
 #include "server/presence/poller.h"
+#include "server/provisioning/scim_handler.h"
 
 using namespace sluice;
 
@@ -31,6 +33,16 @@ int serve(const boot::Settings& settings) {
   auto boot_catalog = boot::loadBootCatalog(options.services_dir, settings.reload.watch_ms > 0);
   if (!boot_catalog) return boot_catalog.error();
   const auto& catalog = boot_catalog->loaded.catalog;
+
+  provisioning::ScimOptions scim_options;
+  if (!settings.provisioning.scim_token_file.empty()) {
+    auto token = provisioning::loadScimToken(settings.provisioning.scim_token_file);
+    if (!token) {
+      std::cerr << "sluice: " << token.error() << "\n";
+      return 2;
+    }
+    scim_options.token = std::move(*token);
+  }
 
   const sigset_t signals = boot::blockSignals();
 
@@ -71,7 +83,8 @@ int serve(const boot::Settings& settings) {
   const auto readiness = boot::startReadinessCheck(gateway);
   reloader.startWatch(std::move(boot_catalog->fingerprint));
 
-  boot::Listener listener(options, gateway, admin::makeConsole(gateway));
+  boot::Listener listener(options, gateway, admin::makeConsole(gateway),
+                          provisioning::makeScim(gateway, std::move(scim_options)));
   if (const int code = listener.open(); code != 0) return code;
   const auto memory_keeper = boot::startMemoryKeeper(listener.threadPool(), gateway, audit.writer());
 

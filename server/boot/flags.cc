@@ -112,6 +112,10 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
                  "bearer token for the operations endpoints: /metrics then requires it, and "
                  "/admin/api/catalog/status accepts it besides a signed-in admin")
       ->envname("SLUICE_OPS_TOKEN");
+  app.add_option("--scim-token-file", settings.provisioning.scim_token_file,
+                 "serve SCIM 2.0 provisioning at /scim/v2 to an identity provider presenting the bearer token in "
+                 "this file (at least 32 characters; needs --database-url); without it /scim answers 404")
+      ->envname("SLUICE_SCIM_TOKEN_FILE");
   app.add_option("--watch-ms", reload_settings.watch_ms,
                  "how often the catalog's files are checked for changes (0: reload on SIGHUP only)")
       ->envname("SLUICE_WATCH_MS")
@@ -186,6 +190,10 @@ std::optional<int> parseFlags(int argc, char** argv, Settings& settings) {
   if (!options.client_ca.empty() && options.tls_cert.empty()) {
     std::cerr << "sluice: --client-ca needs --tls-cert and --tls-key (client certificates are only asked for over "
                  "HTTPS)\n";
+    return 2;
+  }
+  if (!settings.provisioning.scim_token_file.empty() && !options.database_url) {
+    std::cerr << "sluice: --scim-token-file needs --database-url: SCIM provisions members into PostgreSQL\n";
     return 2;
   }
   if (!options.database_url && !options.insecure_no_auth) {

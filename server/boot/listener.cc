@@ -31,10 +31,12 @@ int checkIdentityServable(const http::Gateway& gateway) {
   return 0;
 }
 
-Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console)
+Listener::Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console,
+                   http::HandlerFactory scim)
     : options_(options),
       gateway_(gateway),
       console_(std::move(console)),
+      scim_(std::move(scim)),
       workers_(options.workers < 0 ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                                    : options.workers) {}
 
@@ -67,7 +69,7 @@ int Listener::open() {
     ops_router_ = std::make_unique<routes::RouteTable>(gateway_, http::Surface::Operations);
   }
   router_ = std::make_unique<routes::RouteTable>(
-      gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All, console_);
+      gateway_, options_.admin_listen ? http::Surface::Public : http::Surface::All, console_, scim_);
   if (workers_ > 0) {
     loop_ = std::make_unique<net::fiber::Loop>(
         net::fiber::Loop::Options{workers_, 256u << 10, 4, std::chrono::microseconds(options_.spin_us)});

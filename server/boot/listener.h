@@ -29,8 +29,10 @@ int checkIdentityServable(const http::Gateway& gateway);
 
 class Listener {
  public:
-  // `console`: the /admin handlers of the main address (admin/console.h).
-  Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console);
+  // `console`: the /admin handlers of the main address (admin/console.h); `scim`: its /scim
+  // handlers (provisioning/scim_handler.h).
+  Listener(const http::ServerOptions& options, http::Gateway& gateway, http::HandlerFactory console,
+           http::HandlerFactory scim = {});
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
 
@@ -57,6 +59,7 @@ class Listener {
   const http::ServerOptions& options_;
   http::Gateway& gateway_;
   http::HandlerFactory console_;
+  http::HandlerFactory scim_;
   int workers_;  // options.workers, -1 resolved to one per CPU
   Poco::Net::ServerSocket socket_;
   Poco::Net::HTTPServerParams::Ptr params_;

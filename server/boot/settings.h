@@ -20,10 +20,15 @@ struct ReloadSettings {
   int watch_ms = 500;  // 0: no file watch (SIGHUP only)
 };
 
+struct ProvisioningSettings {
+  std::string scim_token_file;  // --scim-token-file; empty: SCIM provisioning is off (/scim answers 404)
+};
+
 struct Settings {
   http::ServerOptions server;  // --database-url lives here
   AuditSettings audit;
   ReloadSettings reload;
+  ProvisioningSettings provisioning;
 };
 
 }  // namespace sluice::boot

@@ -223,6 +223,10 @@ GatewayMetrics::GatewayMetrics(Registry& registry)
                                       "reported an error), mcp_error (the server answered with a JSON-RPC error), "
                                       "or the refusal's error key.",
                                       {"server", "tool", "outcome"})),
+      scim_requests(registry.counter("gateway_scim_requests_total",
+                                     "SCIM provisioning calls (/scim/v2) by resource (Users, Groups, "
+                                     "ServiceProviderConfig, ResourceTypes, Schemas, other), method and HTTP status.",
+                                     {"resource", "method", "status"})),
       audit_(std::make_shared<AuditSource>()),
       presence_(std::make_shared<PresenceSource>()) {
   registry.gaugeCallback("gateway_presence_node_up",

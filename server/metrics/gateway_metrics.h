@@ -207,6 +207,8 @@ struct GatewayMetrics {
   // gateway_mcp_tool_calls_total{server,tool,outcome}: tool calls by server, tool and outcome
   // ("ok", "tool_error", "mcp_error" or the refusal's key)
   CounterFamily& mcp_tool_calls;
+  // gateway_scim_requests_total{resource,method,status}: SCIM provisioning calls (/scim/v2)
+  CounterFamily& scim_requests;
 
  private:
   struct AuditSource;

@@ -114,6 +114,10 @@ std::unique_ptr<Handler> RouteTable::route(const http::Request& request) {
   if (path == "/healthz") return health(false);
   if (path == "/readyz") return health(true);
   if (path == "/metrics") return metrics();
+  // SCIM provisioning (provisioning/scim_handler.h): every method, its own errors.
+  if ((path == "/scim" || path.starts_with("/scim/")) && scim_) {
+    if (auto handler = scim_(request)) return handler;
+  }
   // The console.
   if (path.starts_with("/admin") && console_) {
     if (auto handler = console_(request)) return handler;
