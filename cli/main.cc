@@ -133,10 +133,13 @@ int main(int argc, char** argv) {
   std::string disable_name;
   auto* users_disable = users->add_subcommand("disable", "disable a member: every key of theirs stops working");
   users_disable->add_option("NAME", disable_name, "the member")->required();
+  bool users_force = false;
+  users_disable->add_flag("--force", users_force, "disable a member made by SCIM provisioning anyway");
   users_disable->fallthrough();
   std::string enable_name, delete_name, history_name;
   auto* users_enable = users->add_subcommand("enable", "enable a disabled member: their unrevoked keys work again");
   users_enable->add_option("NAME", enable_name, "the member")->required();
+  users_enable->add_flag("--force", users_force, "enable a member made by SCIM provisioning anyway");
   users_enable->fallthrough();
   sluice::cli::UsersUpdateOptions user_update;
   std::string update_role;
@@ -149,10 +152,12 @@ int main(int argc, char** argv) {
   users_update->add_flag("--no-projects", user_update.no_projects, "take away every project");
   users_update->add_option("--primary-project", user_update.primary_project,
                            "the project requests default to (\"\" for none)");
+  users_update->add_flag("--force", user_update.force, "change a member made by SCIM provisioning anyway");
   users_update->fallthrough();
   auto* users_delete = users->add_subcommand(
       "delete", "delete a member who never had a key nor made a request (anyone else: disable them)");
   users_delete->add_option("NAME", delete_name, "the member")->required();
+  users_delete->add_flag("--force", users_force, "delete a member made by SCIM provisioning anyway");
   users_delete->fallthrough();
   size_t history_limit = 50;
   auto* users_history = users->add_subcommand("history", "who changed which member or key, and when, newest first");
@@ -271,14 +276,18 @@ int main(int argc, char** argv) {
   }
   if (*users_list) return sluice::cli::usersList(database_url, json, std::cout, std::cerr);
   if (*users_disable) {
-    return sluice::cli::usersSetDisabled(database_url, disable_name, true, json, now, std::cout, std::cerr);
+    return sluice::cli::usersSetDisabled(database_url, disable_name, true, users_force, json, now, std::cout, std::cerr);
   }
-  if (*users_enable) return sluice::cli::usersSetDisabled(database_url, enable_name, false, json, now, std::cout, std::cerr);
+  if (*users_enable) {
+    return sluice::cli::usersSetDisabled(database_url, enable_name, false, users_force, json, now, std::cout, std::cerr);
+  }
   if (*users_update) {
     if (!update_role.empty()) user_update.role = update_role;
     return sluice::cli::usersUpdate(database_url, user_update, json, now, std::cout, std::cerr);
   }
-  if (*users_delete) return sluice::cli::usersDelete(database_url, delete_name, json, now, std::cout, std::cerr);
+  if (*users_delete) {
+    return sluice::cli::usersDelete(database_url, delete_name, users_force, json, now, std::cout, std::cerr);
+  }
   if (*users_history) {
     return sluice::cli::usersHistory(database_url, given(history_name), history_limit, json, std::cout, std::cerr);
   }

@@ -37,9 +37,20 @@ std::string quotedSubjects(const std::vector<std::string>& subjects) {
   return text.empty() ? "-" : text;
 }
 
-nlohmann::json memberJson(const identity::Member& member) {
+// Refuses (err, true) a change to a member SCIM provisioned, unless forced.
+bool refusedAsProvisioned(store::MemberRoster& roster, const std::string& name, bool force, std::ostream& err) {
+  if (force) return false;
+  const auto row = roster.findMember(name);
+  if (!row || row->source != "scim") return false;
+  err << "sluicectl: " << name << " is provisioned by SCIM: change them in the identity provider, which would "
+         "set them back at its next sync (add --force to change them here anyway)\n";
+  return true;
+}
+
+nlohmann::json memberJson(const identity::Member& member, const std::string& source = "cli") {
   return {{"name", member.name},
           {"role", identity::toString(member.role)},
+          {"source", source},
           {"groups", member.groups},
           {"projects", member.projects},
           {"primary_project", member.primary_project ? nlohmann::json(*member.primary_project) : nlohmann::json()},
@@ -90,30 +101,32 @@ int usersAdd(const std::string& database_url, const UsersAddOptions& options, bo
 int usersList(const std::string& database_url, bool json, std::ostream& out, std::ostream& err) {
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
     store::PgMemberRoster roster(pool);
-    const auto members = identity::listMembers(roster);
+    const auto rows = roster.listMembers();
     if (json) {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& member : members) list.push_back(memberJson(member));
+      for (const auto& row : rows) list.push_back(memberJson(identity::memberOf(row), row.source));
       out << list.dump(2) << "\n";
       return 0;
     }
-    Table table({"NAME", "ROLE", "GROUPS", "PROJECTS (* primary)", "CERT SUBJECTS", "STATUS", "CREATED"});
-    for (const auto& member : members) {
-      table.addRow({member.name, std::string(identity::toString(member.role)), joined(member.groups),
+    Table table({"NAME", "ROLE", "SOURCE", "GROUPS", "PROJECTS (* primary)", "CERT SUBJECTS", "STATUS", "CREATED"});
+    for (const auto& row : rows) {
+      const identity::Member member = identity::memberOf(row);
+      table.addRow({member.name, std::string(identity::toString(member.role)), row.source, joined(member.groups),
                     joined(member.projects, member.primary_project), quotedSubjects(member.cert_subjects),
                     member.disabled_at ? "disabled " + readableUtc(*member.disabled_at) : "active",
                     readableUtc(member.created_at)});
     }
     table.print(out);
-    out << members.size() << (members.size() == 1 ? " member\n" : " members\n");
+    out << rows.size() << (rows.size() == 1 ? " member\n" : " members\n");
     return 0;
   });
 }
 
-int usersSetDisabled(const std::string& database_url, const std::string& name, bool disabled, bool json,
+int usersSetDisabled(const std::string& database_url, const std::string& name, bool disabled, bool force, bool json,
                      std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
     CliAdminStores admin(pool);
+    if (refusedAsProvisioned(admin.members, name, force, err)) return 1;
     const auto result = identity::adminSetDisabled(admin.stores, name, disabled, now);
     if (!result) {
       err << "sluicectl: " << result.error().message << "\n";
@@ -152,6 +165,7 @@ int usersUpdate(const std::string& database_url, const UsersUpdateOptions& optio
   }
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
     CliAdminStores admin(pool);
+    if (refusedAsProvisioned(admin.members, options.name, options.force, err)) return 1;
     const auto before = identity::findMember(admin.members, options.name);
     const auto updated = identity::adminUpdateMember(admin.stores, options.name, update, now);
     if (!updated) {
@@ -167,10 +181,11 @@ int usersUpdate(const std::string& database_url, const UsersUpdateOptions& optio
   });
 }
 
-int usersDelete(const std::string& database_url, const std::string& name, bool json,
+int usersDelete(const std::string& database_url, const std::string& name, bool force, bool json,
                 std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err) {
   return withPool(database_url, err, [&](const std::shared_ptr<store::ConnectionPool>& pool) {
     CliAdminStores admin(pool);
+    if (refusedAsProvisioned(admin.members, name, force, err)) return 1;
     const auto deleted = identity::adminDeleteMember(admin.stores, name, now);
     if (!deleted) {
       err << "sluicectl: " << deleted.error().message << "\n";

@@ -5,6 +5,10 @@
 // already exists, no such member, a certificate subject that already stands for another member,
 // the last enabled admin, a member with history to delete),
 // 2 invalid input (no URL, a bad name, role or certificate subject, a primary project not listed).
+//
+// A member made by SCIM provisioning (source "scim") belongs to the identity provider: update,
+// disable, enable and delete refuse it (1, saying so) unless `force` (--force), since the identity
+// provider would set it back at its next sync. Its keys and certificate subjects stay the CLI's.
 
 #include <chrono>
 #include <iosfwd>
@@ -25,7 +29,8 @@ struct UsersAddOptions {
 
 int usersAdd(const std::string& database_url, const UsersAddOptions& options, bool json,
              std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err);
-// By name: role, groups, projects (the primary one marked *), status.
+// By name: role, where it was made (cli, console, sso, scim), groups, projects (the primary one
+// marked *), status.
 int usersList(const std::string& database_url, bool json, std::ostream& out, std::ostream& err);
 struct UsersUpdateOptions {
   std::string name;
@@ -35,17 +40,18 @@ struct UsersUpdateOptions {
   std::vector<std::string> projects;  // --project: the whole new list
   bool no_projects = false;
   std::optional<std::string> primary_project;  // "" for none
+  bool force = false;  // --force: change a member made by SCIM
 };
 
 int usersUpdate(const std::string& database_url, const UsersUpdateOptions& options, bool json,
                 std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err);
 // `disabled` true disables, false enables. Idempotent: either on a member already so succeeds and
 // says so; refused (1) when it would disable the last enabled admin.
-int usersSetDisabled(const std::string& database_url, const std::string& name, bool disabled, bool json,
+int usersSetDisabled(const std::string& database_url, const std::string& name, bool disabled, bool force, bool json,
                      std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err);
 // Deletes a member who never had an API key and whom no audited request names (a member added by
 // mistake); anyone else is refused (1): disable them instead. Their admin events stay.
-int usersDelete(const std::string& database_url, const std::string& name, bool json,
+int usersDelete(const std::string& database_url, const std::string& name, bool force, bool json,
                 std::chrono::system_clock::time_point now, std::ostream& out, std::ostream& err);
 // The admin events (member and key changes), newest first; only those about `name` when given.
 int usersHistory(const std::string& database_url, const std::optional<std::string>& name, size_t limit, bool json,

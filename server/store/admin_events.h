@@ -18,7 +18,7 @@ namespace sluice::store {
 struct AdminEventRow {
   int64_t id = 0;  // set by the store, increasing
   std::chrono::system_clock::time_point at;
-  std::string actor;   // "console:<admin>" or "cli:<os user>"
+  std::string actor;   // "console:<admin>", "cli:<os user>" or "scim" (provisioning)
   std::string action;  // "member.add", "member.update", "member.disable", "member.enable",
                        // "member.delete", "key.create", "key.revoke"
   std::string target;  // the member the change was made to
