@@ -2,6 +2,11 @@
 (function () {
   const form = document.getElementById('login-form');
   const error = document.getElementById('login-error');
+  const nextParam = new URLSearchParams(location.search).get('next');
+  const next = nextParam && nextParam.startsWith('/admin/') && !nextParam.startsWith('//') ? nextParam : null;
+  // Single sign-on comes back to the page the sign-in was asked from.
+  const sso = document.getElementById('sso-sign-in');
+  if (sso && next) sso.href = '/admin/oidc/start?next=' + encodeURIComponent(next);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     error.hidden = true;
@@ -12,8 +17,8 @@
       body: JSON.stringify({ key }),
     });
     if (reply.ok) {
-      const next = new URLSearchParams(location.search).get('next');
-      location.href = next && next.startsWith('/admin/') && !next.startsWith('//') ? next : '/admin/gateway';
+      const answer = await reply.json();
+      location.href = next || answer.home || '/admin/gateway';
       return;
     }
     let message = reply.status + ' ' + reply.statusText;

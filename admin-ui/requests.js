@@ -60,7 +60,8 @@
     const form = el('form', { class: 'filters', id: 'filters' },
       el('label', {}, 'Since', el('select', { name: 'since' }, ['15m', '1h', '6h', '24h', '7d', '30d'].map((v) =>
         el('option', { value: v, selected: (params.get('since') || '24h') === v }, v)))),
-      input('user', 'Member'), input('project', 'Project'), input('model', 'Model'),
+      // A member sees their own requests only (the server holds to it whatever the filter says).
+      S.session.admin ? input('user', 'Member') : null, input('project', 'Project'), input('model', 'Model'),
       el('label', {}, 'Outcome', el('select', { name: 'outcome' }, OUTCOMES.map((o) =>
         el('option', { value: o, selected: (params.get('outcome') || '') === o }, o || 'any')))),
       el('label', {}, 'Probes', el('select', { name: 'probes' },
@@ -92,6 +93,6 @@
       load();
     });
     await load();
-    live(liveBox);
+    if (S.session.admin) live(liveBox);
   });
 })();

@@ -18,6 +18,7 @@
 
 #include "catalog/cidr.h"
 #include "catalog/cloud_credentials.h"
+#include "catalog/console_settings.h"
 #include "catalog/telemetry_settings.h"
 
 namespace sluice::protection {
@@ -455,6 +456,7 @@ class Catalog {
   std::optional<PresenceHub> presence;
   GatewayLimits limits;
   TelemetrySettings telemetry;
+  ConsoleSettings console;
   Quotas quotas;
   std::vector<Webhook> webhooks;  // gateway.webhooks, in file order
   IdentitySettings identity;

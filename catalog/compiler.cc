@@ -139,6 +139,8 @@ std::set<std::string> secretVariables(const CatalogSources& sources) {
     if (credential.azure) add(credential.azure->api_key_ref), add(credential.azure->client_secret_ref);
   }
   for (const Webhook& webhook : draft.webhooks) add(webhook.secret_ref);
+  // The console's OpenID Connect client secret.
+  if (draft.console.oidc) add(draft.console.oidc->client_secret_ref);
   return names;
 }
 
@@ -186,6 +188,7 @@ std::vector<std::string> secretFilesReferenced(const CatalogSources& sources) {
       return paths;  // compileCatalog() reports it
     }
     if (draft.data_protection) add(draft.data_protection->vault_ref);
+    if (draft.console.oidc) add(draft.console.oidc->client_secret_ref);
   }
   return paths;
 }

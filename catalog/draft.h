@@ -79,6 +79,7 @@ struct Draft {
   std::optional<Location> presence_at;  // written (even if invalid)
   GatewayLimits limits;
   TelemetrySettings telemetry;
+  ConsoleSettings console;
   std::optional<DataProtection> data_protection;
   std::vector<AccessRuleDraft> access_rules;
 };

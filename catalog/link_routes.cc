@@ -257,6 +257,7 @@ void linkRoutes(LinkState& state) {
   state.catalog.presence = state.draft.presence;
   state.catalog.limits = state.draft.limits;
   state.catalog.telemetry = state.draft.telemetry;
+  state.catalog.console = state.draft.console;
   warnPlainHub(state);
   // An own machine is only ever used while a hub says it is up: without a hub it never would be.
   if (state.draft.gateway_loaded && !state.draft.presence_at) {

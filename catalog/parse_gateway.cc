@@ -239,7 +239,8 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (!body) return;
   Fields gateway =
       reader.fields(*body, "gateway", {"default_model", "routes", "quotas", "identity", "trusted_proxies",
-                                       "ad_hoc_chains", "presence", "data_protection", "limits", "webhooks", "telemetry"});
+                                       "ad_hoc_chains", "presence", "data_protection", "limits", "webhooks", "telemetry",
+                                       "console"});
   if (!gateway.ok()) return;
   draft.gateway_loaded = true;
   if (const Entry* e = gateway.find("default_model")) {
@@ -281,6 +282,7 @@ void parseGateway(const SourceText& source, const ParseContext& context, Draft& 
   if (const Entry* e = gateway.find("data_protection")) readDataProtection(reader, context, *e, draft);
   if (const Entry* limits = gateway.find("limits")) readGatewayLimits(reader, *limits, draft.limits);
   if (const Entry* telemetry = gateway.find("telemetry")) readTelemetry(reader, *telemetry, draft.telemetry);
+  if (const Entry* console = gateway.find("console")) readConsole(reader, context, *console, draft.console);
 }
 
 }  // namespace sluice::catalog

@@ -3,6 +3,7 @@
 // every local problem (syntax, shape, unknown keys, types, values that make no sense on their
 // own). References to other files are recorded with their location and checked by the linker.
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -55,6 +56,9 @@ void parseAccessRules(const SourceText& source, const ParseContext& context, Dra
 void readGatewayLimits(YamlReader& reader, const Entry& entry, GatewayLimits& limits);
 // gateway.telemetry: trace_url (an http(s) URL with {trace_id}) and audit_logs.
 void readTelemetry(YamlReader& reader, const Entry& entry, TelemetrySettings& telemetry);
+// gateway.console: oidc (issuer, client_id, client_secret, scopes, member_claim, groups_claim,
+// admin_groups, provision, display_name) and key_sign_in (parse_console.cc).
+void readConsole(YamlReader& reader, const ParseContext& context, const Entry& entry, ConsoleSettings& console);
 // gateway.quotas (parse_quotas.cc).
 void readQuotas(YamlReader& reader, const Entry& entry, Quotas& quotas);
 // gateway.webhooks, a window's alerts:, and every alert naming a declared webhook (parse_webhooks.cc).

@@ -19,7 +19,7 @@ sluice_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 sluice_packages=(
   build-essential g++ cmake ninja-build ccache pkg-config
-  libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev libjemalloc-dev prometheus-cpp-dev zlib1g-dev
+  libpoco-dev libyaml-cpp-dev libpqxx-dev libssl-dev nlohmann-json3-dev libboost-test-dev libboost-context-dev libcli11-dev libjemalloc-dev prometheus-cpp-dev zlib1g-dev libcjose-dev libjansson-dev
   postgresql postgresql-client curl ca-certificates
   tzdata  # calendar quota periods read the system tz database
   prometheus  # promtool checks the metrics exposition

@@ -5,6 +5,7 @@
 // (store::databaseFailureOf).
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -26,7 +27,8 @@ Reply gatewaySettings(ConsoleContext& context, const Exchange& exchange);
 
 // requests_api.cc: /admin/api/requests, /admin/api/requests/<id>, /admin/api/requests/live (SSE)
 Reply requestList(ConsoleContext& context, const Exchange& exchange);
-Reply requestDetail(ConsoleContext& context, const std::string& id);
+// `owner`: a member's own view: another member's row is answered 404.
+Reply requestDetail(ConsoleContext& context, const std::string& id, const std::optional<std::string>& owner = std::nullopt);
 // Writes server-sent events to `out` until the client leaves, the gateway stops or `signed_in`
 // (asked once a second) returns false.
 void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::function<bool()>& signed_in);
@@ -35,8 +37,16 @@ void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::f
 Reply analytics(ConsoleContext& context, const Exchange& exchange);
 Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
 
-// members_api.cc: /admin/api/members
-Reply members(ConsoleContext& context, const Exchange& exchange);
+// members_api.cc: /admin/api/members; with `only`, that member alone and only the counters they
+// spend from (a member's own view, /admin/api/me).
+Reply members(ConsoleContext& context, const Exchange& exchange, const std::optional<std::string>& only = std::nullopt);
+
+// account_api.cc: a member's own account (every signed-in member, admins included):
+// GET /admin/api/me, POST /admin/api/me/keys/{create,revoke}, POST /admin/api/me/credentials/set.
+Reply account(ConsoleContext& context, const Exchange& exchange);
+Reply accountKeyCreate(ConsoleContext& context, const Exchange& exchange);
+Reply accountKeyRevoke(ConsoleContext& context, const Exchange& exchange);
+Reply accountCredentialSet(ConsoleContext& context, const Exchange& exchange);
 
 // member_changes_api.cc: POST /admin/api/members/{add,update,disable,enable},
 // POST /admin/api/keys/{create,revoke}, GET /admin/api/members/history[?member=]: each change made

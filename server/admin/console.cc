@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <exception>
+#include <openssl/rand.h>
 
 #include <Poco/Net/HTTPRequestHandler.h>
 #include <Poco/Net/HTTPServerRequest.h>
@@ -15,10 +16,14 @@
 #include "server/admin/assets.h"
 #include "server/admin/context.h"
 #include "server/admin/session_store.h"
+#include "server/config/catalog_loader.h"
 #include "server/http/handlers.h"
 #include "server/http/request.h"
 #include "server/identity/api_keys.h"
 #include "server/identity/key_store.h"
+#include "server/identity/member_store.h"
+#include "server/identity/oidc.h"
+#include "server/identity/vault.h"
 #include "server/log/json_log.h"
 #include "server/store/database_failure.h"
 #include "server/store/pg_admin_events.h"
@@ -51,18 +56,45 @@ constexpr const char* kContentSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-// The pages a signed-in admin may open, with their titles.
+// The console's pages, with their titles, in the order of the header; `everyone`: a member who is
+// not an admin may open it too (it then shows their own rows only).
 struct Page {
   const char* path;
   const char* name;
   const char* title;
+  const char* nav;
+  bool everyone = false;
 };
 constexpr Page kPages[] = {
-    {"/admin/gateway", "gateway", "Gateway"},          {"/admin/requests", "requests", "Requests"},
-    {"/admin/analytics", "analytics", "Analytics"},    {"/admin/members", "members", "Members"},
-    {"/admin/access-control", "access", "Access control"},
-    {"/admin/mcp", "mcp", "MCP servers"},
+    {"/admin/gateway", "gateway", "Gateway", "Gateway"},
+    {"/admin/requests", "requests", "Requests", "Requests", true},
+    {"/admin/analytics", "analytics", "Analytics", "Analytics"},
+    {"/admin/members", "members", "Members", "Members"},
+    {"/admin/access-control", "access", "Access control", "Access control"},
+    {"/admin/mcp", "mcp", "MCP servers", "MCP"},
+    {"/admin/account", "account", "Your account", "Account", true},
+    {"/admin/connect", "connect", "Connect a client", "Connect", true},
 };
+constexpr const char* kSsoCookie = "sluice_oidc";
+
+// Where a member lands once signed in: admins on the gateway, others on their account.
+const char* homeOf(bool admin) { return admin ? "/admin/gateway" : "/admin/account"; }
+
+// A random RFC 4122 version 4 UUID (a SCIM id for a member a first sign-in made).
+std::string randomUuid() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("RAND_bytes failed");
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 15];
+  }
+  return out;
+}
 
 bool isHttps(const Poco::Net::HTTPServerRequest& request) {
   return request.secure() || Poco::icompare(request.get("X-Forwarded-Proto", ""), "https") == 0;
@@ -81,7 +113,7 @@ bool sameOrigin(const Poco::Net::HTTPServerRequest& request) {
   return origin.substr(scheme_end + 3) == request.getHost();
 }
 
-std::string shellPage(const Page& page, const std::string& user) {
+std::string shellPage(const Page& page, const std::string& user, bool admin) {
   const Asset* shell = findAsset("console.html");
   std::string html = shell ? shell->body : std::string("<!doctype html><title>console</title>");
   const auto replace = [&html](const std::string& from, const std::string& to) {
@@ -92,6 +124,14 @@ std::string shellPage(const Page& page, const std::string& user) {
   replace("%TITLE%", htmlEscape(page.title));
   replace("%PAGE%", page.name);
   replace("%USER%", htmlEscape(user));
+  std::string nav;
+  for (const Page& item : kPages) {
+    if (!admin && !item.everyone) continue;
+    nav += std::string("<a href=\"") + item.path + "\" data-nav=\"" + item.name + "\">" + item.nav + "</a>";
+  }
+  replace("%NAV%", nav);
+  replace("%HOME%", homeOf(admin));
+  replace("%ROLE%", admin ? "admin" : "member");
   replace("%V%", std::string(assetsVersion()));
   return html;
 }
@@ -164,8 +204,10 @@ class ConsoleHandler : public http::Handler {
     return liveSession(id, request.clientAddress().host().toString());
   }
 
-  // The session `id` while the key it was opened with still admits an admin: the key not revoked
-  // or expired, its member not disabled, deleted or demoted. Checked against PostgreSQL every
+  // The session `id` while its member may still sign in: for a key session, the key not revoked or
+  // expired and its member not disabled or deleted; for a single sign-on session, the member not
+  // disabled or deleted. The member's role is read again each time (an admin demoted, by the CLI or
+  // by SCIM, sees only their own pages from the next check on). Checked against PostgreSQL every
   // kReverify (through the console's pool, off the event loop); a refused session is ended.
   std::optional<Session> liveSession(const std::string& id, const std::string& peer) {
     const auto now = Clock::now();
@@ -190,23 +232,35 @@ class ConsoleHandler : public http::Handler {
     if (since >= kReverify && context_->stored_sessions) {
       const auto idle = context_->sessions.policy().idle;
       const bool stored = touchSession(*context_->stored_sessions, id, idle);  // signed out on another replica: gone
-      const auto row = context_->keys->findKeyById(found->api_key_id);
-      const auto admitted =
-          identity::keyAdmits(row ? std::optional(identity::keyRecordOf(*row)) : std::nullopt, now);
       if (!stored) {
         context_->sessions.erase(id);
         log::info("console session ended", {{"user", found->user}, {"reason", "signed out or expired"}});
         return std::nullopt;
       }
-      if (!admitted || admitted->user != found->user || admitted->role != identity::Role::Admin) {
+      std::optional<bool> admin;
+      std::string why;
+      if (!found->api_key_id.empty()) {
+        const auto row = context_->keys->findKeyById(found->api_key_id);
+        const auto admitted =
+            identity::keyAdmits(row ? std::optional(identity::keyRecordOf(*row)) : std::nullopt, now);
+        if (admitted && admitted->user == found->user) admin = admitted->role == identity::Role::Admin;
+        else why = "key no longer admits the member";
+      } else {
+        const auto member = context_->members ? identity::findMember(*context_->members, found->user) : std::nullopt;
+        if (member && !member->disabled()) admin = member->role == identity::Role::Admin;
+        else why = member ? "member disabled" : "member deleted";
+      }
+      if (!admin) {
         deleteSession(*context_->stored_sessions, id);
         context_->sessions.erase(id);
-        log::info("console session ended", {{"user", found->user},
-                                             {"api_key_id", found->api_key_id},
-                                             {"reason", !admitted ? "key no longer admits the member" : "not an admin"}});
+        log::info("console session ended", {{"user", found->user}, {"api_key_id", found->api_key_id}, {"reason", why}});
         return std::nullopt;
       }
-      context_->sessions.markVerified(id, now);
+      if (*admin != found->admin) {
+        log::info("console session role changed", {{"user", found->user}, {"admin", *admin}});
+      }
+      context_->sessions.markVerified(id, now, *admin);
+      found->admin = *admin;
     }
     return found;
   }
@@ -220,6 +274,11 @@ class ConsoleHandler : public http::Handler {
 
   Reply login(Poco::Net::HTTPServerRequest& request, const Exchange& exchange) {
     if (!sameOrigin(request)) return Reply::error(403, "bad_origin", "the request's Origin is not this console");
+    if (!context_->gateway.catalog()->console.key_sign_in) {
+      return Reply::error(403, "key_sign_in_off",
+                          "signing in with an API key is turned off (gateway.console.key_sign_in: false); sign in with "
+                          "your company account");
+    }
     std::string key;
     if (Poco::icompare(request.getContentType().substr(0, 16), "application/json") == 0) {
       const auto body = wire::nestsDeeperThan(exchange.body) ? nlohmann::json(nlohmann::json::value_t::discarded)
@@ -245,16 +304,13 @@ class ConsoleHandler : public http::Handler {
       context_->sign_ins.recordFailure(peer, Clock::now());
       return Reply::error(401, std::string(identity::toString(caller.error().reason)), caller.error().message);
     }
-    if (caller->role != identity::Role::Admin) {
-      return Reply::error(403, "not_admin",
-                          "member " + caller->user + " is not an admin: the console is for members whose role is admin");
-    }
-    const Session created = context_->sessions.create(caller->user, caller->api_key_id, Clock::now());
+    const bool admin = caller->role == identity::Role::Admin;
+    const Session created = context_->sessions.create(caller->user, caller->api_key_id, Clock::now(), admin);
     if (context_->stored_sessions) {
       storeSession(*context_->stored_sessions, created, context_->sessions.policy().lifetime);
     }
-    log::info("console sign-in", {{"user", caller->user}, {"api_key_id", caller->api_key_id}});
-    Reply reply = Reply::json({{"user", created.user}, {"csrf", created.csrf}});
+    log::info("console sign-in", {{"user", caller->user}, {"api_key_id", caller->api_key_id}, {"admin", admin}});
+    Reply reply = Reply::json({{"user", created.user}, {"csrf", created.csrf}, {"admin", admin}, {"home", homeOf(admin)}});
     reply.headers.emplace_back(
         "Set-Cookie", cookie(request, created.id, static_cast<long>(context_->sessions.policy().lifetime.count())));
     return reply;
@@ -267,7 +323,7 @@ class ConsoleHandler : public http::Handler {
     if (presented.empty() && signed_in) {
       identity::Caller caller;
       caller.user = signed_in->user;
-      caller.role = identity::Role::Admin;
+      caller.role = signed_in->admin ? identity::Role::Admin : identity::Role::Member;
       caller.api_key_id = signed_in->api_key_id;
       return caller;
     }
@@ -277,6 +333,196 @@ class ConsoleHandler : public http::Handler {
           Reply::error(401, std::string(identity::toString(caller.error().reason)), caller.error().message));
     }
     return *caller;
+  }
+
+  // The sign-in page: the key form (unless key_sign_in is off) and "Sign in with <provider>" when
+  // single sign-on is configured.
+  Reply signInPage() const {
+    const auto catalog = context_->gateway.catalog();
+    const Asset* page = findAsset("login.html");
+    std::string html = page ? page->body : "";
+    std::string sso;
+    if (catalog->console.oidc) {
+      sso = "<p class=\"sso\"><a class=\"button\" id=\"sso-sign-in\" href=\"/admin/oidc/start\">Sign in with " +
+            htmlEscape(catalog->console.oidc->display_name) + "</a></p>";
+    }
+    const auto replace = [&html](const std::string& from, const std::string& to) {
+      for (size_t at = html.find(from); at != std::string::npos; at = html.find(from, at + to.size())) html.replace(at, from.size(), to);
+    };
+    replace("%SSO%", sso);
+    replace("%KEYS%", catalog->console.key_sign_in ? "" : " hidden");
+    replace("%V%", std::string(assetsVersion()));
+    return htmlReply(200, html);
+  }
+
+  // A sign-in that did not succeed, said on a page (never with a token, code or secret in it).
+  static Reply refusedSignIn(int status, const std::string& why) {
+    return htmlReply(status, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sign-in refused · Sluice"
+                             "</title><link rel=\"stylesheet\" href=\"/admin/assets/console.css?v=" +
+                                 std::string(assetsVersion()) +
+                                 "\"></head><body class=\"login\"><main id=\"main\" class=\"narrow\"><h1>Sign-in refused"
+                                 "</h1><p id=\"sign-in-refused\" class=\"error\" role=\"alert\">" +
+                                 htmlEscape(why) + "</p><p><a href=\"/admin/login\">Back to sign-in</a></p></main></body></html>");
+  }
+
+  std::string ssoCookie(const Poco::Net::HTTPServerRequest& request, const std::string& value, long max_age) const {
+    // Lax, not Strict: the provider's redirect back is a cross-site navigation, on which a Strict
+    // cookie is not sent. The cookie is only read by the callback, and only once.
+    std::string text = std::string(kSsoCookie) + "=" + value + "; Path=/admin/oidc; HttpOnly; SameSite=Lax; Max-Age=" +
+                       std::to_string(max_age);
+    if (isHttps(request)) text += "; Secure";
+    return text;
+  }
+
+  // GET /admin/oidc/start[?next=/admin/...]: to the provider, with this browser's flow in its cookie.
+  Reply ssoStart(const Poco::Net::HTTPServerRequest& request, const Exchange& exchange) {
+    const auto catalog = context_->gateway.catalog();
+    if (!catalog->console.oidc) return refusedSignIn(404, "Single sign-on is not configured on this gateway (gateway.console.oidc).");
+    const auto& settings = *catalog->console.oidc;
+    if (!settings.unavailable.empty()) {
+      return refusedSignIn(503, "Single sign-on is unavailable on this gateway: " + settings.unavailable + ". Tell the platform team.");
+    }
+    const auto provider = context_->sign_on.provider(settings);
+    if (!provider) {
+      log::warn("console sign-on unavailable", {{"issuer", settings.issuer}, {"error", provider.error()}});
+      return refusedSignIn(503, "The identity provider cannot be reached: " + provider.error() + ". Try again shortly.");
+    }
+    const OidcFlow flow = context_->sign_on.begin(exchange.param("next"), Clock::now());
+    const std::string redirect_uri = baseUrl(request) + "/admin/oidc/callback";
+    Reply reply = Reply::redirect(identity::oidc::authorizationUrl(*provider, settings, redirect_uri, flow.state, flow.nonce,
+                                                                   identity::oidc::codeChallenge(flow.verifier)));
+    reply.headers.emplace_back("Set-Cookie", ssoCookie(request, context_->sign_on.seal(flow),
+                                                       static_cast<long>(OidcSignIn::kFlowLifetime.count())));
+    return reply;
+  }
+
+  // GET /admin/oidc/callback?code=&state=: the provider's answer, in the browser that started.
+  Reply ssoCallback(const Poco::Net::HTTPServerRequest& request, const Exchange& exchange) {
+    const auto catalog = context_->gateway.catalog();
+    if (!catalog->console.oidc) return refusedSignIn(404, "Single sign-on is not configured on this gateway (gateway.console.oidc).");
+    const auto& settings = *catalog->console.oidc;
+    const std::string peer = request.clientAddress().host().toString();
+    const auto now = Clock::now();
+    if (const auto wait = context_->sign_ins.retryAfter(peer, now); wait.count() > 0) {
+      context_->gateway.metrics().console_sign_ins_refused.inc();
+      return refusedSignIn(429, "Too many failed sign-ins from this address: try again in " + std::to_string(wait.count()) + " s.");
+    }
+    auto refuse = [&](int status, const std::string& why) {
+      context_->sign_ins.recordFailure(peer, now);
+      log::warn("console sign-on refused", {{"peer", peer}, {"reason", why}});
+      Reply reply = refusedSignIn(status, why);
+      reply.headers.emplace_back("Set-Cookie", ssoCookie(request, "", 0));
+      return reply;
+    };
+    Poco::Net::NameValueCollection cookies;
+    request.getCookies(cookies);
+    const auto flow = context_->sign_on.open(cookies.get(kSsoCookie, ""), now);
+    if (!flow) return refuse(400, "This browser did not start this sign-in, or it took longer than 10 minutes. Start again.");
+    if (!constantTimeEquals(exchange.param("state"), flow->state)) return refuse(400, "The sign-in's state does not match the one this browser started.");
+    if (!context_->sign_on.firstUse(flow->state, now)) return refuse(400, "This sign-in was already used. Start again.");
+    if (const auto error = exchange.optionalParam("error")) {
+      std::string code = error->substr(0, 64);
+      for (char& c : code) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+      }
+      return refuse(403, "The identity provider refused the sign-in (" + code + ").");
+    }
+    const std::string code = exchange.param("code");
+    if (code.empty() || code.size() > 4096) return refuse(400, "The identity provider's answer holds no authorization code.");
+    const auto provider = context_->sign_on.provider(settings);
+    if (!provider) return refuse(503, "The identity provider cannot be reached: " + provider.error() + ".");
+    const auto claims = context_->sign_on.finish(settings, *provider, code, baseUrl(request) + "/admin/oidc/callback", *flow, now);
+    if (!claims) return refuse(403, "The sign-in could not be verified: " + claims.error() + ".");
+    const auto who = identity::oidc::signedInOf(*claims, settings);
+    if (!who) return refuse(403, who.error() + ".");
+    auto member = signedInMember(settings, *who);
+    if (!member) return refuse(403, member.error());
+    const bool admin = member->role == identity::Role::Admin;
+    const Session created = context_->sessions.create(member->name, "", now, admin);
+    if (context_->stored_sessions) storeSession(*context_->stored_sessions, created, context_->sessions.policy().lifetime);
+    log::info("console sign-in", {{"user", member->name}, {"method", "oidc"}, {"admin", admin}});
+    // A page that moves on by itself rather than a redirect: the session cookie is SameSite=Strict,
+    // and a redirect chain the provider started counts as cross-site, so the browser would not send
+    // it on the next page; a navigation from this page is same-site.
+    const std::string next = flow->next == "/admin/gateway" && !admin ? "/admin/account" : flow->next;
+    Reply reply = htmlReply(200, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                 "<meta http-equiv=\"refresh\" content=\"0;url=" + htmlEscape(next) +
+                                 "\"><title>Signed in · Sluice</title></head><body><p>Signed in as " + htmlEscape(member->name) +
+                                 ". <a href=\"" + htmlEscape(next) + "\">Continue</a></p></body></html>");
+    reply.headers.emplace_back("Set-Cookie", ssoCookie(request, "", 0));
+    reply.headers.emplace_back(
+        "Set-Cookie", cookie(request, created.id, static_cast<long>(context_->sessions.policy().lifetime.count())));
+    return reply;
+  }
+
+  // The member a verified sign-in stands for: the member named by the claim, or the one an
+  // "email:" subject of theirs names; made on a first sign-in when `provision` is on. Their groups
+  // follow the token's (when groups_claim is set); admin_groups make an admin, and leaving them
+  // demotes a member single sign-on or SCIM made (a member made at the CLI keeps their role: the
+  // break-glass admin stays one).
+  std::expected<identity::Member, std::string> signedInMember(const catalog::OidcSettings& settings,
+                                                              const identity::oidc::SignedIn& who) {
+    if (!context_->members) return std::unexpected("This gateway has no database to find members in.");
+    auto member = identity::findMember(*context_->members, who.member);
+    if (!member && who.email) {
+      const auto rows = context_->keys->findMembersBySubjects({"email:" + *who.email});
+      if (!rows.empty()) member = identity::findMember(*context_->members, rows.front().member.name);
+    }
+    const auto in_admin_group = [&](const std::vector<std::string>& groups) {
+      return std::any_of(groups.begin(), groups.end(), [&](const std::string& group) {
+        return std::find(settings.admin_groups.begin(), settings.admin_groups.end(), group) != settings.admin_groups.end();
+      });
+    };
+    if (!member) {
+      if (!settings.provision) {
+        return std::unexpected("No member is named " + who.member + " on this gateway; ask an admin to add you.");
+      }
+      store::MemberRow row;
+      row.name = who.member;
+      row.groups = who.groups.value_or(std::vector<std::string>{});
+      row.role = !settings.admin_groups.empty() && in_admin_group(row.groups) ? "admin" : "member";
+      row.created_at = Clock::now();
+      row.source = "sso";
+      row.scim_id = randomUuid();
+      row.email = who.email;
+      row.display_name = who.display_name;
+      auto inserted = context_->members->insertMember(row);
+      if (!inserted) {
+        // Another replica made them at the same moment.
+        member = identity::findMember(*context_->members, who.member);
+        if (!member) return std::unexpected("The member could not be made: " + identity::memberErrorOf(inserted.error(), who.member).message);
+      } else {
+        member = identity::memberOf(*inserted);
+        if (context_->admin_events) {
+          context_->admin_events->append(store::AdminEventRow{0, Clock::now(), "sso:" + who.member, "member.add", who.member,
+                                                             "first sign-in; role " + row.role});
+        }
+        log::info("member made by a first sign-in", {{"user", who.member}, {"role", row.role}});
+      }
+    }
+    if (member->disabled()) return std::unexpected("Member " + member->name + " is disabled; ask an admin.");
+    if (who.groups) {
+      identity::Role role = member->role;
+      if (!settings.admin_groups.empty()) {
+        if (in_admin_group(*who.groups)) role = identity::Role::Admin;
+        else if (member->source == "sso" || member->source == "scim") role = identity::Role::Member;
+      }
+      if (*who.groups != member->groups || role != member->role) {
+        auto row = context_->members->findMember(member->name);
+        if (row) {
+          row->groups = *who.groups;
+          row->role = std::string(identity::toString(role));
+          if (auto updated = context_->members->updateMember(*row)) {
+            if (context_->admin_events) {
+              context_->admin_events->append(store::AdminEventRow{0, Clock::now(), "sso:" + member->name, "member.update",
+                                                                 member->name, "groups and role from the sign-in; role " + row->role});
+            }
+            member = identity::memberOf(*updated);
+          }
+        }
+      }
+    }
+    return *member;
   }
 
   Reply route(http::Request& routed, http::ServerResponse& response) {
@@ -319,20 +565,17 @@ class ConsoleHandler : public http::Handler {
     }
 
     const auto signed_in = session(request);
-    if (path == "/admin" || path == "/admin/") return Reply::redirect(signed_in ? "/admin/gateway" : "/admin/login");
+    if (path == "/admin" || path == "/admin/") return Reply::redirect(signed_in ? homeOf(signed_in->admin) : "/admin/login");
     if (path == "/admin/login") {
       if (post) return login(request, exchange);
       if (!get) return Reply::error(405, "method_not_allowed", "GET or POST");
-      const Asset* page = findAsset("login.html");
-      std::string html = page ? page->body : "";
-      for (size_t at = html.find("%V%"); at != std::string::npos; at = html.find("%V%", at)) {
-        html.replace(at, 3, std::string(assetsVersion()));
-      }
-      return htmlReply(200, html);
+      return signInPage();
     }
+    if (path == "/admin/oidc/start" && get) return ssoStart(request, exchange);
+    if (path == "/admin/oidc/callback" && get) return ssoCallback(request, exchange);
     if (path == "/admin/connect" && get) {
-      static constexpr Page kConnect{"/admin/connect", "connect", "Connect a client"};
-      return htmlReply(200, shellPage(kConnect, signed_in ? signed_in->user : ""));
+      static constexpr Page kConnect{"/admin/connect", "connect", "Connect a client", "Connect", true};
+      return htmlReply(200, shellPage(kConnect, signed_in ? signed_in->user : "", signed_in && signed_in->admin));
     }
     if (path == "/admin/api/connect" && get) {
       auto caller = connectCaller(request, signed_in);
@@ -340,7 +583,7 @@ class ConsoleHandler : public http::Handler {
       return connectProfile(*context_, *caller, baseUrl(request));
     }
 
-    // Everything below needs a signed-in admin.
+    // Everything below needs a signed-in member; most of it an admin.
     if (!signed_in) {
       if (path.starts_with("/admin/api/")) return Reply::error(401, "not_signed_in", "sign in at /admin/login");
       const std::string next = request.getURI();
@@ -363,16 +606,44 @@ class ConsoleHandler : public http::Handler {
       reply.headers.emplace_back("Set-Cookie", cookie(request, "", 0));
       return reply;
     }
+    const bool admin = signed_in->admin;
     if (get) {
       for (const auto& page : kPages) {
-        if (path == page.path) return htmlReply(200, shellPage(page, signed_in->user));
+        if (path != page.path) continue;
+        if (!admin && !page.everyone) return adminOnlyPage(*signed_in);
+        return htmlReply(200, shellPage(page, signed_in->user, admin));
       }
       if (path.starts_with("/admin/requests/") && path.size() > 16) {
-        static constexpr Page kRequest{"/admin/requests/", "request", "Request"};
-        return htmlReply(200, shellPage(kRequest, signed_in->user));
+        static constexpr Page kRequest{"/admin/requests/", "request", "Request", "Request", true};
+        return htmlReply(200, shellPage(kRequest, signed_in->user, admin));
       }
+      if (path == "/admin/api/session") {
+        return Reply::json({{"user", signed_in->user}, {"csrf", signed_in->csrf}, {"admin", admin},
+                            {"method", signed_in->api_key_id.empty() ? "oidc" : "key"}});
+      }
+      if (path == "/admin/api/me") return account(*context_, exchange);
+      // A member's own rows: the filter is theirs whatever the query says.
+      if (!admin && path == "/admin/api/requests") {
+        exchange.query["user"] = signed_in->user;
+        return requestList(*context_, exchange);
+      }
+      if (!admin && path.starts_with("/admin/api/requests/") && path != "/admin/api/requests/live") {
+        return requestDetail(*context_, path.substr(20), signed_in->user);
+      }
+    }
+    if (post) {
+      if (path == "/admin/api/me/keys/create") return accountKeyCreate(*context_, exchange);
+      if (path == "/admin/api/me/keys/revoke") return accountKeyRevoke(*context_, exchange);
+      if (path == "/admin/api/me/credentials/set") return accountCredentialSet(*context_, exchange);
+    }
+    if (!admin) {
+      if (path.starts_with("/admin/api/")) {
+        return Reply::error(403, "admin_only", "this part of the console is for admins; " + signed_in->user + " is a member");
+      }
+      return adminOnlyPage(*signed_in);
+    }
+    if (get) {
       if (path == "/admin/api/catalog/status") return Reply::json(http::catalogStatusJson(context_->gateway));
-      if (path == "/admin/api/session") return Reply::json({{"user", signed_in->user}, {"csrf", signed_in->csrf}});
       if (path == "/admin/api/gateway/overview") return gatewayOverview(*context_, exchange);
       if (path == "/admin/api/gateway/providers") return gatewayProviders(*context_, exchange);
       if (path == "/admin/api/gateway/routes") return gatewayRoutes(*context_, exchange);
@@ -421,6 +692,14 @@ class ConsoleHandler : public http::Handler {
                           "<a href=\"/admin/gateway\">Back to the console</a></p>");
   }
 
+  static Reply adminOnlyPage(const Session& session) {
+    return htmlReply(403, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>For admins · Sluice</title>"
+                          "<link rel=\"stylesheet\" href=\"/admin/assets/console.css?v=" + std::string(assetsVersion()) +
+                          "\"></head><body><main id=\"main\" class=\"narrow\"><h1>For admins</h1><p id=\"admin-only\">This page is "
+                          "for admins; " + htmlEscape(session.user) + " is a member.</p><p><a href=\"/admin/account\">Your account"
+                          "</a> · <a href=\"/admin/requests\">Your requests</a></p></main></body></html>");
+  }
+
   std::shared_ptr<ConsoleContext> context_;
   bool streamed_ = false;
 };
@@ -443,6 +722,10 @@ http::HandlerFactory makeConsole(http::Gateway& gateway, ConsoleOptions options)
     context->requests = std::make_shared<store::PgRequestLog>(pool);
     context->traffic = std::make_shared<store::PgTrafficStats>(pool);
     context->fleet = std::make_shared<store::PgDatabaseCheck>(pool);
+    // Members set their personal credentials on their account page: sealed as sluicectl does.
+    if (auto vault = identity::vaultFromEnvironment(config::processEnvironment()); vault && *vault) {
+      context->vault = std::make_shared<const identity::Vault>(std::move(**vault));
+    }
   }
   return [context](const http::Request& routed) -> std::unique_ptr<http::Handler> {
     const Poco::Net::HTTPServerRequest& request = routed.head();

@@ -6,9 +6,11 @@
 #include <mutex>
 #include <string>
 
+#include "server/admin/oidc_sign_in.h"
 #include "server/admin/session_table.h"
 #include "server/admin/sign_in_throttle.h"
 #include "server/http/gateway.h"
+#include "server/identity/vault.h"
 #include "server/store/admin_events.h"
 #include "server/store/console_sessions.h"
 #include "server/store/credential_locker.h"
@@ -23,8 +25,11 @@
 namespace sluice::admin {
 
 struct ConsoleContext {
-  explicit ConsoleContext(http::Gateway& g) : gateway(g) {}
+  explicit ConsoleContext(http::Gateway& g) : gateway(g), sign_on(g.upstream()) {}
   http::Gateway& gateway;
+  OidcSignIn sign_on;  // single sign-on, when gateway.console.oidc is set
+  // Seals members' personal credentials set on their account page; null without a master key.
+  std::shared_ptr<const identity::Vault> vault;
   // Null without a database.
   std::shared_ptr<store::ConsoleSessions> stored_sessions;
   std::shared_ptr<store::KeyDirectory> keys;

@@ -1,5 +1,6 @@
 // The Members page: who may call, their keys (prefixes only), which personal credentials they have
 // stored (never values), and quota usage against each window's ceiling.
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -68,7 +69,7 @@ json memberLimits(const catalog::Catalog& catalog, const identity::Member& membe
 
 }  // namespace
 
-Reply members(ConsoleContext& context, const Exchange&) {
+Reply members(ConsoleContext& context, const Exchange&, const std::optional<std::string>& only) {
   if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
   const auto catalog = context.gateway.catalog();
   const auto now = std::chrono::system_clock::now();
@@ -76,11 +77,34 @@ Reply members(ConsoleContext& context, const Exchange&) {
   for (const auto& credential : catalog->credentials) {
     if (credential.kind == catalog::CredentialKind::Personal) personal.push_back(credential.id);
   }
-  const auto all = identity::listMembers(*context.members);
-  const auto keys = identity::listApiKeys(*context.key_registry, std::nullopt);
-  const auto stored = identity::listPersonalCredentials(*context.credentials, std::nullopt);
+  std::vector<identity::Member> all;
+  if (only) {
+    if (auto member = identity::findMember(*context.members, *only)) all.push_back(std::move(*member));
+  } else {
+    all = identity::listMembers(*context.members);
+  }
+  const auto keys = identity::listApiKeys(*context.key_registry, only);
+  const auto stored = identity::listPersonalCredentials(*context.credentials, only);
+  // A member's own view counts only what they spend from: their own counters, their primary
+  // project's, their groups' and the organisation's (never another member's or key's).
+  const auto theirs = [&](const store::CounterRow& row) {
+    if (!only) return true;
+    if (all.empty()) return false;
+    const identity::Member& member = all.front();
+    const std::string& kind = row.key.scope_kind;
+    const std::string& value = row.key.scope_value;
+    if (kind == "user") return value == member.name;
+    if (kind == "project") return member.primary_project && value == *member.primary_project;
+    if (kind == "group") return std::find(member.groups.begin(), member.groups.end(), value) != member.groups.end();
+    if (kind == "organisation") return true;
+    if (kind == "api_key") {
+      return std::any_of(keys.begin(), keys.end(), [&](const auto& key) { return key.id == value; });
+    }
+    return false;
+  };
   json counters = json::array();
   for (const store::CounterRow& row : context.quota_counters->live(now)) {
+    if (!theirs(row)) continue;
     json counter = {{"scope_kind", row.key.scope_kind},
                     {"scope_value", row.key.scope_value},
                     {"window_id", row.key.window_id},
@@ -137,6 +161,7 @@ Reply members(ConsoleContext& context, const Exchange&) {
                    {"projects", member.projects},
                    {"primary_project", member.primary_project ? *member.primary_project : ""},
                    {"disabled", member.disabled()},
+                   {"source", member.source},
                    {"created_at", isoTime(member.created_at)},
                    {"keys", member_keys},
                    {"personal_credentials", credentials},

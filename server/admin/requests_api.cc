@@ -56,7 +56,7 @@ Reply requestList(ConsoleContext& context, const Exchange& exchange) {
   return Reply::json(out);
 }
 
-Reply requestDetail(ConsoleContext& context, const std::string& id) {
+Reply requestDetail(ConsoleContext& context, const std::string& id, const std::optional<std::string>& owner) {
   if (!context.requests) return Reply::error(503, "no_database", "this gateway has no database");
   if (id.size() < 8 || id.size() > 64) return Reply::error(400, "bad_id", "a request id (or 8+ of its first characters)");
   auto rows = context.requests->byIdPrefix(id, 2);
@@ -65,6 +65,10 @@ Reply requestDetail(ConsoleContext& context, const std::string& id) {
     return Reply::error(409, "ambiguous_id", "more than one request starts with " + id);
   }
   json row = rows[0]["id"] == id || rows.size() == 1 ? rows[0] : rows[1];
+  // A member sees their own rows only; another's is answered as if it did not exist.
+  if (owner && (!row["user_name"].is_string() || row["user_name"].get<std::string>() != *owner)) {
+    return Reply::error(404, "no_such_request", "no request " + id + " in the audit trail");
+  }
   if (row["latency_ms"].is_number() && row["upstream_ms"].is_number()) {
     row["overhead_ms"] = row["latency_ms"].get<int64_t>() - row["upstream_ms"].get<int64_t>();
   }

@@ -29,8 +29,9 @@ bool SessionTable::expired(const Session& session, TimePoint now) const {
          now < session.created_at;
 }
 
-Session SessionTable::create(const std::string& user, const std::string& api_key_id, TimePoint now) {
+Session SessionTable::create(const std::string& user, const std::string& api_key_id, TimePoint now, bool admin) {
   Session session;
+  session.admin = admin;
   session.id = randomToken();
   session.csrf = randomToken();
   session.user = user;
@@ -70,14 +71,18 @@ std::optional<Session> SessionTable::find(const std::string& id, TimePoint now) 
 void SessionTable::adopt(Session session, TimePoint now) {
   session.last_seen = now;
   session.verified_at = TimePoint{};
+  session.admin = false;  // until its first check
   std::lock_guard lock(mutex_);
   if (sessions_.size() >= policy_.max_sessions) sessions_.erase(sessions_.begin());
   sessions_[session.id] = std::move(session);
 }
 
-void SessionTable::markVerified(const std::string& id, TimePoint now) {
+void SessionTable::markVerified(const std::string& id, TimePoint now, std::optional<bool> admin) {
   std::lock_guard lock(mutex_);
-  if (auto it = sessions_.find(id); it != sessions_.end()) it->second.verified_at = now;
+  if (auto it = sessions_.find(id); it != sessions_.end()) {
+    it->second.verified_at = now;
+    if (admin) it->second.admin = *admin;
+  }
 }
 
 void SessionTable::erase(const std::string& id) {

@@ -1,6 +1,6 @@
 #pragma once
-// The console's signed-in sessions, in this process's memory. A session is created when an admin
-// signs in with an API key and identified by a random 256-bit id carried in an HttpOnly cookie;
+// The console's signed-in sessions, in this process's memory. A session is created when a member
+// signs in with an API key or through single sign-on (oidc_sign_in.h) and identified by a random 256-bit id carried in an HttpOnly cookie;
 // it holds a second random value, the CSRF token, that every state-changing call must present in
 // the X-CSRF-Token header.
 //
@@ -27,7 +27,9 @@ struct Session {
   std::string id;    // 64 hex digits: 256 bits from OpenSSL's RAND_bytes
   std::string csrf;  // 64 hex digits, independent of the id
   std::string user;  // the member who signed in
-  std::string api_key_id;  // the key signed in with: the session lasts no longer than it admits its member
+  std::string api_key_id;  // the key signed in with: the session lasts no longer than it admits its member;
+                           // "" for a single sign-on session (it lasts while its member is enabled)
+  bool admin = false;      // the member's role at the last check: admins see every page, members their own
   TimePoint created_at{};
   TimePoint last_seen{};
   TimePoint verified_at{};  // when the key was last checked to still admit an enabled admin
@@ -43,11 +45,12 @@ class SessionTable {
  public:
   explicit SessionTable(SessionPolicy policy = {}) : policy_(policy) {}
 
-  Session create(const std::string& user, const std::string& api_key_id, TimePoint now);
+  Session create(const std::string& user, const std::string& api_key_id, TimePoint now, bool admin = true);
   // The live session with this id (and marks it used at `now`); nullopt when unknown or expired
   // (an expired one is removed).
   std::optional<Session> find(const std::string& id, TimePoint now);
-  void markVerified(const std::string& id, TimePoint now);
+  // Marks the session checked at `now`; `admin`, when given, is the member's role found then.
+  void markVerified(const std::string& id, TimePoint now, std::optional<bool> admin = std::nullopt);
   // A session another replica opened (read from the shared store): kept here from now on, to be
   // verified on its first use.
   void adopt(Session session, TimePoint now);

@@ -55,25 +55,12 @@ std::optional<std::string> unhex(std::string_view text) {
   return out;
 }
 
-identity::Vault processVault() {
-  std::map<std::string, std::string> env;
-  for (const std::string_view name : {identity::kMasterKeyVariable, identity::kMasterKeyFileVariable}) {
-    if (const char* value = std::getenv(std::string(name).c_str())) env.emplace(std::string(name), value);
-  }
-  auto key = identity::masterKeyFromEnvironment(env);
-  if (key && *key) return identity::Vault(std::move(**key));
-  if (!key) log::warn("MCP sessions: the master key is unusable; sessions are this replica's own", {{"error", key.error()}});
-  std::array<unsigned char, 32> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) throw std::runtime_error("RAND_bytes failed");
-  identity::Vault vault(identity::MasterKey::fromBytes(bytes));
-  bytes.fill(0);
-  return vault;
-}
-
 }  // namespace
 
 const McpSessions& McpSessions::shared() {
-  static const McpSessions sessions(processVault());
+  static const McpSessions sessions(identity::processVault([](const std::string& why) {
+    log::warn("MCP sessions: the master key is unusable; sessions are this replica's own", {{"error", why}});
+  }));
   return sessions;
 }
 

@@ -44,6 +44,8 @@ Member memberOf(const store::MemberRow& row) {
   Member member;
   member.name = row.name;
   member.role = parseRole(row.role).value_or(Role::Member);
+  member.source = row.source;
+  member.email = row.email;
   member.groups = row.groups;
   member.projects = row.projects;
   member.primary_project = row.primary_project;

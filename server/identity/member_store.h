@@ -32,6 +32,8 @@ struct Member {
   std::optional<TimePoint> disabled_at;
   TimePoint created_at;
   std::vector<std::string> cert_subjects;  // stored forms ("cn:alice"), sorted
+  std::string source = "cli";              // where it was made: cli, console, sso or scim
+  std::optional<std::string> email;        // what single sign-on or SCIM said of the person
 
   bool disabled() const { return disabled_at.has_value(); }
 };

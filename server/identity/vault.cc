@@ -1,6 +1,7 @@
 #include "server/identity/vault.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -226,6 +227,21 @@ std::expected<std::string, std::string> Vault::open(const Sealed& sealed, std::s
   total += length;
   plaintext.resize(static_cast<size_t>(total));
   return plaintext;
+}
+
+Vault processVault(const std::function<void(const std::string& why)>& warn) {
+  std::map<std::string, std::string> env;
+  for (const std::string_view name : {kMasterKeyVariable, kMasterKeyFileVariable}) {
+    if (const char* value = std::getenv(std::string(name).c_str())) env.emplace(std::string(name), value);
+  }
+  auto key = masterKeyFromEnvironment(env);
+  if (key && *key) return Vault(std::move(**key));
+  if (!key && warn) warn(key.error());
+  std::array<unsigned char, 32> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) throw std::runtime_error("RAND_bytes failed");
+  Vault vault(MasterKey::fromBytes(bytes));
+  OPENSSL_cleanse(bytes.data(), bytes.size());
+  return vault;
 }
 
 }  // namespace sluice::identity

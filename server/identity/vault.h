@@ -9,6 +9,7 @@
 
 #include <array>
 #include <expected>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -86,5 +87,12 @@ class Vault {
 // configured (personal credentials are then unavailable); an error for a malformed key, or an old
 // key without a current one.
 std::expected<std::optional<Vault>, std::string> vaultFromEnvironment(const std::map<std::string, std::string>& env);
+
+// A vault for values this gateway hands out and reads back (MCP session ids, the console's
+// sign-in cookie): keyed by SLUICE_MASTER_KEY (or _FILE) read from the process environment, so
+// every replica of a fleet opens what another sealed; without one (or with an unusable one, which
+// is logged through `warn`), a random key of this process. Throws std::runtime_error when OpenSSL
+// cannot draw random bytes.
+Vault processVault(const std::function<void(const std::string& why)>& warn);
 
 }  // namespace sluice::identity

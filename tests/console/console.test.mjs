@@ -48,12 +48,43 @@ describe('admin console', () => {
     assert.match(pageReply.headers.get('content-security-policy') || '', /script-src 'self'/);
   });
 
-  test('a member who is not an admin is refused with 403', async () => {
+  test('a member signs in with their key and sees their own account and requests, never the admin pages', async () => {
     const reply = await fetch(`${stack.url}/admin/login`, {
       method: 'POST', headers: { 'content-type': 'application/json', origin: stack.url }, body: JSON.stringify({ key: stack.memberKey }),
     });
-    assert.equal(reply.status, 403);
-    assert.equal((await reply.json()).error.key, 'not_admin');
+    assert.equal(reply.status, 200);
+    const signedIn = await reply.json();
+    assert.equal(signedIn.admin, false);
+    assert.equal(signedIn.home, '/admin/account');
+    const cookie = reply.headers.get('set-cookie').split(';')[0];
+    const get = (p) => fetch(`${stack.url}${p}`, { headers: { cookie }, redirect: 'manual' });
+    for (const adminOnly of ['/admin/api/gateway/overview', '/admin/api/members', '/admin/api/analytics', '/admin/api/access',
+      '/admin/api/requests/live', '/admin/api/routes/source']) {
+      const refused = await get(adminOnly);
+      assert.equal(refused.status, 403, adminOnly);
+      assert.equal((await refused.json()).error.key, 'admin_only', adminOnly);
+    }
+    assert.equal((await get('/admin/members')).status, 403);
+    // Another member's rows are out of reach, whatever the filter asks.
+    const rows = await (await get('/admin/api/requests?user=root&since=30d')).json();
+    assert.ok(rows.requests.every((r) => r.user_name === 'alice'), JSON.stringify(rows.requests.map((r) => r.user_name)));
+    const me = await (await get('/admin/api/me')).json();
+    assert.equal(me.name, 'alice');
+    assert.equal(me.role, 'member');
+    assert.ok(me.keys.every((k) => k.prefix.startsWith('sk-sluice-')));
+    // A member cannot revoke or make keys for another member.
+    const csrf = (await (await get('/admin/api/session')).json()).csrf;
+    const post = (p, body) => fetch(`${stack.url}${p}`, {
+      method: 'POST', headers: { cookie, origin: stack.url, 'content-type': 'application/json', 'x-csrf-token': csrf }, body: JSON.stringify(body),
+    });
+    const forRoot = await post('/admin/api/me/keys/create', { user: 'root', name: 'stolen' });
+    assert.equal(forRoot.status, 403);
+    assert.equal((await post('/admin/api/keys/create', { user: 'root', name: 'stolen' })).status, 403);
+    const rootKeyId = stack.adminKey.slice('sk-sluice-'.length, 'sk-sluice-'.length + 8);
+    const revokeRoot = await post('/admin/api/me/keys/revoke', { id: rootKeyId });
+    assert.equal(revokeRoot.status, 404);
+    await post('/admin/logout', {});
+
     const behindTls = await fetch(`${stack.url}/admin/login`, {
       method: 'POST', headers: { 'content-type': 'application/json', origin: stack.url, 'x-forwarded-proto': 'https' },
       body: JSON.stringify({ key: stack.adminKey }),
@@ -61,10 +92,10 @@ describe('admin console', () => {
     assert.equal(behindTls.status, 200);
     assert.match(behindTls.headers.get('set-cookie'), /^sluice_console=[0-9a-f]{64}; Path=\/admin; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
     await page.goto(`${stack.url}/admin/login`);
-    await page.fill('#key', stack.memberKey);
+    await page.fill('#key', 'sk-sluice-notakey0notakey0notakey0notakey0');
     await page.click('button[type=submit]');
     await page.waitForSelector('#login-error:not([hidden])');
-    assert.match(await page.textContent('#login-error'), /not an admin/);
+    assert.match(await page.textContent('#login-error'), /^Sign-in failed: /);
     await shot('login-refused');
   });
 

@@ -110,7 +110,9 @@ async function closedPort() {
   });
 }
 
-export async function startStack() {
+// `gatewayYaml`: more lines for gateway.yaml's `gateway:` block; `env`: more environment for every
+// gateway of the stack.
+export async function startStack({ gatewayYaml = '', env: extraEnv = {} } = {}) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-console-'));
   const catalog = path.join(work, 'services');
   fs.cpSync(path.join(sourceDir, 'services'), catalog, { recursive: true, dereference: true });
@@ -139,10 +141,12 @@ export async function startStack() {
   // id) and a link to each trace on the request page.
   fs.appendFileSync(path.join(catalog, 'ai/gateway.yaml'),
     '  telemetry:\n    trace_url: "https://tempo.example.com/trace/{trace_id}"\n');
+  if (gatewayYaml) fs.appendFileSync(path.join(catalog, 'ai/gateway.yaml'), gatewayYaml);
   const dbName = 'sluice_console_' + crypto.randomBytes(6).toString('hex');
   psql(databaseUrl, `CREATE DATABASE ${dbName}`);
   const dbUrl = withDatabaseName(databaseUrl, dbName);
   const stack = new Stack(work, catalog, dbUrl, dbName);
+  stack.extraEnv = extraEnv;
   try {
     stack.sluicectl(['migrate']);
     stack.sluicectl(['users', 'add', 'root', '--role', 'admin']);
@@ -204,7 +208,7 @@ export class Stack {
       BEDROCK_ACCESS_KEY_ID: 'AKIDSLUICEMOCK',
       BEDROCK_SECRET_ACCESS_KEY: 'sluice-mock-secret-access-key',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${this.deadPort}/v1/traces`,
-    });
+    }, this.extraEnv || {});
     const spool = path.join(this.work, `audit-${this.gateways.length}.spool`);
     const args = ['--services', this.catalog, '--listen', '127.0.0.1:0', '--threads', '64',
       '--drain-seconds', '1', '--database-url', this.dbUrl, '--audit-spool', spool];
