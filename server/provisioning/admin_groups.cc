@@ -2,8 +2,9 @@
 
 namespace sluice::provisioning {
 
-// NOTE: gateway.console.oidc (catalog/console_settings.h) lands with the OpenID Connect sign-in;
-// until then no catalog names admin groups.
-std::vector<std::string> adminGroupsOf(const catalog::Catalog&) { return {}; }
+std::vector<std::string> adminGroupsOf(const catalog::Catalog& catalog) {
+  if (!catalog.console.oidc) return {};
+  return catalog.console.oidc->admin_groups;
+}
 
 }  // namespace sluice::provisioning
