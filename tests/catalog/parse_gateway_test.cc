@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(unknown_gateway_key_is_refused) {
   edit(sources.gateway, "  quotas:\n", "  quota:\n");
   expectError(compileCatalog(sources), at(sources.gateway, "quota:"),
               "unknown key 'quota' in gateway; expected one of: default_model, routes, quotas, identity, trusted_proxies, "
-              "ad_hoc_chains, presence, data_protection, limits, webhooks, telemetry (did you mean 'quotas'?)");
+              "ad_hoc_chains, presence, data_protection, limits, webhooks, telemetry, console (did you mean 'quotas'?)");
 }
 
 BOOST_AUTO_TEST_CASE(telemetry_trace_url_and_audit_logs_are_read_and_linked) {
