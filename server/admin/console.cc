@@ -20,6 +20,7 @@
 #include "server/http/handlers.h"
 #include "server/http/request.h"
 #include "server/identity/api_keys.h"
+#include "server/identity/group_roles.h"
 #include "server/identity/key_store.h"
 #include "server/identity/member_store.h"
 #include "server/identity/oidc.h"
@@ -468,11 +469,6 @@ class ConsoleHandler : public http::Handler {
       const auto rows = context_->keys->findMembersBySubjects({"email:" + *who.email});
       if (!rows.empty()) member = identity::findMember(*context_->members, rows.front().member.name);
     }
-    const auto in_admin_group = [&](const std::vector<std::string>& groups) {
-      return std::any_of(groups.begin(), groups.end(), [&](const std::string& group) {
-        return std::find(settings.admin_groups.begin(), settings.admin_groups.end(), group) != settings.admin_groups.end();
-      });
-    };
     if (!member) {
       if (!settings.provision) {
         return std::unexpected("No member is named " + who.member + " on this gateway; ask an admin to add you.");
@@ -480,7 +476,8 @@ class ConsoleHandler : public http::Handler {
       store::MemberRow row;
       row.name = who.member;
       row.groups = who.groups.value_or(std::vector<std::string>{});
-      row.role = !settings.admin_groups.empty() && in_admin_group(row.groups) ? "admin" : "member";
+      row.role = std::string(identity::toString(
+          identity::roleFromGroups(row.groups, settings.admin_groups).value_or(identity::Role::Member)));
       row.created_at = Clock::now();
       row.source = "sso";
       row.scim_id = randomUuid();
@@ -501,25 +498,32 @@ class ConsoleHandler : public http::Handler {
       }
     }
     if (member->disabled()) return std::unexpected("Member " + member->name + " is disabled; ask an admin.");
-    if (who.groups) {
-      identity::Role role = member->role;
-      if (!settings.admin_groups.empty()) {
-        if (in_admin_group(*who.groups)) role = identity::Role::Admin;
-        else if (member->source == "sso" || member->source == "scim") role = identity::Role::Member;
-      }
-      if (*who.groups != member->groups || role != member->role) {
-        auto row = context_->members->findMember(member->name);
-        if (row) {
-          row->groups = *who.groups;
-          row->role = std::string(identity::toString(role));
-          if (auto updated = context_->members->updateMember(*row)) {
-            if (context_->admin_events) {
-              context_->admin_events->append(store::AdminEventRow{0, Clock::now(), "sso:" + member->name, "member.update",
-                                                                 member->name, "groups and role from the sign-in; role " + row->role});
-            }
-            member = identity::memberOf(*updated);
+    if (who.groups && *who.groups != member->groups) {
+      if (auto row = context_->members->findMember(member->name)) {
+        row->groups = *who.groups;
+        if (auto updated = context_->members->updateMember(*row)) {
+          if (context_->admin_events) {
+            context_->admin_events->append(store::AdminEventRow{0, Clock::now(), "sso:" + member->name, "member.update",
+                                                               member->name, "groups from the sign-in"});
           }
+          member = identity::memberOf(*updated);
         }
+      }
+    }
+    // The one rule SCIM follows too (group_roles.h): for members single sign-on or SCIM made,
+    // admin exactly while in an admin group, never demoting the last enabled admin.
+    if (identity::groupsDecideRole(member->source) && !settings.admin_groups.empty()) {
+      const auto settled = identity::settleRoleFromGroups(*context_->members, member->name, settings.admin_groups);
+      using Outcome = identity::RoleSettlement::Outcome;
+      if (settled.outcome == Outcome::Promoted || settled.outcome == Outcome::Demoted) {
+        if (context_->admin_events) {
+          context_->admin_events->append(store::AdminEventRow{0, Clock::now(), "sso:" + member->name, "member.update",
+                                                             member->name, std::string("role ") + std::string(identity::toString(settled.role)) +
+                                                                               " from the sign-in's groups"});
+        }
+        member->role = settled.role;
+      } else if (settled.outcome == Outcome::KeptLastAdmin) {
+        log::warn("last enabled admin kept although no longer in an admin group", {{"user", member->name}});
       }
     }
     return *member;
