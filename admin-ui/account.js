@@ -9,15 +9,7 @@
   const el = S.el;
 
   function usageLine(entry) {
-    const parts = [];
-    for (const [field, label, fmt] of [['requests', 'requests', S.fmtInt], ['input_tokens', 'input tokens', S.fmtInt],
-      ['output_tokens', 'output tokens', S.fmtInt], ['cost_microdollars', 'cost', S.fmtUsd]]) {
-      const ceiling = entry.ceilings ? entry.ceilings[field] : undefined;
-      if (ceiling === undefined && !entry[field]) continue;
-      const share = ceiling ? entry[field] / ceiling : null;
-      parts.push(el('span', { class: 'usage-part' }, `${label}: ${fmt(entry[field])}`, ceiling !== undefined ? ` of ${fmt(ceiling)} ` : ' ',
-        share !== null ? el('span', { class: share >= 1 ? 'bad' : share >= 0.8 ? 'warnc' : 'good', text: `(${S.fmtPct(share)})` }) : ''));
-    }
+    const parts = S.usageParts(entry, 'span', { class: 'usage-part' });
     const whose = entry.scope_kind === 'user' ? 'you' : `${entry.scope_kind} ${entry.scope_value}`;
     return el('li', { 'data-window': entry.window_id }, el('b', { text: entry.window_id }), ` (${whose})`,
       entry.window_end ? ` until ${entry.window_end}: ` : ': ', entry.unlimited ? 'unlimited' : parts.length ? parts : 'nothing spent yet');

@@ -134,6 +134,21 @@
     return { select };
   };
 
+  // A quota counter's spend, one `tag` element per measure counted or capped: "requests: 12 of 600
+  // (2.0%)", the share coloured as it nears the ceiling (the Members and Account pages).
+  S.usageParts = function (counter, tag, attrs = {}) {
+    const parts = [];
+    for (const [field, label, fmt] of [['requests', 'requests', S.fmtInt], ['input_tokens', 'input tokens', S.fmtInt],
+      ['output_tokens', 'output tokens', S.fmtInt], ['cost_microdollars', 'cost', S.fmtUsd]]) {
+      const ceiling = counter.ceilings ? counter.ceilings[field] : undefined;
+      if (ceiling === undefined && !counter[field]) continue;
+      const share = ceiling ? counter[field] / ceiling : null;
+      parts.push(el(tag, attrs, `${label}: ${fmt(counter[field])}`, ceiling !== undefined ? ` of ${fmt(ceiling)} ` : ' ',
+        share !== null ? el('span', { class: share >= 1 ? 'bad' : share >= 0.8 ? 'warnc' : 'good', text: `(${S.fmtPct(share)})` }) : ''));
+    }
+    return parts;
+  };
+
   S.fail = function (app, error) {
     app.replaceChildren(el('p', { class: 'error', role: 'alert', text: 'Could not load: ' + error.message }));
   };

@@ -8,15 +8,7 @@
   const el = S.el;
 
   function usage(counter) {
-    const parts = [];
-    for (const [field, label, fmt] of [['requests', 'requests', S.fmtInt], ['input_tokens', 'input tokens', S.fmtInt],
-      ['output_tokens', 'output tokens', S.fmtInt], ['cost_microdollars', 'cost', S.fmtUsd]]) {
-      const ceiling = counter.ceilings ? counter.ceilings[field] : undefined;
-      if (ceiling === undefined && !counter[field]) continue;
-      const share = ceiling ? counter[field] / ceiling : null;
-      parts.push(el('div', {}, `${label}: ${fmt(counter[field])}`, ceiling !== undefined ? ` of ${fmt(ceiling)} ` : ' ',
-        share !== null ? el('span', { class: share >= 1 ? 'bad' : share >= 0.8 ? 'warnc' : 'good', text: `(${S.fmtPct(share)})` }) : ''));
-    }
+    const parts = S.usageParts(counter, 'div');
     const source = counter.limit_source === undefined ? ''
       : el('span', { class: 'muted limit-source', text: counter.limit_source === 'default' ? ' · the window\'s default' : ` · override ${counter.limit_source}` });
     return el('div', {}, el('b', { text: counter.window_id }), counter.window_end ? ` until ${counter.window_end}` : '', source, parts);

@@ -41,9 +41,8 @@ std::optional<Reply> notYours(const wire::Json& object, const Exchange& exchange
 }  // namespace
 
 Reply account(ConsoleContext& context, const Exchange& exchange) {
-  Reply reply = members(context, exchange, exchange.user);
-  if (reply.status != 200) return reply;
-  json body = json::parse(reply.body);
+  if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
+  json body = membersJson(context, exchange.user);
   json out = body["members"].empty() ? json(nullptr) : body["members"][0];
   if (out.is_null()) return Reply::error(404, "member_not_found", "no member " + exchange.user);
   out["quota_mode"] = body["quota_mode"];

@@ -69,8 +69,7 @@ json memberLimits(const catalog::Catalog& catalog, const identity::Member& membe
 
 }  // namespace
 
-Reply members(ConsoleContext& context, const Exchange&, const std::optional<std::string>& only) {
-  if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
+nlohmann::json membersJson(ConsoleContext& context, const std::optional<std::string>& only) {
   const auto catalog = context.gateway.catalog();
   const auto now = std::chrono::system_clock::now();
   std::vector<std::string> personal;
@@ -173,10 +172,15 @@ Reply members(ConsoleContext& context, const Exchange&, const std::optional<std:
     windows.push_back({{"id", window.id}, {"per", std::string(catalog::toString(window.per))},
                        {"seconds", window.seconds}});
   }
-  return Reply::json({{"members", out},
-                      {"quota_mode", catalog->quotas.mode == catalog::QuotaMode::Enforce ? "enforce" : "warn"},
-                      {"quota_windows", windows},
-                      {"quota_counters", counters}});
+  return {{"members", out},
+          {"quota_mode", catalog->quotas.mode == catalog::QuotaMode::Enforce ? "enforce" : "warn"},
+          {"quota_windows", windows},
+          {"quota_counters", counters}};
+}
+
+Reply members(ConsoleContext& context, const Exchange&) {
+  if (!context.members) return Reply::error(503, "no_database", "this gateway has no database");
+  return Reply::json(membersJson(context, std::nullopt));
 }
 
 }  // namespace sluice::admin

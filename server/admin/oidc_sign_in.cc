@@ -89,30 +89,12 @@ bool OidcSignIn::firstUse(const std::string& state, Clock::time_point now) {
   return used_states_.emplace(state, now).second;
 }
 
-std::expected<OidcSignIn::Fetched, std::string> OidcSignIn::fetch(
+std::expected<cloud::SmallAnswer, std::string> OidcSignIn::fetch(
     const std::string& url, const std::string& form, const std::vector<std::pair<std::string, std::string>>& headers) {
-  upstream::Request request;
-  request.method = form.empty() ? "GET" : "POST";
-  request.url = url;
-  request.body = form;
-  request.timeouts = catalog::Timeouts{5000, 10000, 10000};
-  if (!form.empty()) request.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
-  request.headers.emplace_back("Accept", "application/json");
-  for (const auto& header : headers) request.headers.push_back(header);
-  try {
-    auto response = transport_.send(request);
-    Fetched fetched;
-    fetched.status = response->status();
-    while (fetched.body.size() <= oidc::kMaxAnswerBytes && response->readSome(fetched.body)) {
-    }
-    if (fetched.body.size() > oidc::kMaxAnswerBytes) {
-      response->abort();
-      return std::unexpected("its answer is larger than 256 KiB");
-    }
-    return fetched;
-  } catch (const upstream::TransportError& error) {
-    return std::unexpected("it could not be reached (" + std::string(upstream::toString(error.failure())) + ")");
-  }
+  auto answer = cloud::fetchSmall(transport_, url, form, headers, oidc::kMaxAnswerBytes);
+  if (answer) return std::move(*answer);
+  if (answer.error().too_large) return std::unexpected("its answer is larger than 256 KiB");
+  return std::unexpected("it could not be reached (" + answer.error().failure + ")");
 }
 
 std::expected<oidc::ProviderMetadata, std::string> OidcSignIn::provider(const catalog::OidcSettings& settings) {

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/console_settings.h"
+#include "server/cloud/access_token.h"
 #include "server/identity/oidc.h"
 #include "server/identity/vault.h"
 #include "server/upstream/transport.h"
@@ -66,11 +67,7 @@ class OidcSignIn {
                                                     const OidcFlow& flow, Clock::time_point now);
 
  private:
-  struct Fetched {
-    int status = 0;
-    std::string body;
-  };
-  std::expected<Fetched, std::string> fetch(const std::string& url, const std::string& form,
+  std::expected<cloud::SmallAnswer, std::string> fetch(const std::string& url, const std::string& form,
                                             const std::vector<std::pair<std::string, std::string>>& headers);
   // The provider's keys: cached an hour; read again for `unknown_kid` (a key the cached set lacks)
   // unless that kid was already looked for in the last 10 s.

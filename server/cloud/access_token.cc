@@ -62,9 +62,10 @@ std::expected<AccessToken, std::string> readTokenAnswer(int status, std::string_
   return AccessToken{value, now + std::chrono::seconds(seconds)};
 }
 
-std::expected<AccessToken, std::string> fetchToken(upstream::Transport& transport, const std::string& url,
-                                                   const std::string& form,
-                                                   const std::vector<std::pair<std::string, std::string>>& headers) {
+std::expected<SmallAnswer, SmallFetchFailure> fetchSmall(upstream::Transport& transport, const std::string& url,
+                                                         const std::string& form,
+                                                         const std::vector<std::pair<std::string, std::string>>& headers,
+                                                         size_t max_bytes) {
   upstream::Request request;
   request.method = form.empty() ? "GET" : "POST";
   request.url = url;
@@ -75,18 +76,29 @@ std::expected<AccessToken, std::string> fetchToken(upstream::Transport& transpor
   for (const auto& header : headers) request.headers.push_back(header);
   try {
     auto response = transport.send(request);
-    std::string body;
-    while (body.size() <= kMaxTokenAnswerBytes && response->readSome(body)) {
+    SmallAnswer answer;
+    answer.status = response->status();
+    while (answer.body.size() <= max_bytes && response->readSome(answer.body)) {
     }
-    if (body.size() > kMaxTokenAnswerBytes) {
+    if (answer.body.size() > max_bytes) {
       response->abort();
-      return std::unexpected("the token endpoint's answer is larger than 64 KiB");
+      return std::unexpected(SmallFetchFailure{true, {}});
     }
-    return readTokenAnswer(response->status(), body, std::chrono::system_clock::now());
+    return answer;
   } catch (const upstream::TransportError& error) {
-    return std::unexpected("the token endpoint could not be reached (" + std::string(upstream::toString(error.failure())) +
-                           ")");
+    return std::unexpected(SmallFetchFailure{false, std::string(upstream::toString(error.failure()))});
   }
+}
+
+std::expected<AccessToken, std::string> fetchToken(upstream::Transport& transport, const std::string& url,
+                                                   const std::string& form,
+                                                   const std::vector<std::pair<std::string, std::string>>& headers) {
+  const auto answer = fetchSmall(transport, url, form, headers, kMaxTokenAnswerBytes);
+  if (!answer) {
+    if (answer.error().too_large) return std::unexpected("the token endpoint's answer is larger than 64 KiB");
+    return std::unexpected("the token endpoint could not be reached (" + answer.error().failure + ")");
+  }
+  return readTokenAnswer(answer->status, answer->body, std::chrono::system_clock::now());
 }
 
 std::expected<std::string, std::string> TokenCache::get(const std::string& key, const Fetch& fetch) {

@@ -29,8 +29,24 @@ struct AccessToken {
 std::expected<AccessToken, std::string> readTokenAnswer(int status, std::string_view body,
                                                         std::chrono::system_clock::time_point now);
 
-// POSTs `form` (application/x-www-form-urlencoded) to `url`, or GETs it when `form` is empty,
-// with `headers`; reads the token answer (at most 64 KiB, 10 s to connect and answer).
+// A small JSON answer from an identity endpoint (a token endpoint, discovery, a JWKS, UserInfo).
+struct SmallAnswer {
+  int status = 0;
+  std::string body;
+};
+// Why a small fetch failed: its answer was larger than allowed, or the transport's failure.
+struct SmallFetchFailure {
+  bool too_large = false;
+  std::string failure;  // upstream::toString of the transport's failure when !too_large
+};
+// POSTs `form` (application/x-www-form-urlencoded) to `url`, or GETs it when `form` is empty, with
+// `headers` and Accept: application/json; 5 s to connect, 10 s to answer; reads at most `max_bytes`.
+std::expected<SmallAnswer, SmallFetchFailure> fetchSmall(upstream::Transport& transport, const std::string& url,
+                                                         const std::string& form,
+                                                         const std::vector<std::pair<std::string, std::string>>& headers,
+                                                         size_t max_bytes);
+
+// fetchSmall, then the token answer (at most 64 KiB).
 std::expected<AccessToken, std::string> fetchToken(upstream::Transport& transport, const std::string& url,
                                                    const std::string& form,
                                                    const std::vector<std::pair<std::string, std::string>>& headers = {});

@@ -8,6 +8,7 @@
 #include <openssl/sha.h>
 
 #include "server/identity/member_store.h"
+#include "server/wire/json_parse.h"
 
 namespace sluice::identity::oidc {
 
@@ -17,29 +18,9 @@ using json = nlohmann::json;
 
 constexpr int kMaxJsonDepth = 16;
 
-bool nestsDeeper(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') {
-      if (++depth > limit) return true;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 // A JSON object from the provider, or discarded.
 json parseObject(std::string_view body) {
-  if (body.size() > kMaxAnswerBytes || nestsDeeper(body, kMaxJsonDepth)) return json(json::value_t::discarded);
+  if (body.size() > kMaxAnswerBytes || wire::nestsDeeperThan(body, kMaxJsonDepth)) return json(json::value_t::discarded);
   json parsed = json::parse(body, nullptr, false);
   if (!parsed.is_object()) return json(json::value_t::discarded);
   return parsed;
