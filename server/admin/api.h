@@ -37,9 +37,17 @@ void streamLiveRequests(ConsoleContext& context, std::ostream& out, const std::f
 Reply analytics(ConsoleContext& context, const Exchange& exchange);
 Reply analyticsCsv(ConsoleContext& context, const Exchange& exchange);
 
-// members_api.cc: /admin/api/members; with `only`, that member alone and only the counters they
-// spend from (a member's own view, /admin/api/me).
-Reply members(ConsoleContext& context, const Exchange& exchange, const std::optional<std::string>& only = std::nullopt);
+// members_api.cc: /admin/api/members. membersJson is its body (the console must have a database);
+// with `only`, that member alone and only the counters they spend from (a member's own view,
+// /admin/api/me).
+Reply members(ConsoleContext& context, const Exchange& exchange);
+nlohmann::json membersJson(ConsoleContext& context, const std::optional<std::string>& only);
+
+// sign_on_api.cc: the sign-in page (GET /admin/login) and single sign-on, GET /admin/oidc/start and
+// GET /admin/oidc/callback (answered with pages, never JSON).
+Reply signInPage(ConsoleContext& context);
+Reply ssoStart(ConsoleContext& context, const Poco::Net::HTTPServerRequest& request, const Exchange& exchange);
+Reply ssoCallback(ConsoleContext& context, const Poco::Net::HTTPServerRequest& request, const Exchange& exchange);
 
 // account_api.cc: a member's own account (every signed-in member, admins included):
 // GET /admin/api/me, POST /admin/api/me/keys/{create,revoke}, POST /admin/api/me/credentials/set.
