@@ -374,7 +374,7 @@ class ConsoleHandler : public http::Handler {
     if (get) {
       for (const auto& page : kPages) {
         if (path != page.path) continue;
-        if (!admin && !page.everyone) return adminOnlyPage(*signed_in);
+        if (!admin && !page.everyone) return adminOnlyPage(signed_in->user);
         return htmlReply(200, shellPage(page, signed_in->user, admin));
       }
       if (path.starts_with("/admin/requests/") && path.size() > 16) {
@@ -404,7 +404,7 @@ class ConsoleHandler : public http::Handler {
       if (path.starts_with("/admin/api/")) {
         return Reply::error(403, "admin_only", "this part of the console is for admins; " + signed_in->user + " is a member");
       }
-      return adminOnlyPage(*signed_in);
+      return adminOnlyPage(signed_in->user);
     }
     if (get) {
       if (path == "/admin/api/catalog/status") return Reply::json(http::catalogStatusJson(context_->gateway));
@@ -454,14 +454,6 @@ class ConsoleHandler : public http::Handler {
     if (path.starts_with("/admin/api/")) return Reply::error(404, "not_found", "no such console API: " + path);
     return htmlReply(404, "<!doctype html><meta charset=utf-8><title>not found</title><p>No such page. "
                           "<a href=\"/admin/gateway\">Back to the console</a></p>");
-  }
-
-  static Reply adminOnlyPage(const Session& session) {
-    return htmlReply(403, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>For admins · Sluice</title>"
-                          "<link rel=\"stylesheet\" href=\"/admin/assets/console.css?v=" + std::string(assetsVersion()) +
-                          "\"></head><body><main id=\"main\" class=\"narrow\"><h1>For admins</h1><p id=\"admin-only\">This page is "
-                          "for admins; " + htmlEscape(session.user) + " is a member.</p><p><a href=\"/admin/account\">Your account"
-                          "</a> · <a href=\"/admin/requests\">Your requests</a></p></main></body></html>");
   }
 
   std::shared_ptr<ConsoleContext> context_;

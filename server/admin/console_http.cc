@@ -2,6 +2,8 @@
 
 #include <Poco/String.h>
 
+#include "server/admin/assets.h"
+
 namespace sluice::admin {
 
 bool isHttps(const Poco::Net::HTTPServerRequest& request) {
@@ -26,6 +28,14 @@ Reply htmlReply(int status, std::string body) {
   reply.body = std::move(body);
   reply.headers.emplace_back("Cache-Control", "no-store");
   return reply;
+}
+
+Reply adminOnlyPage(const std::string& user) {
+  return htmlReply(403, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>For admins · Sluice</title>"
+                        "<link rel=\"stylesheet\" href=\"/admin/assets/console.css?v=" + std::string(assetsVersion()) +
+                        "\"></head><body><main id=\"main\" class=\"narrow\"><h1>For admins</h1><p id=\"admin-only\">This page is "
+                        "for admins; " + htmlEscape(user) + " is a member.</p><p><a href=\"/admin/account\">Your account"
+                        "</a> · <a href=\"/admin/requests\">Your requests</a></p></main></body></html>");
 }
 
 const char* homeOf(bool admin) { return admin ? "/admin/gateway" : "/admin/account"; }

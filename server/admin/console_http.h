@@ -22,6 +22,8 @@ std::string baseUrl(const Poco::Net::HTTPServerRequest& request);
 std::string sessionCookie(const Poco::Net::HTTPServerRequest& request, const std::string& value, long max_age);
 // A text/html page, never cached.
 Reply htmlReply(int status, std::string body);
+// The page a member who is not an admin gets for an admin's page (403).
+Reply adminOnlyPage(const std::string& user);
 // Where a member lands once signed in: admins on the gateway, others on their account.
 const char* homeOf(bool admin);
 
