@@ -477,6 +477,9 @@ def main():
     parser.add_argument("--bound-ms", type=float, default=5.0)
     parser.add_argument("--steady-rate", type=float, default=2000)
     parser.add_argument("--sluice-threads", type=int, default=5000)
+    parser.add_argument("--only", default="",
+                        help="comma-separated lanes to measure (direct and nginx always run); leaves out Portkey, "
+                             "the fleet and streaming unless named (portkey, fleet, streams)")
     args = parser.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -626,15 +629,31 @@ def run_all(args, bench, procs, workdir):
             a.idle_rss = b.idle_rss = idle_before
             targets += [a, b]
 
+    only = set(filter(None, args.only.split(",")))
+    if only:
+        targets = [tg for tg in targets if tg.name in only or tg.name in ("direct", "nginx")]
+        res["notes"].append(f"only these lanes: {', '.join(tg.name for tg in targets)}")
+    if not only or "portkey" in only:
+        targets.append(portkey_target(args, procs, static_port, mock_port))
+    measure_all(args, bench, procs, workdir, binary, res, targets, only, key_for_fleet, static_port, sluice_env,
+                sluice_common, mock)
+
+
+def portkey_target(args, procs, static_port, mock_port):
     portkey_port = free_port()
     portkey, _ = procs.start("portkey", ["node", args.portkey, f"--port={portkey_port}", "--headless"])
     wait_port(portkey_port)
+    openai_stream = {"model": "gpt-bench", "stream": True, "messages": [{"role": "user", "content": "Hello there"}]}
     pk_headers = ["Authorization: Bearer k", "x-portkey-provider: openai"]
-    targets.append(Target("portkey", "Portkey gateway", portkey_port, "/v1/chat/completions",
-                          pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{static_port}/v1"], DIRECT_BODY,
-                          portkey.pid, stream_path="/v1/chat/completions", stream_body=openai_stream,
-                          stream_headers=pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{mock_port}/v1",
-                                                       "x-portkey-forward-headers: x-mock-script"]))
+    return Target("portkey", "Portkey gateway", portkey_port, "/v1/chat/completions",
+                  pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{static_port}/v1"], DIRECT_BODY,
+                  portkey.pid, stream_path="/v1/chat/completions", stream_body=openai_stream,
+                  stream_headers=pk_headers + [f"x-portkey-custom-host: http://127.0.0.1:{mock_port}/v1",
+                                               "x-portkey-forward-headers: x-mock-script"])
+
+
+def measure_all(args, bench, procs, workdir, binary, res, targets, only, key_for_fleet, static_port, sluice_env,
+                sluice_common, mock):
 
     # Idle RSS: after start and one request per lane (first-request set-up is not idle state).
     time.sleep(1.0)
@@ -660,7 +679,7 @@ def run_all(args, bench, procs, workdir):
             continue
         bench.steady(tg, args.steady_rate)
 
-    if args.database_url and key_for_fleet[0]:
+    if args.database_url and key_for_fleet[0] and (not only or "fleet" in only):
         fleet_lane(args, bench, procs, workdir, binary, key_for_fleet[0], static_port, sluice_env, sluice_common)
 
     # After load: the request lanes are done; give the processes a few seconds of quiet.
@@ -674,6 +693,8 @@ def run_all(args, bench, procs, workdir):
                            stream_body=targets[0].stream_body)
     stream_targets = [direct_stream] + targets[1:]
     stream_targets = [tg for tg in stream_targets if tg.stream_path]
+    if only and "streams" not in only:
+        stream_targets = []
     for tg in stream_targets:
         log(f"streaming {tg.name}")
         bench.streaming(tg)

@@ -6,6 +6,9 @@
 #   scripts/bench.sh --no-db    # skip the lanes with API keys and the audit writer on PostgreSQL
 #   scripts/bench.sh --head     # build the last commit (a clean snapshot in build-bench/src), not
 #                               # the working tree, e.g. while others edit the same tree
+#   scripts/bench.sh --only=sluice-pass+db,sluice-pass+otel
+#                               # only these lanes (direct and nginx always run); Portkey, the
+#                               # fleet and streaming only when named (portkey, fleet, streams)
 #
 # Installs what is missing (Debian packages, PostgreSQL through scripts/setup.sh, the Portkey
 # gateway with npm into bench/node_modules), builds Sluice in Release into build-bench/ and the
@@ -26,7 +29,8 @@ for arg in "$@"; do
     --quick) bench_args+=(--quick) ;;
     --no-db) bench_db=0 ;;
     --head) bench_head=1 ;;
-    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only=*) bench_args+=("${arg}") ;;
+    -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) printf 'bench: unknown argument %s (try --help)\n' "${arg}" >&2; exit 2 ;;
   esac
 done

@@ -5,9 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "server/audit/record_json.h"
 #include "server/log/json_log.h"
-#include "server/telemetry/audit_log.h"
 #include "server/telemetry/otlp_encode.h"
 
 namespace sluice::boot {
@@ -59,16 +57,8 @@ void Tracing::configure(const http::ServerOptions& options, http::Wiring& wiring
           const auto now = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                      std::chrono::system_clock::now().time_since_epoch())
                                                      .count());
-          std::vector<telemetry::LogRecord> records;
-          records.reserve(lines.size());
-          for (const auto& line : lines) {
-            try {
-              records.push_back(telemetry::logRecordOfRow(std::string_view(audit::rowJsonOfLine(line)), now));
-            } catch (const std::invalid_argument&) {
-              // Not a row (cannot happen for committed rows); the others still go.
-            }
-          }
-          return json ? telemetry::encodeLogsJson(sender, records) : telemetry::encodeLogsProtobuf(sender, records);
+          return json ? telemetry::encodeAuditLinesJson(sender, lines, now)
+                      : telemetry::encodeAuditLinesProtobuf(sender, lines, now);
         },
         *client_);
   }

@@ -334,8 +334,7 @@ void RequestLedger::flush() {
   if (trace_ && trace_->sampled && kind_ == Kind::Request) {
     if (telemetry::Tracer* tracer = gateway_.tracer()) {
       const auto catalog = gateway_.catalog();
-      tracer->offer(telemetry::requestSpans(audit_.record(), {"POST", path_}, *trace_, catalog.get(),
-                                            std::chrono::system_clock::now()));
+      tracer->offerRequest(audit_.record(), {"POST", path_}, *trace_, catalog.get(), std::chrono::system_clock::now());
     }
   }
   const int status = end_status_;

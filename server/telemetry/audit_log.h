@@ -11,9 +11,32 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/telemetry/request_spans.h"
 #include "server/telemetry/span.h"
 
 namespace sluice::telemetry {
+
+// Receives a row's attributes as its line is read: the key in two pieces (`prefix` "sluice." and the
+// column, or "" and "event.name"), and the value, a view valid for the call only.
+class RowAttributeSink {
+ public:
+  virtual void attribute(std::string_view prefix, std::string_view name, const AttributeView& value) = 0;
+
+ protected:
+  ~RowAttributeSink() = default;
+};
+
+// Reads one committed line as logRecordOfLine does, telling `sink` each attribute instead of
+// keeping it: the record returned has everything but its attributes. What the protobuf exporter
+// uses, so that a row is encoded without a copy of its fields (otlp_encode.h).
+LogRecord readAuditLine(std::string_view line, uint64_t observed_unix_nano, RowAttributeSink& sink);
+
+// One line as the audit writer hands committed rows over (audit::Writer's on_committed): COPY
+// text on the live path, read field by field against audit::fields() without a detour through
+// JSON; a JSON row (a replay, the spool) through logRecordOfRow. The same record either way, but
+// for the JSON columns (attempts, masked), whose text is kept as the row spelled it. Throws
+// std::invalid_argument for a line that is neither (a torn line).
+LogRecord logRecordOfLine(std::string_view line, uint64_t observed_unix_nano);
 
 // Throws std::invalid_argument when `row` is not a JSON object.
 LogRecord logRecordOfRow(std::string_view row_json, uint64_t observed_unix_nano);

@@ -6,7 +6,10 @@
 // it is dropped and counted. A full queue drops the new items and counts them. offer() only takes
 // a lock long enough to move a vector.
 //
-// Thread-safe. `Item` is a Span or a LogRecord; `encode` turns a batch into the request body.
+// Thread-safe. `Item` is one request's encoded spans (EncodedSpans, weighing as many spans as it
+// holds) or one committed audit line (a std::string, weighing one record); the queue and batch
+// sizes, and the exported and dropped counts, are in that weight. `encode` turns a batch into the
+// request body.
 
 #include <algorithm>
 #include <atomic>
@@ -26,6 +29,9 @@
 
 namespace sluice::telemetry {
 
+// How many spans or records an item holds; an overload for another item type is found by ADL.
+inline size_t itemWeight(const std::string&) { return 1; }
+
 template <typename Item>
 class BatchExporter {
  public:
@@ -43,15 +49,32 @@ class BatchExporter {
   // Queues `items`, or drops them when the queue is full (counted).
   void offer(std::vector<Item> items) {
     if (items.empty()) return;
+    size_t weight = 0;
+    for (const auto& item : items) weight += itemWeight(item);
     {
       std::lock_guard lock(mutex_);
-      if (!stopping_ && queue_.size() + items.size() <= target_.max_queue) {
+      if (!stopping_ && queued_ + weight <= target_.max_queue) {
         for (auto& item : items) queue_.push_back(std::move(item));
-        if (queue_.size() >= target_.max_batch) wake_.notify_one();
+        queued_ += weight;
+        if (queued_ >= target_.max_batch) wake_.notify_one();
         return;
       }
     }
-    drop(items.size());
+    drop(weight);
+  }
+  void offer(Item item) {
+    const size_t weight = itemWeight(item);
+    if (weight == 0) return;
+    {
+      std::lock_guard lock(mutex_);
+      if (!stopping_ && queued_ + weight <= target_.max_queue) {
+        queue_.push_back(std::move(item));
+        queued_ += weight;
+        if (queued_ >= target_.max_batch) wake_.notify_one();
+        return;
+      }
+    }
+    drop(weight);
   }
 
   void start() {
@@ -87,24 +110,26 @@ class BatchExporter {
     const auto delay = std::chrono::milliseconds(target_.schedule_delay_ms);
     for (;;) {
       std::vector<Item> batch;
+      size_t weight = 0;
       bool last = false;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, delay, [&] { return stopping_ || queue_.size() >= target_.max_batch; });
-        const size_t take = std::min(queue_.size(), target_.max_batch);
-        batch.reserve(take);
-        for (size_t i = 0; i < take; ++i) {
+        wake_.wait_for(lock, delay, [&] { return stopping_ || queued_ >= target_.max_batch; });
+        // Whole items up to the batch size (at least one, however heavy).
+        while (!queue_.empty() && (batch.empty() || weight + itemWeight(queue_.front()) <= target_.max_batch)) {
+          weight += itemWeight(queue_.front());
           batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
         }
+        queued_ -= weight;
         last = stopping_ && queue_.empty();
       }
-      if (!batch.empty() && !exportBatch(batch)) drop(batch.size());
+      if (!batch.empty() && !exportBatch(batch, weight)) drop(weight);
       if (last) return;
     }
   }
 
-  bool exportBatch(const std::vector<Item>& batch) {
+  bool exportBatch(const std::vector<Item>& batch, size_t weight) {
     upstream::Request request;
     request.url = target_.url;
     const bool json = target_.protocol == Protocol::Json;
@@ -132,13 +157,13 @@ class BatchExporter {
         status = 0;  // unreachable or timed out: the URL may carry a token, so nothing is logged of it
       }
       if (status >= 200 && status < 300) {
-        exported_.fetch_add(batch.size());
+        exported_.fetch_add(weight);
         return true;
       }
       const bool again = status == 0 || status == 429 || status == 502 || status == 503 || status == 504;
       if (!again || attempt == 3) {
         log::warn("telemetry: a batch was not exported",
-                  {{"signal", signal_}, {"items", batch.size()}, {"status", status}});
+                  {{"signal", signal_}, {"items", weight}, {"status", status}});
         return false;
       }
       {
@@ -158,6 +183,7 @@ class BatchExporter {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Item> queue_;
+  size_t queued_ = 0;  // the weight of queue_
   bool stopping_ = false;
   std::thread thread_;
   std::atomic<uint64_t> exported_{0};

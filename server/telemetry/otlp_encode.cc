@@ -1,10 +1,12 @@
 #include "server/telemetry/otlp_encode.h"
 
 #include <cstring>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "server/text/hex.h"
+#include "server/telemetry/audit_log.h"
+#include "server/telemetry/protobuf_writer.h"
 
 namespace sluice::telemetry {
 
@@ -12,69 +14,13 @@ namespace {
 
 // --- protobuf ----------------------------------------------------------------------------------
 
-enum WireType { kVarint = 0, kFixed64 = 1, kLength = 2, kFixed32 = 5 };
-
-class Writer {
- public:
-  void varint(uint64_t value) {
-    while (value >= 0x80) {
-      out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-      value >>= 7;
-    }
-    out_.push_back(static_cast<char>(value));
-  }
-  void tag(int field, WireType type) { varint((static_cast<uint64_t>(field) << 3) | type); }
-  void bytes(int field, std::string_view value) {
-    tag(field, kLength);
-    varint(value.size());
-    out_.append(value);
-  }
-  // A string field, left out when empty (proto3 default).
-  void text(int field, std::string_view value) {
-    if (!value.empty()) bytes(field, value);
-  }
-  void fixed64(int field, uint64_t value) {
-    tag(field, kFixed64);
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void fixed32(int field, uint32_t value) {
-    tag(field, kFixed32);
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-  }
-  void number(int field, uint64_t value) {
-    tag(field, kVarint);
-    varint(value);
-  }
-  void message(int field, const Writer& inner) { bytes(field, inner.out_); }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-};
-
-std::string idBytes(std::string_view hex) {
-  std::string out;
-  out.reserve(hex.size() / 2);
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    const int high = text::hexValue(hex[i]);
-    const int low = text::hexValue(hex[i + 1]);
-    if (high < 0 || low < 0) return {};
-    out.push_back(static_cast<char>(high * 16 + low));
-  }
-  return out;
-}
+using Writer = ProtobufWriter;
 
 // AnyValue { string 1; bool 2; int64 3; double 4; ArrayValue 5 { repeated AnyValue values 1 } }
-Writer anyString(std::string_view text) {
-  Writer w;
-  w.bytes(1, text);  // an empty string is still the value set
-  return w;
-}
-
-Writer anyValue(const decltype(Attribute::value)& value) {
-  Writer w;
-  if (const auto* text = std::get_if<std::string>(&value)) {
-    w = anyString(*text);
+void anyValue(Writer& w, int field, const AttributeView& value) {
+  const auto any = w.open(field);
+  if (const auto* text = std::get_if<std::string_view>(&value)) {
+    w.bytes(1, *text);  // an empty string is still the value set
   } else if (const auto* whole = std::get_if<int64_t>(&value)) {
     w.number(3, static_cast<uint64_t>(*whole));
   } else if (const auto* real = std::get_if<double>(&value)) {
@@ -83,85 +29,183 @@ Writer anyValue(const decltype(Attribute::value)& value) {
     w.fixed64(4, bits);
   } else if (const auto* flag = std::get_if<bool>(&value)) {
     w.number(2, *flag ? 1 : 0);
-  } else if (const auto* list = std::get_if<std::vector<std::string>>(&value)) {
-    Writer array;
-    for (const auto& item : *list) array.message(1, anyString(item));
-    w.message(5, array);
+  } else if (const auto* list = std::get_if<const std::vector<std::string>*>(&value)) {
+    const auto array = w.open(5);
+    for (const auto& item : **list) {
+      const auto one = w.open(1);
+      w.bytes(1, item);
+      w.close(one);
+    }
+    w.close(array);
   }
-  return w;
+  w.close(any);
 }
 
-// KeyValue { string key 1; AnyValue value 2 }
-void attributes(Writer& into, int field, const std::vector<Attribute>& list) {
-  for (const auto& attribute : list) {
-    Writer pair;
-    pair.bytes(1, attribute.key);
-    pair.message(2, anyValue(attribute.value));
-    into.message(field, pair);
+// KeyValue { string key 1; AnyValue value 2 }, the key in two pieces. Sized first and written in
+// one piece: an audit row has about 45 of them.
+void keyValue(Writer& w, int field, std::string_view prefix, std::string_view key, const AttributeView& value) {
+  if (std::holds_alternative<const std::vector<std::string>*>(value)) {
+    const auto pair = w.open(field);
+    w.bytes(1, prefix, key);
+    anyValue(w, 2, value);
+    w.close(pair);
+    return;
+  }
+  const std::string_view* text = std::get_if<std::string_view>(&value);
+  uint64_t scalar = 0;  // the varint or the double's bits
+  size_t any = 0;       // the AnyValue's length
+  if (text != nullptr) {
+    any = 1 + Writer::varintSize(text->size()) + text->size();
+  } else if (const auto* whole = std::get_if<int64_t>(&value)) {
+    scalar = static_cast<uint64_t>(*whole);
+    any = 1 + Writer::varintSize(scalar);
+  } else if (const auto* flag = std::get_if<bool>(&value)) {
+    scalar = *flag ? 1 : 0;
+    any = 2;
+  } else {
+    std::memcpy(&scalar, &std::get<double>(value), sizeof scalar);
+    any = 9;
+  }
+  const size_t key_size = prefix.size() + key.size();
+  const size_t body = 1 + Writer::varintSize(key_size) + key_size + 1 + Writer::varintSize(any) + any;
+  const uint64_t tag = Writer::key(field, Writer::kLength);
+  char* at;
+  if (tag < 0x80 && body < 0x80) {
+    // Nearly every attribute: every length one byte.
+    at = w.extend(2 + body);
+    *at++ = static_cast<char>(tag);
+    *at++ = static_cast<char>(body);
+  } else {
+    at = w.extend(Writer::varintSize(tag) + Writer::varintSize(body) + body);
+    at += Writer::put(at, tag);
+    at += Writer::put(at, body);
+  }
+  *at++ = static_cast<char>(Writer::key(1, Writer::kLength));
+  at += Writer::put(at, key_size);
+  std::memcpy(at, prefix.data(), prefix.size());
+  at += prefix.size();
+  std::memcpy(at, key.data(), key.size());
+  at += key.size();
+  *at++ = static_cast<char>(Writer::key(2, Writer::kLength));
+  at += Writer::put(at, any);
+  if (text != nullptr) {
+    *at++ = static_cast<char>(Writer::key(1, Writer::kLength));
+    at += Writer::put(at, text->size());
+    std::memcpy(at, text->data(), text->size());
+  } else if (std::holds_alternative<int64_t>(value)) {
+    *at++ = static_cast<char>(Writer::key(3, Writer::kVarint));
+    Writer::put(at, scalar);
+  } else if (std::holds_alternative<bool>(value)) {
+    *at++ = static_cast<char>(Writer::key(2, Writer::kVarint));
+    *at = static_cast<char>(scalar);
+  } else {
+    *at++ = static_cast<char>(Writer::key(4, Writer::kFixed64));
+    for (int i = 0; i < 8; ++i) *at++ = static_cast<char>((scalar >> (8 * i)) & 0xff);
   }
 }
 
-Writer spanMessage(const Span& span) {
-  Writer w;
-  w.bytes(1, idBytes(span.trace_id));
-  w.bytes(2, idBytes(span.span_id));
-  w.text(3, span.trace_state);
-  if (!span.parent_span_id.empty()) w.bytes(4, idBytes(span.parent_span_id));
-  w.bytes(5, span.name);
-  w.number(6, static_cast<uint64_t>(span.kind));
-  w.fixed64(7, span.start_unix_nano);
-  w.fixed64(8, span.end_unix_nano);
-  attributes(w, 9, span.attributes);
-  for (const auto& event : span.events) {
-    // Event { fixed64 time_unix_nano 1; string name 2; repeated KeyValue attributes 3 }
-    Writer e;
-    e.fixed64(1, event.time_unix_nano);
-    e.bytes(2, event.name);
-    attributes(e, 3, event.attributes);
-    w.message(11, e);
+// Span messages, each as field 2 of a ScopeSpans, straight from walkRequestSpans.
+class ProtobufSpans final : public SpanSink {
+ public:
+  explicit ProtobufSpans(std::string& out) : w_(out) {}
+  uint32_t count() const { return count_; }
+
+  void beginSpan(const SpanHead& head) override {
+    span_ = w_.open(2, 2);
+    w_.id(1, head.trace_id);
+    w_.id(2, head.span_id);
+    w_.text(3, head.trace_state);
+    w_.id(4, head.parent_span_id);
+    w_.bytes(5, head.name);
+    w_.number(6, static_cast<uint64_t>(head.kind));
+    w_.fixed64(7, head.start_unix_nano);
+    w_.fixed64(8, head.end_unix_nano);
+    // flags: bits 0-7 the W3C trace flags; bit 8 "the parent's remoteness is known", bit 9 "remote".
+    flags_ = (head.sampled ? 1u : 0u) | 0x100u |
+             (head.kind == SpanKind::Server && !head.parent_span_id.empty() ? 0x200u : 0u);
   }
-  // Status { string message 2; StatusCode code 3 }
-  Writer status;
-  status.text(2, span.status_message);
-  if (span.status != StatusCode::Unset) status.number(3, static_cast<uint64_t>(span.status));
-  w.message(15, status);
-  // flags: bits 0-7 the W3C trace flags; bit 8 "the parent's remoteness is known", bit 9 "remote".
-  w.fixed32(16, (span.sampled ? 1u : 0u) | 0x100u | (span.kind == SpanKind::Server && !span.parent_span_id.empty() ? 0x200u : 0u));
-  return w;
-}
+  void attribute(std::string_view key, const AttributeView& value) override {
+    keyValue(w_, in_event_ ? 3 : 9, {}, key, value);
+  }
+  // Event { fixed64 time_unix_nano 1; string name 2; repeated KeyValue attributes 3 }
+  void beginEvent(std::string_view name, uint64_t time_unix_nano) override {
+    event_ = w_.open(11);
+    in_event_ = true;
+    w_.fixed64(1, time_unix_nano);
+    w_.bytes(2, name);
+  }
+  void endEvent() override {
+    w_.close(event_);
+    in_event_ = false;
+  }
+  void endSpan(StatusCode status, std::string_view message) override {
+    // Status { string message 2; StatusCode code 3 }
+    const auto at = w_.open(15);
+    w_.text(2, message);
+    if (status != StatusCode::Unset) w_.number(3, static_cast<uint64_t>(status));
+    w_.close(at);
+    w_.fixed32(16, flags_);
+    w_.close(span_);
+    ++count_;
+  }
 
-Writer logMessage(const LogRecord& record) {
-  Writer w;
-  w.fixed64(1, record.time_unix_nano);
-  w.number(2, static_cast<uint64_t>(record.severity_number));
-  w.text(3, record.severity_text);
-  w.message(5, anyString(record.body));
-  attributes(w, 6, record.attributes);
-  if (!record.trace_id.empty()) w.fixed32(8, 1u);  // the row's trace was sampled, or it has no trace id
-  if (!record.trace_id.empty()) w.bytes(9, idBytes(record.trace_id));
-  if (!record.span_id.empty()) w.bytes(10, idBytes(record.span_id));
-  w.fixed64(11, record.observed_time_unix_nano);
-  return w;
-}
+ private:
+  Writer w_;
+  Writer::Mark span_;
+  Writer::Mark event_;
+  bool in_event_ = false;
+  uint32_t flags_ = 0;
+  uint32_t count_ = 0;
+};
 
-// Resource { repeated KeyValue attributes 1 } and InstrumentationScope { name 1; version 2 }, the
-// first two fields of ResourceSpans/ScopeSpans and ResourceLogs/ScopeLogs alike; `items` are the
-// spans or log records (field 2 of the scope message).
-std::string envelope(const Sender& sender, const std::vector<Writer>& items) {
-  Writer resource;
-  attributes(resource, 1, sender.resource);
-  Writer scope;
-  scope.text(1, sender.scope_name);
-  scope.text(2, sender.scope_version);
-  Writer scoped;
-  scoped.message(1, scope);
-  for (const auto& item : items) scoped.message(2, item);
-  Writer resourced;
-  resourced.message(1, resource);
-  resourced.message(2, scoped);
-  Writer request;
-  request.message(1, resourced);
-  return request.take();
+// A LogRecord message (field 2 of a ScopeLogs): its attributes as the line is read, then the rest.
+class ProtobufLogRecord final : public RowAttributeSink {
+ public:
+  explicit ProtobufLogRecord(std::string& out) : w_(out), record_(w_.open(2, 2)) {}
+  void attribute(std::string_view prefix, std::string_view name, const AttributeView& value) override {
+    keyValue(w_, 6, prefix, name, value);
+  }
+  void finish(const LogRecord& record) {
+    for (const auto& attribute : record.attributes) keyValue(w_, 6, {}, attribute.key, viewOf(attribute));
+    w_.fixed64(1, record.time_unix_nano);
+    w_.number(2, static_cast<uint64_t>(record.severity_number));
+    w_.text(3, record.severity_text);
+    const auto body = w_.open(5);
+    w_.bytes(1, record.body);
+    w_.close(body);
+    if (!record.trace_id.empty()) w_.fixed32(8, 1u);  // the row's trace was sampled, or it has no trace id
+    w_.id(9, record.trace_id);
+    w_.id(10, record.span_id);
+    w_.fixed64(11, record.observed_time_unix_nano);
+    w_.close(record_);
+  }
+
+ private:
+  Writer w_;
+  Writer::Mark record_;
+};
+
+// ExportXServiceRequest { ResourceX 1 { Resource 1 { repeated KeyValue attributes 1 }; ScopeX 2 {
+// InstrumentationScope 1 { name 1; version 2 }; repeated item 2 } } }: the same shape for spans and
+// log records; `items` appends the items, each already as field 2.
+template <typename Items>
+std::string envelope(const Sender& sender, size_t guess, Items items) {
+  std::string out;
+  out.reserve(256 + guess);
+  Writer w(out);
+  const auto resourced = w.open(1, 3);  // a batch is usually 16 KiB to 2 MiB
+  const auto resource = w.open(1);
+  for (const auto& attribute : sender.resource) keyValue(w, 1, {}, attribute.key, viewOf(attribute));
+  w.close(resource);
+  const auto scoped = w.open(2, 3);
+  const auto scope = w.open(1);
+  w.text(1, sender.scope_name);
+  w.text(2, sender.scope_version);
+  w.close(scope);
+  items(out);
+  w.close(scoped);
+  w.close(resourced);
+  return out;
 }
 
 // --- JSON --------------------------------------------------------------------------------------
@@ -225,45 +269,126 @@ nlohmann::json jsonLog(const LogRecord& record) {
   return out;
 }
 
+std::string dumpJson(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// {"<resource_key>":[{"resource":{...},"<scope_key>":[{"scope":{...},"<items_key>":[<items>]}]}]}
+// where each item is one or more JSON objects joined by commas.
+template <typename Item, typename Text>
 std::string jsonEnvelope(const Sender& sender, std::string_view resource_key, std::string_view scope_key,
-                         std::string_view items_key, nlohmann::json items) {
+                         std::string_view items_key, const std::vector<Item>& items, Text text) {
   nlohmann::json scope = {{"name", sender.scope_name}};
   if (!sender.scope_version.empty()) scope["version"] = sender.scope_version;
-  nlohmann::json scoped = {{"scope", scope}};
-  scoped[std::string(items_key)] = std::move(items);
-  nlohmann::json resourced = {{"resource", {{"attributes", jsonAttributes(sender.resource)}}}};
-  resourced[std::string(scope_key)] = nlohmann::json::array({std::move(scoped)});
-  nlohmann::json request = nlohmann::json::object();
-  request[std::string(resource_key)] = nlohmann::json::array({std::move(resourced)});
-  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.append("{\"").append(resource_key).append("\":[{\"resource\":");
+  out.append(dumpJson({{"attributes", jsonAttributes(sender.resource)}}));
+  out.append(",\"").append(scope_key).append("\":[{\"scope\":").append(dumpJson(scope));
+  out.append(",\"").append(items_key).append("\":[");
+  bool first = true;
+  for (const auto& item : items) {
+    const std::string_view one = text(item);
+    if (one.empty()) continue;
+    if (!first) out += ',';
+    out.append(one);
+    first = false;
+  }
+  out.append("]}]}]}");
+  return out;
 }
 
 }  // namespace
 
+EncodedSpans encodeSpansProtobuf(const std::vector<Span>& spans) {
+  EncodedSpans encoded;
+  ProtobufSpans sink(encoded.bytes);
+  walkSpans(spans, sink);
+  encoded.count = sink.count();
+  return encoded;
+}
+
+EncodedSpans encodeRequestSpansProtobuf(const audit::Record& row, const RequestFacts& facts,
+                                        const RequestTrace& trace, const catalog::Catalog* catalog,
+                                        audit::TimePoint now) {
+  EncodedSpans encoded;
+  encoded.bytes.reserve(1024);
+  ProtobufSpans sink(encoded.bytes);
+  walkRequestSpans(row, facts, trace, catalog, now, sink);
+  encoded.count = sink.count();
+  return encoded;
+}
+
+EncodedSpans encodeSpansJson(const std::vector<Span>& spans) {
+  EncodedSpans encoded;
+  for (const auto& span : spans) {
+    if (encoded.count++ > 0) encoded.bytes += ',';
+    encoded.bytes += dumpJson(jsonSpan(span));
+  }
+  return encoded;
+}
+
+std::string wrapTracesProtobuf(const Sender& sender, const std::vector<EncodedSpans>& batch) {
+  size_t size = 0;
+  for (const auto& item : batch) size += item.bytes.size();
+  return envelope(sender, size, [&](std::string& out) {
+    for (const auto& item : batch) out += item.bytes;
+  });
+}
+
+std::string wrapTracesJson(const Sender& sender, const std::vector<EncodedSpans>& batch) {
+  return jsonEnvelope(sender, "resourceSpans", "scopeSpans", "spans", batch,
+                      [](const EncodedSpans& item) { return std::string_view(item.bytes); });
+}
+
 std::string encodeTracesProtobuf(const Sender& sender, const std::vector<Span>& spans) {
-  std::vector<Writer> items;
-  items.reserve(spans.size());
-  for (const auto& span : spans) items.push_back(spanMessage(span));
-  return envelope(sender, items);
+  return wrapTracesProtobuf(sender, {encodeSpansProtobuf(spans)});
 }
 
 std::string encodeTracesJson(const Sender& sender, const std::vector<Span>& spans) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& span : spans) list.push_back(jsonSpan(span));
-  return jsonEnvelope(sender, "resourceSpans", "scopeSpans", "spans", std::move(list));
+  return wrapTracesJson(sender, {encodeSpansJson(spans)});
 }
 
 std::string encodeLogsProtobuf(const Sender& sender, const std::vector<LogRecord>& records) {
-  std::vector<Writer> items;
-  items.reserve(records.size());
-  for (const auto& record : records) items.push_back(logMessage(record));
-  return envelope(sender, items);
+  return envelope(sender, records.size() * 1536, [&](std::string& out) {
+    for (const auto& record : records) ProtobufLogRecord(out).finish(record);
+  });
 }
 
 std::string encodeLogsJson(const Sender& sender, const std::vector<LogRecord>& records) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& record : records) list.push_back(jsonLog(record));
-  return jsonEnvelope(sender, "resourceLogs", "scopeLogs", "logRecords", std::move(list));
+  std::vector<std::string> items;
+  items.reserve(records.size());
+  for (const auto& record : records) items.push_back(dumpJson(jsonLog(record)));
+  return jsonEnvelope(sender, "resourceLogs", "scopeLogs", "logRecords", items,
+                      [](const std::string& item) { return std::string_view(item); });
+}
+
+std::string encodeAuditLinesProtobuf(const Sender& sender, const std::vector<std::string>& lines,
+                                     uint64_t observed_unix_nano) {
+  return envelope(sender, lines.size() * 1536, [&](std::string& out) {
+    for (const auto& line : lines) {
+      const size_t before = out.size();
+      try {
+        ProtobufLogRecord record(out);
+        record.finish(readAuditLine(line, observed_unix_nano, record));
+      } catch (const std::invalid_argument&) {
+        out.resize(before);  // not a row (cannot happen for committed rows); the others still go
+      }
+    }
+  });
+}
+
+std::string encodeAuditLinesJson(const Sender& sender, const std::vector<std::string>& lines,
+                                 uint64_t observed_unix_nano) {
+  std::vector<LogRecord> records;
+  records.reserve(lines.size());
+  for (const auto& line : lines) {
+    try {
+      records.push_back(logRecordOfLine(line, observed_unix_nano));
+    } catch (const std::invalid_argument&) {
+      // Not a row (cannot happen for committed rows); the others still go.
+    }
+  }
+  return encodeLogsJson(sender, records);
 }
 
 }  // namespace sluice::telemetry

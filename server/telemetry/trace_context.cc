@@ -3,6 +3,7 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include <cstdint>
 #include <random>
 
 namespace sluice::telemetry {
@@ -18,18 +19,45 @@ bool lowerHex(std::string_view text) {
 
 bool allZero(std::string_view text) { return text.find_first_not_of('0') == std::string_view::npos; }
 
-std::string randomHex(size_t bytes) {
-  std::array<unsigned char, 16> buffer{};
-  if (RAND_bytes(buffer.data(), static_cast<int>(bytes)) != 1) {
-    thread_local std::mt19937_64 fallback{std::random_device{}()};
-    for (size_t i = 0; i < bytes; ++i) buffer[i] = static_cast<unsigned char>(fallback());
+// xoshiro256** (Blackman and Vigna), one per thread, seeded from OpenSSL's generator: ids must be
+// unpredictable enough not to collide, as the spec asks, not secret, and a DRBG call per id cost
+// more than a request's whole trace (bench/telemetry_bench.cc).
+class IdSource {
+ public:
+  IdSource() {
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(state_.data()), sizeof state_) != 1) {
+      std::random_device device;
+      for (auto& word : state_) word = (static_cast<uint64_t>(device()) << 32) ^ device();
+    }
+    if ((state_[0] | state_[1] | state_[2] | state_[3]) == 0) state_[0] = 1;
   }
+  uint64_t next() {
+    const uint64_t result = rotl(state_[1] * 5, 7) * 9;
+    const uint64_t t = state_[1] << 17;
+    state_[2] ^= state_[0];
+    state_[3] ^= state_[1];
+    state_[1] ^= state_[2];
+    state_[0] ^= state_[3];
+    state_[2] ^= t;
+    state_[3] = rotl(state_[3], 45);
+    return result;
+  }
+
+ private:
+  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  std::array<uint64_t, 4> state_{};
+};
+
+std::string randomHex(size_t words) {
+  thread_local IdSource source;
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes * 2);
-  for (size_t i = 0; i < bytes; ++i) {
-    out.push_back(kDigits[buffer[i] >> 4]);
-    out.push_back(kDigits[buffer[i] & 0xf]);
+  std::string out(words * 16, '0');
+  for (size_t w = 0; w < words; ++w) {
+    uint64_t word = source.next();
+    for (int i = 15; i >= 0; --i) {
+      out[w * 16 + static_cast<size_t>(i)] = kDigits[word & 0xf];
+      word >>= 4;
+    }
   }
   if (allZero(out)) out.back() = '1';  // all zero is invalid; astronomically rare
   return out;
@@ -68,7 +96,7 @@ std::string formatTraceparent(std::string_view trace_id, std::string_view span_i
   return out;
 }
 
-std::string newTraceId() { return randomHex(16); }
-std::string newSpanId() { return randomHex(8); }
+std::string newTraceId() { return randomHex(2); }
+std::string newSpanId() { return randomHex(1); }
 
 }  // namespace sluice::telemetry

@@ -1,7 +1,7 @@
 #pragma once
 // W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` a client sends, read
 // strictly, and the one the gateway sends on; fresh trace and span ids. Pure but for the ids,
-// which come from OpenSSL's generator.
+// which come from a generator per thread seeded by OpenSSL's.
 
 #include <optional>
 #include <string>
@@ -25,7 +25,7 @@ std::optional<SpanContext> parseTraceparent(std::string_view traceparent, std::s
 // "00-<trace_id>-<span_id>-0<sampled>".
 std::string formatTraceparent(std::string_view trace_id, std::string_view span_id, bool sampled);
 
-std::string newTraceId();  // 16 random bytes, hex
-std::string newSpanId();   // 8 random bytes, hex
+std::string newTraceId();  // 16 random bytes, lowercase hex, never all zero
+std::string newSpanId();   // 8 random bytes, lowercase hex, never all zero
 
 }  // namespace sluice::telemetry

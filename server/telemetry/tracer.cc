@@ -1,6 +1,5 @@
 #include "server/telemetry/tracer.h"
 
-#include "server/telemetry/otlp_encode.h"
 #include "server/text/hex.h"
 
 namespace sluice::telemetry {
@@ -8,13 +7,26 @@ namespace sluice::telemetry {
 Tracer::Tracer(TraceExport config, Sender sender, upstream::Transport& transport)
     : config_(std::move(config)),
       exporter_("spans", config_,
-                [sender = std::move(sender)](const std::vector<Span>& batch, bool json) {
-                  return json ? encodeTracesJson(sender, batch) : encodeTracesProtobuf(sender, batch);
+                [sender = std::move(sender)](const std::vector<EncodedSpans>& batch, bool json) {
+                  return json ? wrapTracesJson(sender, batch) : wrapTracesProtobuf(sender, batch);
                 },
                 transport) {
   exporter_.on_drop = [this](uint64_t spans) {
     if (on_drop) on_drop(spans);
   };
+}
+
+void Tracer::offerRequest(const audit::Record& row, const RequestFacts& facts, const RequestTrace& trace,
+                          const catalog::Catalog* catalog, audit::TimePoint now) {
+  if (config_.protocol == Protocol::Json) {
+    exporter_.offer(encodeSpansJson(requestSpans(row, facts, trace, catalog, now)));
+  } else {
+    exporter_.offer(encodeRequestSpansProtobuf(row, facts, trace, catalog, now));
+  }
+}
+
+void Tracer::offer(const std::vector<Span>& spans) {
+  exporter_.offer(config_.protocol == Protocol::Json ? encodeSpansJson(spans) : encodeSpansProtobuf(spans));
 }
 
 bool Tracer::sample(const std::optional<SpanContext>& parent, std::string_view trace_id) const {

@@ -13,6 +13,8 @@
 
 #include "server/telemetry/batch_exporter.h"
 #include "server/telemetry/config.h"
+#include "server/telemetry/otlp_encode.h"
+#include "server/telemetry/request_spans.h"
 #include "server/telemetry/span.h"
 #include "server/telemetry/trace_context.h"
 #include "server/upstream/transport.h"
@@ -32,8 +34,13 @@ class Tracer {
   // else the root sampler (ratio by the trace id's last 16 hex digits, as the spec's reference does).
   bool sample(const std::optional<SpanContext>& parent, std::string_view trace_id) const;
 
-  // Queues `spans` (one request's), or drops them when the queue is full (counted).
-  void offer(std::vector<Span> spans) { exporter_.offer(std::move(spans)); }
+  // Queues one request's spans, encoded there and then in the export's protocol (the request's
+  // whole cost: no Span values are made for protobuf), or drops them when the queue is full
+  // (counted).
+  void offerRequest(const audit::Record& row, const RequestFacts& facts, const RequestTrace& trace,
+                    const catalog::Catalog* catalog, audit::TimePoint now);
+  // Queues spans already built.
+  void offer(const std::vector<Span>& spans);
 
   void start() { exporter_.start(); }
   // Exports what is queued (bounded by the export timeout) and stops the thread.
@@ -47,7 +54,7 @@ class Tracer {
 
  private:
   TraceExport config_;
-  BatchExporter<Span> exporter_;
+  BatchExporter<EncodedSpans> exporter_;
 };
 
 // The resource every span carries: service.name, service.instance.id (the replica), the process's

@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/audit/record_json.h"
 #include "server/telemetry/audit_log.h"
 #include "server/telemetry/otlp_encode.h"
 
+using namespace sluice;
 using namespace sluice::telemetry;
 
 namespace {
@@ -36,6 +38,32 @@ const Attribute* find(const LogRecord& record, std::string_view key) {
     if (attribute.key == key) return &attribute;
   }
   return nullptr;
+}
+
+audit::Record committedRow() {
+  using namespace std::chrono_literals;
+  audit::Record record;
+  record.id = "0192f0c4-bbbb";
+  record.created_at = audit::TimePoint{} + 1'796'467'267s;
+  record.completed_at = record.created_at + 1250ms;
+  record.user = "alice";
+  record.requested_model = "claude-latest";
+  record.model = "claude-sonnet-5-5";
+  record.route_match = "route:claude-latest;note:tab\there\nand a backslash \\";
+  record.attempts.push_back({"anthropic/api", "anthropic", 503, "status_503", "overloaded", 200});
+  record.attempts.push_back({"openai/chat", "openai", 200, "ok", "", 600});
+  record.is_streaming = true;
+  record.status = 200;
+  record.outcome = "ok";
+  record.usage = {120, 30, 100, 0, 0};
+  record.cost_microdollars = 1234;
+  record.ttfb_ms = 400;
+  record.request_body = "{\"messages\":[\"secret\"]}";
+  record.response_body = "answer";
+  record.masked = {{"email", 2}};
+  record.trace_id = kTrace;
+  record.span_id = kSpan;
+  return record;
 }
 
 }  // namespace
@@ -79,6 +107,53 @@ BOOST_AUTO_TEST_CASE(severity_follows_the_status_and_bad_trace_ids_are_left_out)
   BOOST_CHECK_THROW(logRecordOfRow(std::string_view("[1,2]"), 0), std::invalid_argument);
   BOOST_CHECK_THROW(logRecordOfRow(std::string_view("{not json"), 0), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_CASE(a_copy_line_is_read_field_by_field_to_the_record_its_json_row_gives) {
+  const std::string line = audit::toCopyLine(committedRow());
+  const LogRecord fast = logRecordOfLine(line, 42);
+  const LogRecord slow = logRecordOfRow(std::string_view(audit::rowJsonOfLine(line)), 42);
+  BOOST_TEST(fast.time_unix_nano == slow.time_unix_nano);
+  BOOST_TEST(fast.time_unix_nano == 1796467268250000000ull);
+  BOOST_TEST(fast.severity_text == slow.severity_text);
+  BOOST_TEST(fast.body == slow.body);
+  BOOST_TEST(fast.body == "ok 200 claude-sonnet-5-5");
+  BOOST_TEST(fast.trace_id == kTrace);
+  BOOST_TEST(fast.span_id == kSpan);
+  BOOST_REQUIRE(fast.attributes.size() == slow.attributes.size());
+  for (const auto& attribute : slow.attributes) {
+    const Attribute* same = find(fast, attribute.key);
+    BOOST_REQUIRE_MESSAGE(same != nullptr, attribute.key);
+    if (attribute.key == "sluice.attempts" || attribute.key == "sluice.masked") {
+      // JSON text either way; the JSON path re-spells it with its keys sorted.
+      BOOST_TEST(nlohmann::json::parse(std::get<std::string>(same->value)) ==
+                 nlohmann::json::parse(std::get<std::string>(attribute.value)));
+    } else {
+      BOOST_TEST_CONTEXT(attribute.key) { BOOST_TEST((same->value == attribute.value)); }
+    }
+  }
+  BOOST_TEST(std::get<std::string>(find(fast, "sluice.route_match")->value) ==
+             "route:claude-latest;note:tab\there\nand a backslash \\");
+  BOOST_TEST(find(fast, "sluice.request_body") == nullptr);
+  BOOST_TEST(find(fast, "sluice.response_body") == nullptr);
+  BOOST_TEST(find(fast, "sluice.project") == nullptr);  // NULL: left out
+}
+
+BOOST_AUTO_TEST_CASE(committed_lines_encode_to_the_bytes_of_their_records_and_torn_lines_are_left_out) {
+  Sender sender;
+  sender.resource = {{"service.name", std::string("sluice")}};
+  const std::string copy = audit::toCopyLine(committedRow());
+  const std::string json = audit::toRowJson(committedRow());
+  const std::string torn = copy.substr(0, copy.size() / 2);
+  BOOST_CHECK_THROW(logRecordOfLine(torn, 0), std::invalid_argument);
+  BOOST_CHECK_THROW(logRecordOfLine("{not json", 0), std::invalid_argument);
+  const std::vector<std::string> lines{copy, torn, json, "{not json"};
+  const std::string direct = encodeAuditLinesProtobuf(sender, lines, 42);
+  const std::string values = encodeLogsProtobuf(sender, {logRecordOfLine(copy, 42), logRecordOfLine(json, 42)});
+  BOOST_TEST(direct == values);
+  const auto decoded = nlohmann::json::parse(encodeAuditLinesJson(sender, lines, 42));
+  BOOST_TEST(decoded["resourceLogs"][0]["scopeLogs"][0]["logRecords"].size() == 2u);
+}
+
 
 BOOST_AUTO_TEST_CASE(row_timestamps_are_read_strictly) {
   BOOST_TEST(unixNanoOf("1970-01-01T00:00:01Z") == 1'000'000'000u);

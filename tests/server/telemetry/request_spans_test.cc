@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "server/telemetry/otlp_encode.h"
 #include "server/telemetry/request_spans.h"
 
 using namespace sluice;
@@ -166,6 +167,25 @@ BOOST_AUTO_TEST_CASE(operation_names_follow_the_endpoint) {
   BOOST_TEST(operationName("/v1/embeddings") == "embeddings");
   BOOST_TEST(operationName("/v1/images/generations") == "generations");
   BOOST_TEST(operationName("/v1/messages/count_tokens") == "count_tokens");
+}
+
+BOOST_AUTO_TEST_CASE(the_spans_encoded_straight_from_the_row_are_the_bytes_of_the_span_values) {
+  // The request path encodes without making Span values; both ways must say the same thing.
+  const catalog::Catalog catalog = catalogOf();
+  for (const RequestTrace& trace : {childOfClient(), RequestTrace{"4bf92f3577b34da6a3ce929d0e0e4736", "dddddddddddddddd", {}, true}}) {
+    audit::Record row = failedOver();
+    const EncodedSpans direct = encodeRequestSpansProtobuf(row, {"POST", "/v1/messages?beta=true"}, trace, &catalog, kT0);
+    const EncodedSpans values = encodeSpansProtobuf(requestSpans(row, {"POST", "/v1/messages?beta=true"}, trace, &catalog, kT0));
+    BOOST_TEST(direct.count == 3u);  // the SERVER span and the two attempts sent
+    BOOST_TEST(direct.count == values.count);
+    BOOST_TEST(direct.bytes == values.bytes);
+    row.status = 502;
+    row.outcome = "upstream_error";
+    row.error_key = "upstream_unavailable";
+    row.attempts.resize(1);
+    BOOST_TEST(encodeRequestSpansProtobuf(row, {"POST", "/v1/messages"}, trace, &catalog, kT0).bytes ==
+               encodeSpansProtobuf(requestSpans(row, {"POST", "/v1/messages"}, trace, &catalog, kT0)).bytes);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
