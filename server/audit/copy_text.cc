@@ -1,5 +1,6 @@
 #include "server/audit/copy_text.h"
 
+#include "server/text/plain_run.h"
 #include "server/text/utf8.h"
 
 namespace sluice::audit {
@@ -11,6 +12,8 @@ void appendCopyEscaped(std::string& out, std::string_view value) {
   size_t i = 0;
   const auto flush = [&](size_t end) { out.append(value.data() + run, end - run); };
   while (i < value.size()) {
+    i = text::plainCopyRun(value, i);
+    if (i == value.size()) break;
     const auto c = static_cast<unsigned char>(value[i]);
     if (c >= 0x80) {
       if (const size_t n = text::utf8SequenceLength(value, i); n > 0) {

@@ -1,6 +1,7 @@
 #include "server/log/json_log.h"
 
 #include "server/net/fiber.h"
+#include "server/text/plain_run.h"
 #include "server/text/utf8.h"
 
 #include <unistd.h>
@@ -193,11 +194,9 @@ void appendJsonString(std::string& out, std::string_view value) {
   size_t i = 0;
   const auto flush = [&](size_t end) { out.append(value.data() + run, end - run); };
   while (i < value.size()) {
+    i = text::plainJsonRun(value, i);
+    if (i == value.size()) break;
     const unsigned char c = static_cast<unsigned char>(value[i]);
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       if (const size_t n = text::utf8SequenceLength(value, i); n > 0) {
         i += n;

@@ -41,66 +41,69 @@ void anyValue(Writer& w, int field, const AttributeView& value) {
   w.close(any);
 }
 
-// KeyValue { string key 1; AnyValue value 2 }, the key in two pieces. Sized first and written in
-// one piece: an audit row has about 45 of them.
-void keyValue(Writer& w, int field, std::string_view prefix, std::string_view key, const AttributeView& value) {
-  if (std::holds_alternative<const std::vector<std::string>*>(value)) {
-    const auto pair = w.open(field);
-    w.bytes(1, prefix, key);
-    anyValue(w, 2, value);
-    w.close(pair);
-    return;
-  }
-  const std::string_view* text = std::get_if<std::string_view>(&value);
-  uint64_t scalar = 0;  // the varint or the double's bits
-  size_t any = 0;       // the AnyValue's length
-  if (text != nullptr) {
-    any = 1 + Writer::varintSize(text->size()) + text->size();
-  } else if (const auto* whole = std::get_if<int64_t>(&value)) {
-    scalar = static_cast<uint64_t>(*whole);
-    any = 1 + Writer::varintSize(scalar);
-  } else if (const auto* flag = std::get_if<bool>(&value)) {
-    scalar = *flag ? 1 : 0;
-    any = 2;
-  } else {
-    std::memcpy(&scalar, &std::get<double>(value), sizeof scalar);
-    any = 9;
-  }
+// KeyValue { string key 1; AnyValue value 2 }, the key in two pieces, sized first and written in
+// one piece (an audit row has about 45 of them): its header and key; returns where the AnyValue's
+// own `any` bytes go, for the caller to write and commit.
+char* keyValueHead(Writer& w, int field, std::string_view prefix, std::string_view key, size_t any) {
   const size_t key_size = prefix.size() + key.size();
-  const size_t body = 1 + Writer::varintSize(key_size) + key_size + 1 + Writer::varintSize(any) + any;
+  const size_t body = 2 + Writer::varintSize(key_size) + key_size + Writer::varintSize(any) + any;
   const uint64_t tag = Writer::key(field, Writer::kLength);
-  char* at;
+  char* at = w.reserve(20 + body);
   if (tag < 0x80 && body < 0x80) {
     // Nearly every attribute: every length one byte.
-    at = w.extend(2 + body);
     *at++ = static_cast<char>(tag);
     *at++ = static_cast<char>(body);
   } else {
-    at = w.extend(Writer::varintSize(tag) + Writer::varintSize(body) + body);
     at += Writer::put(at, tag);
     at += Writer::put(at, body);
   }
   *at++ = static_cast<char>(Writer::key(1, Writer::kLength));
   at += Writer::put(at, key_size);
-  std::memcpy(at, prefix.data(), prefix.size());
-  at += prefix.size();
-  std::memcpy(at, key.data(), key.size());
-  at += key.size();
+  at = Writer::copy(Writer::copy(at, prefix), key);
   *at++ = static_cast<char>(Writer::key(2, Writer::kLength));
   at += Writer::put(at, any);
-  if (text != nullptr) {
-    *at++ = static_cast<char>(Writer::key(1, Writer::kLength));
-    at += Writer::put(at, text->size());
-    std::memcpy(at, text->data(), text->size());
-  } else if (std::holds_alternative<int64_t>(value)) {
-    *at++ = static_cast<char>(Writer::key(3, Writer::kVarint));
-    Writer::put(at, scalar);
-  } else if (std::holds_alternative<bool>(value)) {
-    *at++ = static_cast<char>(Writer::key(2, Writer::kVarint));
-    *at = static_cast<char>(scalar);
-  } else {
-    *at++ = static_cast<char>(Writer::key(4, Writer::kFixed64));
-    for (int i = 0; i < 8; ++i) *at++ = static_cast<char>((scalar >> (8 * i)) & 0xff);
+  return at;
+}
+
+void keyValue(Writer& w, int field, std::string_view prefix, std::string_view key, const AttributeView& value) {
+  switch (value.index()) {
+    case 0: {  // string_value 1
+      const std::string_view text = *std::get_if<std::string_view>(&value);
+      char* at = keyValueHead(w, field, prefix, key, 1 + Writer::varintSize(text.size()) + text.size());
+      *at++ = static_cast<char>(Writer::key(1, Writer::kLength));
+      at += Writer::put(at, text.size());
+      w.commit(Writer::copy(at, text));
+      return;
+    }
+    case 1: {  // int_value 3
+      const auto whole = static_cast<uint64_t>(*std::get_if<int64_t>(&value));
+      char* at = keyValueHead(w, field, prefix, key, 1 + Writer::varintSize(whole));
+      *at++ = static_cast<char>(Writer::key(3, Writer::kVarint));
+      w.commit(at + Writer::put(at, whole));
+      return;
+    }
+    case 2: {  // bool_value 2
+      char* at = keyValueHead(w, field, prefix, key, 2);
+      *at++ = static_cast<char>(Writer::key(2, Writer::kVarint));
+      *at++ = *std::get_if<bool>(&value) ? 1 : 0;
+      w.commit(at);
+      return;
+    }
+    case 3: {  // double_value 4
+      uint64_t bits = 0;
+      std::memcpy(&bits, std::get_if<double>(&value), sizeof bits);
+      char* at = keyValueHead(w, field, prefix, key, 9);
+      *at++ = static_cast<char>(Writer::key(4, Writer::kFixed64));
+      for (int i = 0; i < 8; ++i) *at++ = static_cast<char>((bits >> (8 * i)) & 0xff);
+      w.commit(at);
+      return;
+    }
+    default: {  // array_value 5
+      const auto pair = w.open(field);
+      w.bytes(1, prefix, key);
+      anyValue(w, 2, value);
+      w.close(pair);
+    }
   }
 }
 
@@ -109,6 +112,7 @@ class ProtobufSpans final : public SpanSink {
  public:
   explicit ProtobufSpans(std::string& out) : w_(out) {}
   uint32_t count() const { return count_; }
+  void finish() { w_.finish(); }
 
   void beginSpan(const SpanHead& head) override {
     span_ = w_.open(2, 2);
@@ -161,7 +165,7 @@ class ProtobufSpans final : public SpanSink {
 // A LogRecord message (field 2 of a ScopeLogs): its attributes as the line is read, then the rest.
 class ProtobufLogRecord final : public RowAttributeSink {
  public:
-  explicit ProtobufLogRecord(std::string& out) : w_(out), record_(w_.open(2, 2)) {}
+  explicit ProtobufLogRecord(Writer& w) : w_(w), record_(w_.open(2, 2)) {}
   void attribute(std::string_view prefix, std::string_view name, const AttributeView& value) override {
     keyValue(w_, 6, prefix, name, value);
   }
@@ -181,7 +185,7 @@ class ProtobufLogRecord final : public RowAttributeSink {
   }
 
  private:
-  Writer w_;
+  Writer& w_;
   Writer::Mark record_;
 };
 
@@ -202,9 +206,10 @@ std::string envelope(const Sender& sender, size_t guess, Items items) {
   w.text(1, sender.scope_name);
   w.text(2, sender.scope_version);
   w.close(scope);
-  items(out);
+  items(w);
   w.close(scoped);
   w.close(resourced);
+  w.finish();
   return out;
 }
 
@@ -303,6 +308,7 @@ EncodedSpans encodeSpansProtobuf(const std::vector<Span>& spans) {
   EncodedSpans encoded;
   ProtobufSpans sink(encoded.bytes);
   walkSpans(spans, sink);
+  sink.finish();
   encoded.count = sink.count();
   return encoded;
 }
@@ -314,6 +320,7 @@ EncodedSpans encodeRequestSpansProtobuf(const audit::Record& row, const RequestF
   encoded.bytes.reserve(1024);
   ProtobufSpans sink(encoded.bytes);
   walkRequestSpans(row, facts, trace, catalog, now, sink);
+  sink.finish();
   encoded.count = sink.count();
   return encoded;
 }
@@ -330,8 +337,8 @@ EncodedSpans encodeSpansJson(const std::vector<Span>& spans) {
 std::string wrapTracesProtobuf(const Sender& sender, const std::vector<EncodedSpans>& batch) {
   size_t size = 0;
   for (const auto& item : batch) size += item.bytes.size();
-  return envelope(sender, size, [&](std::string& out) {
-    for (const auto& item : batch) out += item.bytes;
+  return envelope(sender, size, [&](Writer& w) {
+    for (const auto& item : batch) w.raw(item.bytes);
   });
 }
 
@@ -349,8 +356,8 @@ std::string encodeTracesJson(const Sender& sender, const std::vector<Span>& span
 }
 
 std::string encodeLogsProtobuf(const Sender& sender, const std::vector<LogRecord>& records) {
-  return envelope(sender, records.size() * 1536, [&](std::string& out) {
-    for (const auto& record : records) ProtobufLogRecord(out).finish(record);
+  return envelope(sender, records.size() * 1536, [&](Writer& w) {
+    for (const auto& record : records) ProtobufLogRecord(w).finish(record);
   });
 }
 
@@ -364,14 +371,14 @@ std::string encodeLogsJson(const Sender& sender, const std::vector<LogRecord>& r
 
 std::string encodeAuditLinesProtobuf(const Sender& sender, const std::vector<std::string>& lines,
                                      uint64_t observed_unix_nano) {
-  return envelope(sender, lines.size() * 1536, [&](std::string& out) {
+  return envelope(sender, lines.size() * 1536, [&](Writer& w) {
     for (const auto& line : lines) {
-      const size_t before = out.size();
+      const size_t before = w.size();
       try {
-        ProtobufLogRecord record(out);
+        ProtobufLogRecord record(w);
         record.finish(readAuditLine(line, observed_unix_nano, record));
       } catch (const std::invalid_argument&) {
-        out.resize(before);  // not a row (cannot happen for committed rows); the others still go
+        w.truncate(before);  // not a row (cannot happen for committed rows); the others still go
       }
     }
   });

@@ -28,7 +28,11 @@ std::string renderHead(const Request& request, const Target& target) {
     }
     head.append(name).append(": ");
     // A value never carries a line break into the head.
-    for (const char c : value) head += (c == '\r' || c == '\n') ? ' ' : c;
+    const size_t at = head.size();
+    head.append(value);
+    for (size_t i = at; i < head.size(); ++i) {
+      if (head[i] == '\r' || head[i] == '\n') head[i] = ' ';
+    }
     head.append("\r\n");
   }
   if (request.body_source) {

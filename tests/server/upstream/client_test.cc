@@ -221,6 +221,20 @@ BOOST_AUTO_TEST_CASE(a_request_goes_out_framed_and_the_answer_comes_back) {
   BOOST_TEST(seen.ends_with("\r\n\r\n{\"a\":1}"));
 }
 
+BOOST_AUTO_TEST_CASE(a_header_value_never_carries_a_line_break_into_the_head) {
+  std::string seen;
+  Server server([&](Peer& peer) {
+    seen = peer.readRequest();
+    peer.write(kOk);
+  });
+  Client client;
+  Request request = post(server.url() + "/v1/messages", "{}");
+  request.headers.emplace_back("x-note", "one\r\nx-injected: yes\ntwo\r");
+  client.send(request)->readAll();
+  BOOST_TEST(seen.find("\r\nx-note: one  x-injected: yes two \r\n") != std::string::npos);
+  BOOST_TEST(seen.find("\r\nx-injected") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(a_kept_alive_connection_is_reused_after_a_whole_answer) {
   Server server(answerAll(kOk));
   Client client;
