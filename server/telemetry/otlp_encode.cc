@@ -44,7 +44,7 @@ void anyValue(Writer& w, int field, const AttributeView& value) {
 // KeyValue { string key 1; AnyValue value 2 }, the key in two pieces, sized first and written in
 // one piece (an audit row has about 45 of them): its header and key; returns where the AnyValue's
 // own `any` bytes go, for the caller to write and commit.
-char* keyValueHead(Writer& w, int field, std::string_view prefix, std::string_view key, size_t any) {
+[[gnu::always_inline]] inline char* keyValueHead(Writer& w, int field, std::string_view prefix, std::string_view key, size_t any) {
   const size_t key_size = prefix.size() + key.size();
   const size_t body = 2 + Writer::varintSize(key_size) + key_size + Writer::varintSize(any) + any;
   const uint64_t tag = Writer::key(field, Writer::kLength);
