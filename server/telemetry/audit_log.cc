@@ -1,6 +1,7 @@
 #include "server/telemetry/audit_log.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstdint>
 #include <chrono>
@@ -115,19 +116,27 @@ LogRecord readJsonRow(const nlohmann::json& row, uint64_t observed_unix_nano, Ro
 // Where the COPY field at the start of `rest` ends (its tab, or the end), and whether it holds a
 // backslash (an escape to undo): one pass, eight bytes at a time.
 size_t fieldEnd(std::string_view rest, bool& escaped) {
+  static_assert(std::endian::native == std::endian::little, "a word's first byte is its lowest");
   size_t i = 0;
-  for (;;) {
-    for (; i + 8 <= rest.size(); i += 8) {
-      const uint64_t word = text::swar::load(rest.data() + i);
-      if (text::swar::equal(word, '\t') | text::swar::equal(word, '\\')) break;
+  for (; i + 8 <= rest.size(); i += 8) {
+    const uint64_t word = text::swar::load(rest.data() + i);
+    const uint64_t tabs = text::swar::equal(word, '\t');
+    const uint64_t slashes = text::swar::equal(word, '\\');
+    if (tabs == 0) {
+      escaped = escaped || slashes != 0;
+      continue;
     }
-    const size_t stop = std::min(rest.size(), i + 8);
-    for (; i < stop; ++i) {
-      if (rest[i] == '\t') return i;
-      if (rest[i] == '\\') escaped = true;
-    }
-    if (i == rest.size()) return i;
+    // The lowest flagged byte of each mask is a true match (a false flag only ever sits above
+    // one), so the first tab is exact, and so is "a backslash before it".
+    const int tab = std::countr_zero(tabs);
+    escaped = escaped || (slashes & ((uint64_t{1} << tab) - 1)) != 0;
+    return i + static_cast<size_t>(tab / 8);
   }
+  for (; i < rest.size(); ++i) {
+    if (rest[i] == '\t') return i;
+    if (rest[i] == '\\') escaped = true;
+  }
+  return i;
 }
 
 // Where the columns a record reads sit in the field table.

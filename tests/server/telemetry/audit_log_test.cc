@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include <random>
+
 #include <nlohmann/json.hpp>
 
 #include "server/audit/record_json.h"
@@ -136,6 +138,28 @@ BOOST_AUTO_TEST_CASE(a_copy_line_is_read_field_by_field_to_the_record_its_json_r
   BOOST_TEST(find(fast, "sluice.request_body") == nullptr);
   BOOST_TEST(find(fast, "sluice.response_body") == nullptr);
   BOOST_TEST(find(fast, "sluice.project") == nullptr);  // NULL: left out
+}
+
+BOOST_AUTO_TEST_CASE(fields_full_of_tabs_backslashes_and_line_breaks_read_back_exactly) {
+  std::mt19937 random(7);
+  const std::string alphabet = "ab\\\t\n\rxyz \"{}";
+  for (int round = 0; round < 2000; ++round) {
+    audit::Record record = committedRow();
+    for (std::string* field : {&record.user, &record.route_match, &record.model, &record.error_message}) {
+      field->clear();
+      for (size_t n = random() % 24; n > 0; --n) *field += alphabet[random() % alphabet.size()];
+    }
+    const std::string line = audit::toCopyLine(record);
+    const LogRecord fast = logRecordOfLine(line, 0);
+    const LogRecord slow = logRecordOfRow(std::string_view(audit::rowJsonOfLine(line)), 0);
+    BOOST_TEST_REQUIRE(fast.body == slow.body);
+    for (const char* key : {"sluice.user_name", "sluice.route_match", "sluice.model", "sluice.error_message"}) {
+      const Attribute* a = find(fast, key);
+      const Attribute* b = find(slow, key);
+      BOOST_TEST_REQUIRE((a == nullptr) == (b == nullptr));
+      if (a != nullptr) BOOST_TEST_REQUIRE((a->value == b->value));
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(committed_lines_encode_to_the_bytes_of_their_records_and_torn_lines_are_left_out) {
