@@ -529,6 +529,17 @@ def run_all(args, bench, procs, workdir):
     location / {{ return 200 '{answer}'; }}
   }}""")
     static, _ = procs.start("static", ["nginx", "-p", os.path.dirname(static_conf), "-c", static_conf])
+    # The traced lane's collector stand-in: a process of its own, as a real collector is, so that a
+    # batch it reads never holds up the upstream's answers (the static nginx has one worker).
+    collector_port = free_port()
+    _, collector_conf = nginx_conf(workdir, "collector", collector_port, 1, f"""
+  server {{
+    listen 127.0.0.1:{collector_port} backlog=4096;
+    client_max_body_size 64m;
+    location / {{ return 200 ''; }}
+  }}""")
+    procs.start("collector", ["nginx", "-p", os.path.dirname(collector_conf), "-c", collector_conf])
+    wait_port(collector_port)
     wait_port(static_port)
 
     proxy_port = free_port()
@@ -577,11 +588,11 @@ def run_all(args, bench, procs, workdir):
         configs.append(("+db", ["--database-url", args.database_url, "--audit-spool",
                                 os.path.join(workdir, "audit.spool")], key, {}))
         # The same, traced: every request sampled, its spans and its audit row (as a log record)
-        # exported over OTLP/HTTP protobuf to the static upstream, which answers 200 to anything.
+        # exported over OTLP/HTTP protobuf to the collector stand-in, which answers 200 to anything.
         configs.append(("+otel", ["--database-url", args.database_url, "--audit-spool",
                                   os.path.join(workdir, "audit-otel.spool")], key,
-                        {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{static_port}",
-                         "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": f"http://127.0.0.1:{static_port}/v1/logs",
+                        {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{collector_port}",
+                         "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT": f"http://127.0.0.1:{collector_port}/v1/logs",
                          "OTEL_TRACES_SAMPLER": "always_on", "OTEL_BSP_SCHEDULE_DELAY": "1000"}))
     else:
         res["notes"].append("no database URL: the audit lanes were not run")
