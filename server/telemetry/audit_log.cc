@@ -1,6 +1,5 @@
 #include "server/telemetry/audit_log.h"
 
-#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstdint>

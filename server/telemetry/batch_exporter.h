@@ -48,33 +48,14 @@ class BatchExporter {
 
   // Queues `items`, or drops them when the queue is full (counted).
   void offer(std::vector<Item> items) {
-    if (items.empty()) return;
     size_t weight = 0;
     for (const auto& item : items) weight += itemWeight(item);
-    {
-      std::lock_guard lock(mutex_);
-      if (!stopping_ && queued_ + weight <= target_.max_queue) {
-        for (auto& item : items) queue_.push_back(std::move(item));
-        queued_ += weight;
-        if (queued_ >= target_.max_batch) wake_.notify_one();
-        return;
-      }
-    }
-    drop(weight);
+    admit(weight, [&] {
+      for (auto& item : items) queue_.push_back(std::move(item));
+    });
   }
   void offer(Item item) {
-    const size_t weight = itemWeight(item);
-    if (weight == 0) return;
-    {
-      std::lock_guard lock(mutex_);
-      if (!stopping_ && queued_ + weight <= target_.max_queue) {
-        queue_.push_back(std::move(item));
-        queued_ += weight;
-        if (queued_ >= target_.max_batch) wake_.notify_one();
-        return;
-      }
-    }
-    drop(weight);
+    admit(itemWeight(item), [&] { queue_.push_back(std::move(item)); });
   }
 
   void start() {
@@ -101,6 +82,22 @@ class BatchExporter {
   uint64_t dropped() const { return dropped_.load(); }
 
  private:
+  // Queues what `push` adds (weighing `weight`) when it fits, else counts it dropped.
+  template <typename Push>
+  void admit(size_t weight, Push push) {
+    if (weight == 0) return;
+    {
+      std::lock_guard lock(mutex_);
+      if (!stopping_ && queued_ + weight <= target_.max_queue) {
+        push();
+        queued_ += weight;
+        if (queued_ >= target_.max_batch) wake_.notify_one();
+        return;
+      }
+    }
+    drop(weight);
+  }
+
   void drop(uint64_t items) {
     dropped_.fetch_add(items);
     if (on_drop) on_drop(items);

@@ -16,28 +16,17 @@ namespace {
 
 using Writer = ProtobufWriter;
 
-// AnyValue { string 1; bool 2; int64 3; double 4; ArrayValue 5 { repeated AnyValue values 1 } }
-void anyValue(Writer& w, int field, const AttributeView& value) {
+// AnyValue { ArrayValue array_value 5 { repeated AnyValue values 1 { string string_value 1 } } }:
+// a list of strings (keyValue writes the scalar kinds itself).
+void arrayValue(Writer& w, int field, const std::vector<std::string>& list) {
   const auto any = w.open(field);
-  if (const auto* text = std::get_if<std::string_view>(&value)) {
-    w.bytes(1, *text);  // an empty string is still the value set
-  } else if (const auto* whole = std::get_if<int64_t>(&value)) {
-    w.number(3, static_cast<uint64_t>(*whole));
-  } else if (const auto* real = std::get_if<double>(&value)) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, real, sizeof bits);
-    w.fixed64(4, bits);
-  } else if (const auto* flag = std::get_if<bool>(&value)) {
-    w.number(2, *flag ? 1 : 0);
-  } else if (const auto* list = std::get_if<const std::vector<std::string>*>(&value)) {
-    const auto array = w.open(5);
-    for (const auto& item : **list) {
-      const auto one = w.open(1);
-      w.bytes(1, item);
-      w.close(one);
-    }
-    w.close(array);
+  const auto array = w.open(5);
+  for (const auto& item : list) {
+    const auto one = w.open(1);
+    w.bytes(1, item);
+    w.close(one);
   }
+  w.close(array);
   w.close(any);
 }
 
@@ -101,7 +90,7 @@ void keyValue(Writer& w, int field, std::string_view prefix, std::string_view ke
     default: {  // array_value 5
       const auto pair = w.open(field);
       w.bytes(1, prefix, key);
-      anyValue(w, 2, value);
+      arrayValue(w, 2, **std::get_if<const std::vector<std::string>*>(&value));
       w.close(pair);
     }
   }

@@ -34,11 +34,6 @@ class ProtobufWriter {
   // Drops what was written after `size` (a record that turned out not to be one).
   void truncate(size_t size) { size_ = std::min(size, size_); }
 
-  void varint(uint64_t value) {
-    char* at = reserve(10);
-    commit(at + put(at, value));
-  }
-  void tag(int field, WireType type) { varint(key(field, type)); }
   void bytes(int field, std::string_view value) {
     char* at = reserve(20 + value.size());
     at += put(at, key(field, kLength));
